@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    math_forge::cli::mf::main()
+}

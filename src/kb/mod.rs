@@ -1,0 +1,1 @@
+//! knowledge.db: schema, migrations and queries.

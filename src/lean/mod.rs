@@ -1,0 +1,1 @@
+//! Lean 4 source → syntax tree → outline.
