@@ -1,0 +1,64 @@
+//! The `mf` command: argument parsing and dispatch.
+
+mod outline;
+mod parse;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code when some input could not be processed (the rest still was).
+pub(crate) const EXIT_INPUT_FAILED: u8 = 1;
+
+#[derive(Parser)]
+#[command(
+    name = "mf",
+    version,
+    about = "Read Lean 4 precisely: parse, outline, extract, lint, verify",
+    propagate_version = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print each file's syntax tree as an S-expression, or parse statistics
+    Parse(parse::ParseArgs),
+    /// Show declarations, sorries, axioms, tactics and imports of each file
+    Outline(outline::OutlineArgs),
+}
+
+/// Entry point of `mf`.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Parse(args) => parse::run(args),
+        Command::Outline(args) => outline::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mf: {e:#}");
+            ExitCode::from(EXIT_INPUT_FAILED)
+        }
+    }
+}
+
+/// Paths given on the command line.
+#[derive(clap::Args)]
+pub(crate) struct Paths {
+    /// Lean files, or directories walked for `*.lean` (hidden directories such as .lake are skipped)
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Prints one error line per problem and tells whether there was any.
+pub(crate) fn report_errors<E: std::fmt::Display>(errors: &[E]) -> bool {
+    for e in errors {
+        eprintln!("mf: {e}");
+    }
+    !errors.is_empty()
+}

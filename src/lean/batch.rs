@@ -1,0 +1,78 @@
+//! Reading and parsing many files in parallel with bounded memory.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::source::{Source, SourceError};
+use super::syntax::ParsedFile;
+
+/// Files parsed at once. Results of one chunk are handed over before the next chunk is read,
+/// so memory stays bounded by a chunk of files, not by the whole tree.
+const CHUNK: usize = 64;
+
+/// A file read and parsed, or the reason it could not be read.
+pub type FileResult = Result<(Source, ParsedFile), SourceError>;
+
+/// Parses `files` in parallel; `map` runs on the worker thread for each file (so per-file work
+/// such as building an outline is parallel too), and `sink` receives the mapped results in the
+/// order of `files`.
+pub fn parse_files<T, M, S>(files: &[PathBuf], map: M, mut sink: S)
+where
+    T: Send,
+    M: Fn(FileResult) -> T + Sync + Send,
+    S: FnMut(T),
+{
+    for chunk in files.chunks(CHUNK) {
+        let mapped: Vec<T> = chunk
+            .par_iter()
+            .map(|path| map(read_and_parse(path)))
+            .collect();
+        mapped.into_iter().for_each(&mut sink);
+    }
+}
+
+/// Reads one file and parses it.
+pub fn read_and_parse(path: &std::path::Path) -> FileResult {
+    let mut source = Source::read(path)?;
+    let text = std::mem::take(&mut source.text);
+    let parsed = ParsedFile::parse(text);
+    Ok((source, parsed))
+}
+
+/// Totals reported by `mf parse --stats`.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ParseStats {
+    pub files: usize,
+    pub clean_files: usize,
+    pub error_nodes: usize,
+    pub bytes: usize,
+    pub seconds: f64,
+}
+
+impl ParseStats {
+    /// Adds one parsed file of `bytes` bytes with `error_nodes` ERROR/MISSING nodes.
+    pub fn add(&mut self, bytes: usize, error_nodes: usize) {
+        self.files += 1;
+        self.bytes += bytes;
+        self.error_nodes += error_nodes;
+        if error_nodes == 0 {
+            self.clean_files += 1;
+        }
+    }
+
+    /// Records the wall time since `start`.
+    pub fn finish(&mut self, start: Instant) {
+        self.seconds = Duration::as_secs_f64(&start.elapsed());
+    }
+
+    /// Share of files without ERROR or MISSING nodes, in percent.
+    pub fn clean_percent(&self) -> f64 {
+        if self.files == 0 {
+            100.0
+        } else {
+            100.0 * self.clean_files as f64 / self.files as f64
+        }
+    }
+}

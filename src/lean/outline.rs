@@ -1,0 +1,443 @@
+//! What a syntax tree says about a file: declarations, sorries, axioms, tactics, imports.
+//!
+//! The outline relies on the node contract documented in `grammar/README.md`: `declaration`
+//! nodes with `kind`, `name`, `modifier`, `attributes` and `body` fields; `sorry`/`admit` leaves;
+//! `tactic` nodes with a `head` field; flat `namespace`/`section`/`end` commands.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use serde::Serialize;
+use tree_sitter::{Node, TreeCursor};
+
+use super::header::AristotleHeader;
+use super::syntax::{ParsedFile, Position};
+
+/// Everything math-forge reads from one Lean file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outline {
+    pub path: String,
+    /// ERROR and MISSING nodes in the tree; 0 means the file parsed cleanly.
+    pub error_nodes: usize,
+    pub imports: Vec<String>,
+    pub header: Option<AristotleHeader>,
+    pub declarations: Vec<Declaration>,
+    pub sorries: Vec<Sorry>,
+    pub axioms: Vec<Axiom>,
+    /// Comments outside declarations, in file order (Aristotle's verdicts live here).
+    #[serde(skip)]
+    pub comments: Vec<Comment>,
+}
+
+/// One declaration (theorem, def, structure, …).
+#[derive(Debug, Clone, Serialize)]
+pub struct Declaration {
+    /// The keyword, e.g. `theorem` or `class inductive`.
+    pub kind: String,
+    /// The name as written; empty for an anonymous instance or an example.
+    pub name: String,
+    /// The name with its enclosing namespaces.
+    pub full_name: String,
+    pub line: usize,
+    pub end_line: usize,
+    pub modifiers: Vec<String>,
+    pub attributes: Vec<String>,
+    /// Source text from the name to the token that begins the body, whitespace collapsed.
+    pub statement: String,
+    pub sorry_count: usize,
+    /// Tactic name → how many steps of this declaration's proof start with it.
+    pub tactics: BTreeMap<String, usize>,
+    /// Byte range of the whole declaration (attributes and modifiers included).
+    #[serde(skip)]
+    pub span: Range<usize>,
+    /// Byte range of the body, from the `:=`, `where` or `|` that begins it.
+    #[serde(skip)]
+    pub body: Option<Range<usize>>,
+}
+
+impl Declaration {
+    /// Whether the declaration has proof or value code at all.
+    pub fn has_body(&self) -> bool {
+        self.body.is_some()
+    }
+}
+
+/// A `sorry` or `admit` that is code.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sorry {
+    pub line: usize,
+    pub column: usize,
+    /// Full name of the enclosing declaration, if any.
+    pub declaration: Option<String>,
+    /// `sorry` or `admit`.
+    #[serde(skip)]
+    pub keyword: &'static str,
+    #[serde(skip)]
+    pub byte: usize,
+}
+
+/// An `axiom` declaration.
+#[derive(Debug, Clone, Serialize)]
+pub struct Axiom {
+    pub name: String,
+    pub line: usize,
+}
+
+/// A comment at command level, with its byte range.
+#[derive(Debug, Clone)]
+pub struct Comment {
+    pub kind: CommentKind,
+    pub span: Range<usize>,
+}
+
+/// The four comment forms of Lean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommentKind {
+    Line,
+    Block,
+    Doc,
+    ModuleDoc,
+}
+
+/// Node kind ids resolved once; comparing ids is much cheaper than comparing strings.
+struct Kinds {
+    sorry: u16,
+    admit: u16,
+    tactic: u16,
+}
+
+fn kinds() -> &'static Kinds {
+    static KINDS: OnceLock<Kinds> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_lean::LANGUAGE.into();
+        let id = |name: &str| lang.id_for_node_kind(name, true);
+        Kinds {
+            sorry: id("sorry"),
+            admit: id("admit"),
+            tactic: id("tactic"),
+        }
+    })
+}
+
+/// Tactic heads that structure a proof rather than name a tactic.
+const STRUCTURAL_HEADS: &[&str] = &["·", "."];
+
+impl Outline {
+    /// Reads the outline of a parsed file.
+    pub fn of(path: &str, file: &ParsedFile) -> Outline {
+        let mut builder = Builder {
+            file,
+            scopes: Vec::new(),
+            outline: Outline {
+                path: path.to_string(),
+                error_nodes: file.error_count(),
+                imports: Vec::new(),
+                header: None,
+                declarations: Vec::new(),
+                sorries: Vec::new(),
+                axioms: Vec::new(),
+                comments: Vec::new(),
+            },
+        };
+        builder.commands(file.root());
+        builder.outline.header = builder.header();
+        builder.outline
+    }
+
+    /// Total number of `sorry`/`admit` holes in the file.
+    pub fn sorry_count(&self) -> usize {
+        self.sorries.len()
+    }
+}
+
+/// One entry of the namespace/section stack: `namespace A.B` pushes `A` then `B`, as Lean does.
+enum Scope {
+    Namespace(String),
+    Section,
+}
+
+struct Builder<'f> {
+    file: &'f ParsedFile,
+    scopes: Vec<Scope>,
+    outline: Outline,
+}
+
+impl<'f> Builder<'f> {
+    fn text(&self, node: Node<'_>) -> &'f str {
+        &self.file.text[node.byte_range()]
+    }
+
+    fn commands(&mut self, parent: Node<'f>) {
+        let mut cursor = parent.walk();
+        let children: Vec<Node<'f>> = parent.named_children(&mut cursor).collect();
+        let inside_mutual = parent.kind() == "mutual";
+        for node in children {
+            match node.kind() {
+                "declaration" => self.declaration(node),
+                "import" => {
+                    let mut c = node.walk();
+                    for module in node.children_by_field_name("module", &mut c) {
+                        self.outline.imports.push(self.text(module).to_string());
+                    }
+                }
+                "namespace" => {
+                    if let Some(name) = node.child_by_field_name("name") {
+                        for part in split_name(self.text(name)) {
+                            self.scopes.push(Scope::Namespace(part));
+                        }
+                    }
+                }
+                "section" => self.scopes.push(Scope::Section),
+                // `mutual … end` closes the mutual block, not a scope.
+                "end" if inside_mutual => {}
+                "end" => {
+                    let depth = node
+                        .child_by_field_name("name")
+                        .map_or(1, |n| split_name(self.text(n)).len());
+                    for _ in 0..depth {
+                        self.scopes.pop();
+                    }
+                }
+                "line_comment" | "block_comment" | "doc_comment" | "module_doc" => {
+                    let kind = match node.kind() {
+                        "line_comment" => CommentKind::Line,
+                        "block_comment" => CommentKind::Block,
+                        "doc_comment" => CommentKind::Doc,
+                        _ => CommentKind::ModuleDoc,
+                    };
+                    self.outline.comments.push(Comment {
+                        kind,
+                        span: node.byte_range(),
+                    });
+                }
+                "sorry" | "admit" => self.sorry(node, None),
+                _ => self.commands(node),
+            }
+        }
+    }
+
+    fn header(&self) -> Option<AristotleHeader> {
+        // Aristotle writes its header as the file's first comment; look only before the first
+        // command so that a quoted header further down is not mistaken for it.
+        self.outline
+            .comments
+            .iter()
+            .take_while(|c| {
+                self.outline
+                    .declarations
+                    .first()
+                    .is_none_or(|d| c.span.start < d.span.start)
+            })
+            .take(3)
+            .find_map(|c| AristotleHeader::from_comment(&self.file.text[c.span.clone()]))
+    }
+
+    fn qualify(&self, name: &str) -> String {
+        if let Some(rooted) = name.strip_prefix("_root_.") {
+            return rooted.to_string();
+        }
+        let mut full = String::new();
+        for scope in &self.scopes {
+            if let Scope::Namespace(part) = scope {
+                full.push_str(part);
+                full.push('.');
+            }
+        }
+        if name.is_empty() {
+            full.pop();
+        } else {
+            full.push_str(name);
+        }
+        full
+    }
+
+    fn declaration(&mut self, node: Node<'f>) {
+        let text = &self.file.text;
+        let Some(kind_node) = node.child_by_field_name("kind") else {
+            // Without its keyword the declaration is an error fragment; its holes still count.
+            self.holes_outside_declarations(node);
+            return;
+        };
+        let kind = collapse_whitespace(self.text(kind_node));
+        let name_node = node.child_by_field_name("name");
+        let name = name_node.map_or("", |n| self.text(n)).to_string();
+        let full_name = if name.is_empty() {
+            String::new()
+        } else {
+            self.qualify(&name)
+        };
+        let body = node.child_by_field_name("body").map(|b| b.byte_range());
+        let statement_start = name_node.map_or(kind_node.end_byte(), |n| n.start_byte());
+        let statement_end = body.as_ref().map_or(node.end_byte(), |b| b.start);
+        let statement = collapse_whitespace(text.get(statement_start..statement_end).unwrap_or(""));
+
+        let mut cursor = node.walk();
+        let modifiers = node
+            .children_by_field_name("modifier", &mut cursor)
+            .map(|m| self.text(m).to_string())
+            .collect();
+        let attributes = node
+            .child_by_field_name("attributes")
+            .map(|attrs| {
+                let mut c = attrs.walk();
+                attrs
+                    .named_children(&mut c)
+                    .filter(|a| a.kind() == "attribute")
+                    .map(|a| collapse_whitespace(self.text(a)))
+                    .collect()
+            })
+            .unwrap_or_default();
+
+        let start = Position::start_of(text, node);
+        let end = Position::end_of(text, node);
+        let mut decl = Declaration {
+            kind,
+            name,
+            full_name,
+            line: start.line,
+            end_line: end.line,
+            modifiers,
+            attributes,
+            statement,
+            sorry_count: 0,
+            tactics: BTreeMap::new(),
+            span: node.byte_range(),
+            body,
+        };
+        let owner = Some(decl.full_name.clone());
+        self.scan_proof(node, &mut decl, owner);
+        if decl.kind == "axiom" {
+            self.outline.axioms.push(Axiom {
+                name: decl.full_name.clone(),
+                line: decl.line,
+            });
+        }
+        self.outline.declarations.push(decl);
+    }
+
+    /// Counts holes and tactic heads anywhere inside a declaration, in one cursor walk.
+    fn scan_proof(&mut self, node: Node<'f>, decl: &mut Declaration, owner: Option<String>) {
+        let k = kinds();
+        let mut cursor = node.walk();
+        for_each_descendant(&mut cursor, |n| {
+            let id = n.kind_id();
+            if id == k.sorry || id == k.admit {
+                decl.sorry_count += 1;
+                self.sorry(n, owner.clone());
+            } else if id == k.tactic {
+                if let Some(head) = n.child_by_field_name("head") {
+                    let head = self.text(head);
+                    if !STRUCTURAL_HEADS.contains(&head) {
+                        *decl.tactics.entry(head.to_string()).or_insert(0) += 1;
+                    }
+                }
+            }
+        });
+    }
+
+    fn holes_outside_declarations(&mut self, node: Node<'f>) {
+        let k = kinds();
+        let mut cursor = node.walk();
+        for_each_descendant(&mut cursor, |n| {
+            if n.kind_id() == k.sorry || n.kind_id() == k.admit {
+                self.sorry(n, None);
+            }
+        });
+    }
+
+    fn sorry(&mut self, node: Node<'_>, declaration: Option<String>) {
+        let pos = Position::start_of(&self.file.text, node);
+        let keyword = if node.kind_id() == kinds().admit {
+            "admit"
+        } else {
+            "sorry"
+        };
+        self.outline.sorries.push(Sorry {
+            line: pos.line,
+            column: pos.column,
+            declaration,
+            keyword,
+            byte: node.start_byte(),
+        });
+    }
+}
+
+/// Calls `f` on every node below the cursor's node (not the node itself), in document order.
+fn for_each_descendant<'t>(cursor: &mut TreeCursor<'t>, mut f: impl FnMut(Node<'t>)) {
+    if !cursor.goto_first_child() {
+        return;
+    }
+    let mut depth = 1usize;
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+            depth -= 1;
+            if depth == 0 {
+                return;
+            }
+        }
+    }
+}
+
+/// `A.B.«c d»` → `["A", "B", "«c d»"]`; dots inside `«…»` do not split.
+fn split_name(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    for c in name.chars() {
+        match c {
+            '«' => {
+                quoted = true;
+                current.push(c);
+            }
+            '»' => {
+                quoted = false;
+                current.push(c);
+            }
+            '.' if !quoted => parts.push(std::mem::take(&mut current)),
+            _ => current.push(c),
+        }
+    }
+    parts.push(current);
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// Collapses every run of whitespace to one space and trims the ends.
+pub fn collapse_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_on_dots_outside_guillemets() {
+        assert_eq!(split_name("A.B.«c.d»"), vec!["A", "B", "«c.d»"]);
+        assert_eq!(split_name("Foo"), vec!["Foo"]);
+    }
+
+    #[test]
+    fn whitespace_collapses() {
+        assert_eq!(collapse_whitespace("  a\n\t b  c "), "a b c");
+    }
+}

@@ -1,0 +1,120 @@
+//! Parsing Lean text with the project's tree-sitter grammar.
+
+use std::cell::RefCell;
+
+use tree_sitter::{Node, Parser, Point, Tree};
+
+thread_local! {
+    // A parser is cheap to reuse and not `Sync`; one per rayon worker thread.
+    static PARSER: RefCell<Parser> = RefCell::new(new_parser());
+}
+
+fn new_parser() -> Parser {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_lean::LANGUAGE.into())
+        .expect("the bundled Lean grammar matches the tree-sitter runtime version");
+    parser
+}
+
+/// Lean text together with its syntax tree.
+pub struct ParsedFile {
+    pub text: String,
+    pub tree: Tree,
+}
+
+impl ParsedFile {
+    /// Parses `text`. Tree-sitter always produces a tree (with ERROR nodes where the text is
+    /// not Lean), so this cannot fail.
+    pub fn parse(text: String) -> ParsedFile {
+        let tree = PARSER.with(|p| {
+            let mut parser = p.borrow_mut();
+            parser.reset();
+            parser.parse(&text, None)
+        });
+        // `parse` only returns None with a timeout or cancellation flag, neither of which is set.
+        let tree = tree.expect("parsing without a timeout always yields a tree");
+        ParsedFile { text, tree }
+    }
+
+    /// The root node.
+    pub fn root(&self) -> Node<'_> {
+        self.tree.root_node()
+    }
+
+    /// The source text a node covers.
+    pub fn text_of(&self, node: Node<'_>) -> &str {
+        &self.text[node.byte_range()]
+    }
+
+    /// Every ERROR and MISSING node, in document order.
+    pub fn error_nodes(&self) -> Vec<Node<'_>> {
+        let mut errors = Vec::new();
+        let root = self.root();
+        if !root.has_error() {
+            return errors;
+        }
+        collect_errors(root, &mut errors);
+        errors
+    }
+
+    /// Number of ERROR and MISSING nodes.
+    pub fn error_count(&self) -> usize {
+        if self.root().has_error() {
+            self.error_nodes().len()
+        } else {
+            0
+        }
+    }
+}
+
+fn collect_errors<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+    if node.is_error() || node.is_missing() {
+        out.push(node);
+    }
+    // Descend only where an error hides: `has_error` is cached per node, so this skips
+    // clean subtrees entirely.
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.has_error() {
+            collect_errors(child, out);
+        }
+    }
+}
+
+/// A 1-based line and column (columns count characters, not bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl Position {
+    /// The position of a tree-sitter point in `text`.
+    pub fn of(text: &str, point: Point, byte: usize) -> Position {
+        let line_start = byte - point.column;
+        let column = text
+            .get(line_start..byte)
+            .map_or(point.column, |s| s.chars().count());
+        Position {
+            line: point.row + 1,
+            column: column + 1,
+        }
+    }
+
+    /// The start of `node` in `text`.
+    pub fn start_of(text: &str, node: Node<'_>) -> Position {
+        Position::of(text, node.start_position(), node.start_byte())
+    }
+
+    /// The end of `node` in `text`.
+    pub fn end_of(text: &str, node: Node<'_>) -> Position {
+        Position::of(text, node.end_position(), node.end_byte())
+    }
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}

@@ -1,0 +1,89 @@
+//! The real corpus: the users' own 2,413 Lean files (`../shared/corpus`, never copied here).
+//!
+//! Set `MF_CORPUS` to use another directory.
+
+use std::path::PathBuf;
+
+use math_forge::lean::batch::{parse_files, ParseStats};
+use math_forge::lean::source::SourceError;
+use math_forge::lean::walk::{lean_files, IgnoreRules};
+use math_forge::lean::Outline;
+
+/// The bar: at least 99% of the corpus parses without ERROR or MISSING nodes.
+const MIN_CLEAN_PERCENT: f64 = 99.0;
+
+fn corpus_dir() -> PathBuf {
+    std::env::var_os("MF_CORPUS").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    })
+}
+
+#[test]
+fn corpus_parses_cleanly_and_outlines_without_panics() {
+    let dir = corpus_dir();
+    assert!(
+        dir.is_dir(),
+        "corpus not found at {}: check out ../shared beside the project or set MF_CORPUS",
+        dir.display()
+    );
+    let (files, walk_errors) = lean_files(&[dir], IgnoreRules::HiddenOnly);
+    assert!(walk_errors.is_empty(), "{walk_errors:?}");
+    assert!(files.len() > 2000, "expected the full corpus, found {} files", files.len());
+
+    let mut stats = ParseStats::default();
+    let mut unreadable = Vec::new();
+    let mut unclean = Vec::new();
+    let mut declarations = 0usize;
+    parse_files(
+        &files,
+        |result| {
+            result.map(|(source, parsed)| {
+                let outline = Outline::of(&source.path.display().to_string(), &parsed);
+                (parsed.text.len(), outline)
+            })
+        },
+        |result| match result {
+            Err(e) => unreadable.push(e),
+            Ok((bytes, outline)) => {
+                stats.add(bytes, outline.error_nodes);
+                if outline.error_nodes > 0 {
+                    unclean.push(outline.path.clone());
+                }
+                declarations += outline.declarations.len();
+                for s in &outline.sorries {
+                    if let Some(d) = &s.declaration {
+                        assert!(
+                            outline.declarations.iter().any(|x| &x.full_name == d),
+                            "{}: sorry at {}:{} names unknown declaration {d}",
+                            outline.path,
+                            s.line,
+                            s.column
+                        );
+                    }
+                }
+            }
+        },
+    );
+
+    // The only unreadable files in the corpus are gzip downloads saved as .lean.
+    assert!(
+        unreadable.iter().all(|e| matches!(e, SourceError::Binary { .. })),
+        "{unreadable:?}"
+    );
+    assert!(unreadable.len() <= 30, "{} unreadable files", unreadable.len());
+    assert!(declarations > 10_000, "only {declarations} declarations found");
+    let percent = stats.clean_percent();
+    eprintln!(
+        "corpus: {} files, {} clean ({percent:.2}%), {} declarations, {} binary",
+        stats.files,
+        stats.clean_files,
+        declarations,
+        unreadable.len()
+    );
+    assert!(
+        percent >= MIN_CLEAN_PERCENT,
+        "only {percent:.2}% of {} files parse cleanly; unclean: {:#?}",
+        stats.files,
+        unclean
+    );
+}

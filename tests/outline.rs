@@ -1,0 +1,59 @@
+//! `mf outline`: expected outlines of hand-written fixtures, checked field by field.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn mf() -> Command {
+    Command::cargo_bin("mf").unwrap()
+}
+
+/// Every key present in `expected` must be equal in `actual`; arrays must match in length.
+fn assert_subset(expected: &Value, actual: &Value, at: &str) {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (key, value) in e {
+                let got = a.get(key).unwrap_or_else(|| panic!("{at}.{key}: missing in {actual}"));
+                assert_subset(value, got, &format!("{at}.{key}"));
+            }
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            assert_eq!(e.len(), a.len(), "{at}: expected {expected}\n got {actual}");
+            for (i, (e, a)) in e.iter().zip(a).enumerate() {
+                assert_subset(e, a, &format!("{at}[{i}]"));
+            }
+        }
+        _ => assert_eq!(expected, actual, "{at}"),
+    }
+}
+
+fn outline_json(path: &Path) -> Value {
+    let out = mf().arg("outline").arg("--json").arg(path).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut lines = stdout.lines();
+    let value: Value = serde_json::from_str(lines.next().expect("one line")).unwrap();
+    assert_eq!(lines.next(), None, "one JSON object per file");
+    value
+}
+
+fn check_fixture(name: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lean");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.expected.json"))).unwrap())
+            .unwrap();
+    let actual = outline_json(&dir.join(format!("{name}.lean")));
+    assert_eq!(actual["error_nodes"], 0, "{name}.lean must parse cleanly");
+    assert_subset(&expected, &actual, name);
+}
+
+#[test]
+fn sorries_are_counted_only_where_they_are_code() {
+    check_fixture("sorry_tricky");
+}
+
+#[test]
+fn modifiers_attributes_namespaces_and_kinds() {
+    check_fixture("modifiers");
+}
