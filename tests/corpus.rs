@@ -13,9 +13,9 @@ use math_forge::lean::Outline;
 const MIN_CLEAN_PERCENT: f64 = 99.0;
 
 fn corpus_dir() -> PathBuf {
-    std::env::var_os("MF_CORPUS").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-    })
+    std::env::var_os("MF_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
 }
 
 #[test]
@@ -28,7 +28,11 @@ fn corpus_parses_cleanly_and_outlines_without_panics() {
     );
     let (files, walk_errors) = lean_files(&[dir], IgnoreRules::HiddenOnly);
     assert!(walk_errors.is_empty(), "{walk_errors:?}");
-    assert!(files.len() > 2000, "expected the full corpus, found {} files", files.len());
+    assert!(
+        files.len() > 2000,
+        "expected the full corpus, found {} files",
+        files.len()
+    );
 
     let mut stats = ParseStats::default();
     let mut unreadable = Vec::new();
@@ -67,11 +71,20 @@ fn corpus_parses_cleanly_and_outlines_without_panics() {
 
     // The only unreadable files in the corpus are gzip downloads saved as .lean.
     assert!(
-        unreadable.iter().all(|e| matches!(e, SourceError::Binary { .. })),
+        unreadable
+            .iter()
+            .all(|e| matches!(e, SourceError::Binary { .. })),
         "{unreadable:?}"
     );
-    assert!(unreadable.len() <= 30, "{} unreadable files", unreadable.len());
-    assert!(declarations > 10_000, "only {declarations} declarations found");
+    assert!(
+        unreadable.len() <= 30,
+        "{} unreadable files",
+        unreadable.len()
+    );
+    assert!(
+        declarations > 10_000,
+        "only {declarations} declarations found"
+    );
     let percent = stats.clean_percent();
     eprintln!(
         "corpus: {} files, {} clean ({percent:.2}%), {} declarations, {} binary",

@@ -14,7 +14,9 @@ fn assert_subset(expected: &Value, actual: &Value, at: &str) {
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
             for (key, value) in e {
-                let got = a.get(key).unwrap_or_else(|| panic!("{at}.{key}: missing in {actual}"));
+                let got = a
+                    .get(key)
+                    .unwrap_or_else(|| panic!("{at}.{key}: missing in {actual}"));
                 assert_subset(value, got, &format!("{at}.{key}"));
             }
         }
@@ -29,8 +31,17 @@ fn assert_subset(expected: &Value, actual: &Value, at: &str) {
 }
 
 fn outline_json(path: &Path) -> Value {
-    let out = mf().arg("outline").arg("--json").arg(path).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = mf()
+        .arg("outline")
+        .arg("--json")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     let mut lines = stdout.lines();
     let value: Value = serde_json::from_str(lines.next().expect("one line")).unwrap();
@@ -40,9 +51,10 @@ fn outline_json(path: &Path) -> Value {
 
 fn check_fixture(name: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lean");
-    let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.expected.json"))).unwrap())
-            .unwrap();
+    let expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(format!("{name}.expected.json"))).unwrap(),
+    )
+    .unwrap();
     let actual = outline_json(&dir.join(format!("{name}.lean")));
     assert_eq!(actual["error_nodes"], 0, "{name}.lean must parse cleanly");
     assert_subset(&expected, &actual, name);

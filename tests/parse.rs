@@ -17,7 +17,11 @@ fn stats_json(cmd: &mut Command) -> (Value, String, Option<i32>) {
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     let value = serde_json::from_str(stdout.trim()).expect("exactly one JSON object");
-    (value, String::from_utf8(out.stderr).unwrap(), out.status.code())
+    (
+        value,
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code(),
+    )
 }
 
 #[test]
@@ -50,14 +54,21 @@ fn stats_json_is_exactly_one_object_with_the_five_fields() {
     assert_eq!(v["files"], 3);
     assert_eq!(v["clean_files"], 2);
     assert!(v["error_nodes"].as_u64().unwrap() >= 1);
-    assert_eq!(v["bytes"], 2 * GOOD.len() + "theorem broken : := := )\n".len());
+    assert_eq!(
+        v["bytes"],
+        2 * GOOD.len() + "theorem broken : := := )\n".len()
+    );
 }
 
 #[test]
 fn errors_lists_unclean_files_with_positions() {
     let dir = TempDir::new().unwrap();
     fs::write(dir.path().join("good.lean"), GOOD).unwrap();
-    fs::write(dir.path().join("bad.lean"), "theorem ok : True := trivial\n\ntheorem bad : ) := (\n").unwrap();
+    fs::write(
+        dir.path().join("bad.lean"),
+        "theorem ok : True := trivial\n\ntheorem bad : ) := (\n",
+    )
+    .unwrap();
     mf().args(["parse", "--errors"])
         .arg(dir.path())
         .assert()
@@ -76,7 +87,10 @@ fn a_missing_path_is_reported_and_the_rest_still_processed() {
             .arg(dir.path().join("a.lean")),
     );
     assert_eq!(code, Some(1));
-    assert!(stderr.contains("nope.lean: no such file or directory"), "{stderr}");
+    assert!(
+        stderr.contains("nope.lean: no such file or directory"),
+        "{stderr}"
+    );
     assert_eq!(v["files"], 1);
 }
 
@@ -88,7 +102,9 @@ fn a_directory_without_lean_files_is_an_error() {
         .arg(dir.path())
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("directory contains no .lean files"));
+        .stderr(predicate::str::contains(
+            "directory contains no .lean files",
+        ));
 }
 
 #[test]
@@ -96,13 +112,20 @@ fn binary_and_invalid_utf8_files_get_one_line_each() {
     let dir = TempDir::new().unwrap();
     fs::write(dir.path().join("a.lean"), GOOD).unwrap();
     fs::write(dir.path().join("gz.lean"), b"\x1f\x8b\x08\x00\x00binary").unwrap();
-    fs::write(dir.path().join("latin1.lean"), b"-- caf\xe9\ntheorem t : True := trivial\n").unwrap();
+    fs::write(
+        dir.path().join("latin1.lean"),
+        b"-- caf\xe9\ntheorem t : True := trivial\n",
+    )
+    .unwrap();
     let (v, stderr, code) = stats_json(mf().args(["parse", "--stats", "--json"]).arg(dir.path()));
     assert_eq!(code, Some(1));
     assert_eq!(v["files"], 1, "only the good file is parsed");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
-    assert!(stderr.contains("gz.lean: binary file") && stderr.contains("gunzip"), "{stderr}");
+    assert!(
+        stderr.contains("gz.lean: binary file") && stderr.contains("gunzip"),
+        "{stderr}"
+    );
     assert!(stderr.contains("latin1.lean:1: invalid UTF-8"), "{stderr}");
 }
 

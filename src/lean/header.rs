@@ -56,6 +56,9 @@ mod tests {
     #[test]
     fn other_comments_are_not_headers() {
         assert_eq!(AristotleHeader::from_comment("/- Lean version: 4 -/"), None);
-        assert_eq!(AristotleHeader::from_comment("/- Aristotle was here -/"), None);
+        assert_eq!(
+            AristotleHeader::from_comment("/- Aristotle was here -/"),
+            None
+        );
     }
 }

@@ -42,7 +42,11 @@ pub enum SourceError {
     },
     /// The file is too large to be Lean worth parsing.
     #[error("{path}: file is {size} bytes, over the {limit}-byte limit for Lean sources")]
-    TooLarge { path: PathBuf, size: u64, limit: u64 },
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
 }
 
 /// A hint appended to the binary-file error when the file's magic bytes say what it is.
@@ -126,7 +130,10 @@ impl Source {
             }
             Err(e) => {
                 let offset = e.utf8_error().valid_up_to();
-                let line = 1 + e.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count();
+                let line = 1 + e.as_bytes()[..offset]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
                 Err(SourceError::InvalidUtf8 {
                     path: path.to_path_buf(),
                     line,

@@ -1,7 +1,14 @@
 //! The `mf` command: argument parsing and dispatch.
 
+mod diff;
+mod extract;
+mod hook;
+mod lint;
 mod outline;
 mod parse;
+mod sorries;
+mod splice;
+mod verify;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +36,20 @@ enum Command {
     Parse(parse::ParseArgs),
     /// Show declarations, sorries, axioms, tactics and imports of each file
     Outline(outline::OutlineArgs),
+    /// Extract result files into the knowledge base
+    Extract(extract::ExtractArgs),
+    /// Lint Lean files for CI (sorry, axioms, native_decide, debug commands, …)
+    Lint(lint::LintArgs),
+    /// The proof gate: compile with lake when available, and check structurally
+    Verify(verify::VerifyArgs),
+    /// List every sorry/admit with its declaration: the work list of holes
+    Sorries(sorries::SorriesArgs),
+    /// Replace a declaration's proof, or one hole in it, in place
+    Splice(splice::SpliceArgs),
+    /// Compare two versions of a file declaration by declaration
+    Diff(diff::DiffArgs),
+    /// Claude Code hooks (session-start, post-tool-use, subagent-start)
+    Hook(hook::HookArgs),
 }
 
 /// Entry point of `mf`.
@@ -37,6 +58,13 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Parse(args) => parse::run(args),
         Command::Outline(args) => outline::run(args),
+        Command::Extract(args) => extract::run(args),
+        Command::Lint(args) => lint::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Sorries(args) => sorries::run(args),
+        Command::Splice(args) => splice::run(args),
+        Command::Diff(args) => diff::run(args),
+        Command::Hook(args) => hook::run(args),
     };
     match result {
         Ok(code) => code,

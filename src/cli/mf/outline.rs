@@ -54,7 +54,11 @@ pub fn run(args: OutlineArgs) -> Result<ExitCode> {
         None => {}
     }
     out.flush()?;
-    Ok(if failed { ExitCode::from(EXIT_INPUT_FAILED) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(EXIT_INPUT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
@@ -83,7 +87,11 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
         } else {
             d.line.to_string()
         };
-        let name = if d.full_name.is_empty() { "(anonymous)" } else { &d.full_name };
+        let name = if d.full_name.is_empty() {
+            "(anonymous)"
+        } else {
+            &d.full_name
+        };
         let mut notes = Vec::new();
         if !d.modifiers.is_empty() {
             notes.push(d.modifiers.join(" "));
@@ -96,7 +104,11 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
             1 => notes.push("1 sorry".into()),
             n => notes.push(format!("{n} sorries")),
         }
-        let notes = if notes.is_empty() { String::new() } else { format!("  {}", notes.join("  ")) };
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("  {}", notes.join("  "))
+        };
         writeln!(out, "  {lines:<9} {:<9} {name}{notes}", d.kind)?;
         if !d.tactics.is_empty() {
             let mut tactics: Vec<_> = d.tactics.iter().collect();
@@ -117,7 +129,11 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
         writeln!(out, "  sorries  {}", places.join(", "))?;
     }
     if !o.axioms.is_empty() {
-        let names: Vec<String> = o.axioms.iter().map(|a| format!("{} (line {})", a.name, a.line)).collect();
+        let names: Vec<String> = o
+            .axioms
+            .iter()
+            .map(|a| format!("{} (line {})", a.name, a.line))
+            .collect();
         writeln!(out, "  axioms   {}", names.join(", "))?;
     }
     Ok(())

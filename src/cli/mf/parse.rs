@@ -31,7 +31,10 @@ pub struct ParseArgs {
 }
 
 enum Parsed {
-    Tree { path: String, sexp: String },
+    Tree {
+        path: String,
+        sexp: String,
+    },
     Summary {
         path: String,
         bytes: usize,
@@ -58,7 +61,10 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
             Ok((source, parsed)) => {
                 let path = source.path.display().to_string();
                 if want_trees {
-                    return Parsed::Tree { path, sexp: parsed.root().to_sexp() };
+                    return Parsed::Tree {
+                        path,
+                        sexp: parsed.root().to_sexp(),
+                    };
                 }
                 let errors = parsed.error_nodes();
                 let first_errors = errors
@@ -89,11 +95,20 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
                     Ok(())
                 }
                 Parsed::Tree { path, sexp } => writeln!(out, ";; {path}\n{sexp}"),
-                Parsed::Summary { path, bytes, errors, first_errors } => {
+                Parsed::Summary {
+                    path,
+                    bytes,
+                    errors,
+                    first_errors,
+                } => {
                     stats.add(bytes, errors);
                     if args.errors && errors > 0 {
                         let more = errors.saturating_sub(first_errors.len());
-                        let more = if more > 0 { format!(" (+{more} more)") } else { String::new() };
+                        let more = if more > 0 {
+                            format!(" (+{more} more)")
+                        } else {
+                            String::new()
+                        };
                         writeln!(out, "{path}: {}{more}", first_errors.join(", "))
                     } else {
                         Ok(())
@@ -121,13 +136,22 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if failed { ExitCode::from(EXIT_INPUT_FAILED) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(EXIT_INPUT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn write_stats(out: &mut impl Write, s: &ParseStats) -> std::io::Result<()> {
     let mb = s.bytes as f64 / 1e6;
     writeln!(out, "files        {}", s.files)?;
-    writeln!(out, "clean_files  {} ({:.2}%)", s.clean_files, s.clean_percent())?;
+    writeln!(
+        out,
+        "clean_files  {} ({:.2}%)",
+        s.clean_files,
+        s.clean_percent()
+    )?;
     writeln!(out, "error_nodes  {}", s.error_nodes)?;
     writeln!(out, "bytes        {} ({mb:.1} MB)", s.bytes)?;
     let rate = if s.seconds > 0.0 { mb / s.seconds } else { 0.0 };
