@@ -1,0 +1,336 @@
+//! Putting a proof in place: replace a declaration's proof, or one hole in it.
+//!
+//! Everything outside the replaced range stays byte for byte (line endings and a byte-order
+//! mark included). The result must parse as cleanly as the original, or nothing is written:
+//!
+//! * no ERROR/MISSING node may touch the inserted text;
+//! * the file may not have more ERROR/MISSING nodes than before (errors elsewhere in the
+//!   original are tolerated, since they are not the splice's doing, but none may be added);
+//! * the declarations must be the same ones, and the target must still contain the inserted
+//!   text (a proof that smuggles in a new command, or ends the declaration early, is refused).
+
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::lean::syntax::Position;
+use crate::lean::{Outline, Source, SourceError};
+
+use super::holes::innermost_declaration;
+use super::target::{find_declaration, label, TargetError};
+use super::text;
+
+/// What to splice where.
+#[derive(Debug, Clone)]
+pub struct Splice<'a> {
+    /// The declaration, as [`find_declaration`] resolves it.
+    pub declaration: &'a str,
+    /// The proof. For a whole proof: a body starting with `:=`, `|` or `where` is used as
+    /// given; one starting with `by` gets `:= ` in front; anything else is taken as tactics when
+    /// the old proof was a `by` block (`:= by` and the tactics indented below), else as a term
+    /// (`:= ` in front). For a hole: the text replacing the `sorry`/`admit` as it is.
+    pub proof: &'a str,
+    /// Replace only the N-th hole (1-based, file order) of the declaration.
+    pub hole: Option<usize>,
+}
+
+/// A successful splice (not yet written).
+#[derive(Debug, Clone)]
+pub struct Spliced {
+    /// The whole new text (without a byte-order mark).
+    pub text: String,
+    /// The declaration's full name, or `example at line N`.
+    pub declaration: String,
+    pub kind: String,
+    /// Byte range replaced in the old text, and the range of the inserted text in the new one.
+    pub replaced: Range<usize>,
+    pub inserted: Range<usize>,
+    /// Where the replacement starts.
+    pub position: Position,
+    /// Lines the replaced text spanned, and lines the inserted text spans.
+    pub old_lines: usize,
+    pub new_lines: usize,
+    /// Holes left in the declaration and in the file.
+    pub holes_in_declaration: usize,
+    pub holes_in_file: usize,
+    /// How the proof was read (for a whole-proof splice).
+    pub form: ProofForm,
+}
+
+/// How the given proof text was put in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProofForm {
+    /// A complete body (`:= …`, `| …` equations or `where …`).
+    Body,
+    /// A term, or a `by` block, after `:=`.
+    Term,
+    /// Tactics, put under `:= by`.
+    Tactics,
+    /// The text of one hole.
+    Hole,
+}
+
+/// Why a splice was refused.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SpliceError {
+    #[error("{0}")]
+    Target(#[from] TargetError),
+    #[error("the proof text is empty")]
+    EmptyProof,
+    #[error("{declaration} has no proof to replace (no `:=`, `where` or equations)")]
+    NoBody { declaration: String },
+    #[error("{declaration} has no `sorry`/`admit` to replace")]
+    NoHoles { declaration: String },
+    #[error("{declaration} has {count} hole{}; there is no hole {n}", if *.count == 1 { "" } else { "s" })]
+    NoSuchHole {
+        declaration: String,
+        n: usize,
+        count: usize,
+    },
+    #[error("the result does not parse cleanly: {}", describe(.errors))]
+    Unparseable {
+        /// Positions (in the new text) of the offending ERROR/MISSING nodes, at most five.
+        errors: Vec<Position>,
+    },
+    #[error("the result does not parse cleanly: {new} syntax errors where the original had {old}")]
+    MoreErrors { old: usize, new: usize },
+    #[error("the proof changes the file's declarations ({detail}); give only the proof")]
+    Restructured { detail: String },
+}
+
+fn describe(errors: &[Position]) -> String {
+    let places: Vec<String> = errors.iter().map(|p| format!("line {p}")).collect();
+    format!("syntax error at {}", places.join(", "))
+}
+
+/// Splices into `text` (a file's text without its byte-order mark).
+pub fn splice_text(text: &str, request: &Splice<'_>) -> Result<Spliced, SpliceError> {
+    let parsed = super::parse(text);
+    let outline = Outline::of("", &parsed);
+    let index = find_declaration(&outline, request.declaration)?;
+    let decl = &outline.declarations[index];
+    let name = label(decl);
+    let lines = text::dedent(request.proof).ok_or(SpliceError::EmptyProof)?;
+
+    let (replaced, replacement, form) = match request.hole {
+        Some(n) => {
+            let holes: Vec<usize> = outline
+                .sorries
+                .iter()
+                .filter(|s| innermost_declaration(&outline.declarations, s.byte) == Some(index))
+                .map(|s| s.byte)
+                .collect();
+            if holes.is_empty() {
+                return Err(SpliceError::NoHoles { declaration: name });
+            }
+            let Some(&at) = n.checked_sub(1).and_then(|i| holes.get(i)) else {
+                return Err(SpliceError::NoSuchHole {
+                    declaration: name,
+                    n,
+                    count: holes.len(),
+                });
+            };
+            let keyword_len = "sorry".len(); // `admit` has the same length
+            let eol = text::line_ending_at(text, at);
+            let indent = text::column(text, at);
+            (
+                at..at + keyword_len,
+                text::lay_out(&lines, indent, eol),
+                ProofForm::Hole,
+            )
+        }
+        None => {
+            let body = decl.body.clone().ok_or_else(|| SpliceError::NoBody {
+                declaration: name.clone(),
+            })?;
+            let eol = text::line_ending_at(text, body.start);
+            let indent = if text::begins_line(text, body.start) {
+                text::column(text, body.start)
+            } else {
+                text::indentation(&text[text::line_start(text, decl.span.start)..])
+            };
+            let old_body = &text[body.clone()];
+            let (lines, form) = whole_proof(lines, old_body);
+            (body, text::lay_out(&lines, indent, eol), form)
+        }
+    };
+
+    let mut new_text = String::with_capacity(text.len() + replacement.len());
+    new_text.push_str(&text[..replaced.start]);
+    new_text.push_str(&replacement);
+    new_text.push_str(&text[replaced.end..]);
+    let inserted = replaced.start..replaced.start + replacement.len();
+
+    let new_outline = verify(&parsed, &outline, index, &new_text, &inserted)?;
+    let new_decl = &new_outline.declarations[index];
+    Ok(Spliced {
+        declaration: name,
+        kind: decl.kind.clone(),
+        position: position_at(text, replaced.start),
+        old_lines: line_count(&text[replaced.clone()]),
+        new_lines: line_count(&replacement),
+        holes_in_declaration: new_decl.sorry_count,
+        holes_in_file: new_outline.sorry_count(),
+        replaced,
+        inserted,
+        form,
+        text: new_text,
+    })
+}
+
+/// Turns dedented proof lines into body lines for a whole-proof splice.
+fn whole_proof(mut lines: Vec<String>, old_body: &str) -> (Vec<String>, ProofForm) {
+    let first = lines[0].trim_start();
+    let starts_with_word = |w: &str| {
+        first.strip_prefix(w).is_some_and(|rest| {
+            rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '(')
+        })
+    };
+    if first.starts_with(":=") || first.starts_with('|') || starts_with_word("where") {
+        return (lines, ProofForm::Body);
+    }
+    let old_is_tactics = old_body
+        .strip_prefix(":=")
+        .map(str::trim_start)
+        .is_some_and(|rest| {
+            rest.strip_prefix("by")
+                .is_some_and(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+        });
+    if starts_with_word("by") || !old_is_tactics {
+        lines[0] = format!(":= {}", lines[0].trim_start());
+        return (lines, ProofForm::Term);
+    }
+    let mut body = Vec::with_capacity(lines.len() + 1);
+    body.push(":= by".to_string());
+    body.extend(
+        lines
+            .into_iter()
+            .map(|l| if l.is_empty() { l } else { format!("  {l}") }),
+    );
+    (body, ProofForm::Tactics)
+}
+
+/// Checks that `new_text` parses as cleanly as the original and still has the same
+/// declarations, with the target containing the inserted range; returns its outline.
+fn verify(
+    old: &crate::lean::ParsedFile,
+    old_outline: &Outline,
+    index: usize,
+    new_text: &str,
+    inserted: &Range<usize>,
+) -> Result<Outline, SpliceError> {
+    let parsed = super::parse(new_text);
+    let touching: Vec<Position> = parsed
+        .error_nodes()
+        .into_iter()
+        .filter(|e| {
+            let r = e.byte_range();
+            // A MISSING node is empty: it touches the insertion when it sits inside or at its end.
+            r.start <= inserted.end && inserted.start <= r.end
+        })
+        .take(5)
+        .map(|e| Position::start_of(&parsed.text, e))
+        .collect();
+    if !touching.is_empty() {
+        return Err(SpliceError::Unparseable { errors: touching });
+    }
+    let (old_errors, new_errors) = (old.error_count(), parsed.error_count());
+    if new_errors > old_errors {
+        return Err(SpliceError::MoreErrors {
+            old: old_errors,
+            new: new_errors,
+        });
+    }
+    let outline = Outline::of("", &parsed);
+    let same = |a: &crate::lean::Declaration, b: &crate::lean::Declaration| {
+        a.kind == b.kind && a.full_name == b.full_name
+    };
+    if outline.declarations.len() != old_outline.declarations.len()
+        || !outline
+            .declarations
+            .iter()
+            .zip(&old_outline.declarations)
+            .all(|(a, b)| same(a, b))
+    {
+        let detail = format!(
+            "{} declarations before, {} after",
+            old_outline.declarations.len(),
+            outline.declarations.len()
+        );
+        return Err(SpliceError::Restructured { detail });
+    }
+    let target = &outline.declarations[index];
+    if target.span.start > inserted.start || target.span.end < inserted.end {
+        return Err(SpliceError::Restructured {
+            detail: format!("the proof does not stay inside {}", label(target)),
+        });
+    }
+    Ok(outline)
+}
+
+fn position_at(text: &str, byte: usize) -> Position {
+    Position {
+        line: 1 + text[..byte].matches('\n').count(),
+        column: 1 + text::column(text, byte),
+    }
+}
+
+fn line_count(s: &str) -> usize {
+    1 + s.matches('\n').count()
+}
+
+/// Why `mf splice` could not splice into a file.
+#[derive(Debug, thiserror::Error)]
+pub enum FileSpliceError {
+    #[error("{0}")]
+    Source(#[from] SourceError),
+    #[error("{path}: splice refused, file left untouched: {error}")]
+    Refused { path: PathBuf, error: SpliceError },
+    #[error("{path}: cannot write: {reason}; file left untouched")]
+    Write { path: PathBuf, reason: String },
+}
+
+/// Splices into the file at `path` and, unless `dry_run`, writes the result atomically.
+/// Returns the splice and the file's source as it was.
+pub fn splice_file(
+    path: &Path,
+    request: &Splice<'_>,
+    dry_run: bool,
+) -> Result<(Source, Spliced), FileSpliceError> {
+    let source = Source::read(path)?;
+    let spliced = splice_text(&source.text, request).map_err(|error| FileSpliceError::Refused {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    if !dry_run {
+        let mut bytes = Vec::with_capacity(spliced.text.len() + 3);
+        if source.had_bom {
+            bytes.extend_from_slice("\u{feff}".as_bytes());
+        }
+        bytes.extend_from_slice(spliced.text.as_bytes());
+        write_atomically(path, &bytes).map_err(|e| FileSpliceError::Write {
+            path: path.to_path_buf(),
+            reason: crate::lean::source::describe_io_error(&e),
+        })?;
+    }
+    Ok((source, spliced))
+}
+
+/// Replaces the file at `path` with `bytes` atomically: a temporary file in the same directory,
+/// flushed to disk, given the original's permissions, then renamed over it. A symbolic link
+/// is followed, so the link stays a link and its target gets the new content.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let target = std::fs::canonicalize(path)?;
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let permissions = std::fs::metadata(&target)?.permissions();
+    let mut temp = tempfile::Builder::new()
+        .prefix(".mf-splice-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    std::fs::set_permissions(temp.path(), permissions)?;
+    temp.persist(&target).map_err(|e| e.error)?;
+    Ok(())
+}
