@@ -23,7 +23,8 @@ use similar::{capture_diff_slices, group_diff_ops, Algorithm, DiffOp};
 
 use super::outline::{Declaration, Outline};
 
-/// Lines of unchanged context around each change in a hunk.
+/// Lines of unchanged context around each change in a declaration's hunk. Hunks outside
+/// declarations have none: the lines around them are not adjacent in the file.
 pub const CONTEXT_LINES: usize = 2;
 
 /// The comparison of an old and a new version of one file.
@@ -153,12 +154,12 @@ impl DeclarationDiff {
         self.statement_changed && matches!(self.kind.as_str(), "theorem" | "lemma")
     }
 
-    /// The name to show a person: the full name, or `(anonymous)`.
-    pub fn display_name(&self) -> &str {
+    /// How to show it to a person: `theorem Ns.foo`, or just `example` when anonymous.
+    pub fn label(&self) -> String {
         if self.full_name.is_empty() {
-            "(anonymous)"
+            self.kind.clone()
         } else {
-            &self.full_name
+            format!("{} {}", self.kind, self.full_name)
         }
     }
 }
@@ -379,7 +380,7 @@ fn diff_declaration(
     diff.header_changed = o.attributes != n.attributes || o.modifiers != n.modifiers;
     let old_lines = LineTable::new(old_text).span_lines(&o.span);
     let new_lines = LineTable::new(new_text).span_lines(&n.span);
-    diff.hunks = hunks(&old_lines, &new_lines);
+    diff.hunks = hunks(&old_lines, &new_lines, CONTEXT_LINES);
     if !diff.hunks.is_empty() || o.kind != n.kind {
         diff.status = Status::Modified;
     }
@@ -465,16 +466,16 @@ fn outside_hunks(old_text: &str, old: &Outline, new_text: &str, new: &Outline) -
             .filter(|l| !l.text.is_empty())
             .collect()
     }
-    hunks(&outside(old_text, old), &outside(new_text, new))
+    hunks(&outside(old_text, old), &outside(new_text, new), 0)
 }
 
 /// Unified-diff hunks between two line sequences, numbered by their file line numbers.
-fn hunks(old: &[Line<'_>], new: &[Line<'_>]) -> Vec<Hunk> {
+fn hunks(old: &[Line<'_>], new: &[Line<'_>], context: usize) -> Vec<Hunk> {
     let old_texts: Vec<&str> = old.iter().map(|l| l.text).collect();
     let new_texts: Vec<&str> = new.iter().map(|l| l.text).collect();
     let ops = capture_diff_slices(Algorithm::Myers, &old_texts, &new_texts);
     let mut out = Vec::new();
-    for group in group_diff_ops(ops, CONTEXT_LINES) {
+    for group in group_diff_ops(ops, context) {
         if group.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
             continue;
         }
@@ -844,13 +845,10 @@ mod tests {
             c.outside,
             vec![Hunk {
                 old_start: 1,
-                old_lines: 1,
-                new_start: 1,
-                new_lines: 2,
-                lines: vec![
-                    " import Mathlib".into(),
-                    "+set_option maxHeartbeats 0".into(),
-                ],
+                old_lines: 0,
+                new_start: 2,
+                new_lines: 1,
+                lines: vec!["+set_option maxHeartbeats 0".into()],
             }]
         );
     }

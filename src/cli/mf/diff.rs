@@ -144,10 +144,9 @@ fn write_human(
         };
         writeln!(
             out,
-            "{:<8} {} {} ({lines}){}",
+            "{:<8} {} ({lines}){}",
             status_word(d.status),
-            d.kind,
-            d.display_name(),
+            d.label(),
             notes(d)
         )?;
         write_hunks(out, &d.hunks)?;
