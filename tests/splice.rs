@@ -312,7 +312,7 @@ fn refuses_an_ambiguous_name_listing_candidates() {
         "dup",
         "simp",
         &[],
-        "`dup` is ambiguous: `Alpha.dup` (line 22), `Beta.dup` (line 28)",
+        "`dup` is ambiguous: `Alpha.dup` (line 23), `Beta.dup` (line 29)",
     );
 }
 

@@ -37,3 +37,15 @@ pub fn for_cursor(file: ParsedFile) -> ParsedFile {
         file
     }
 }
+
+/// Parses two versions of a file and compares them declaration by declaration: the one call
+/// the PostToolUse hook needs (`compare_texts(old, new).blocks()`).
+pub fn compare_texts(old: &str, new: &str) -> crate::lean::compare::FileComparison {
+    let (old_file, new_file) = (parse(old), parse(new));
+    crate::lean::compare::FileComparison::of(
+        old,
+        &crate::lean::Outline::of("", &old_file),
+        new,
+        &crate::lean::Outline::of("", &new_file),
+    )
+}

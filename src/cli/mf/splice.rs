@@ -127,7 +127,7 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
         spliced.declaration,
         lines(spliced.old_lines),
         holes(spliced.holes_in_declaration),
-        holes(spliced.holes_in_file),
+        spliced.holes_in_file,
     )?;
     if args.dry_run {
         let old_parsed = cursor::parse(&source.text);
