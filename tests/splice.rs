@@ -418,3 +418,44 @@ fn usage_errors_exit_2() {
         .code(2);
     assert_eq!(fs::read_to_string(&s.path).unwrap(), original());
 }
+
+fn broken_fixture() -> String {
+    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cursor/broken.lean"))
+        .unwrap()
+}
+
+#[test]
+fn refuses_to_replace_a_proof_that_does_not_parse_itself() {
+    let s = scratch_with(&broken_fixture());
+    let before = fs::read(&s.path).unwrap();
+    splice(&s.path, "broken", "simp", &[])
+        .code(1)
+        .stderr(format!(
+        "mf: {}: splice refused, file left untouched: the current proof of broken has a syntax \
+         error at line 6:8, so where it ends is uncertain; repair it by hand or splice its holes \
+         with --sorry\n",
+        s.path.display()
+    ));
+    assert_eq!(fs::read(&s.path).unwrap(), before);
+}
+
+#[test]
+fn errors_elsewhere_in_the_file_do_not_block_a_clean_splice() {
+    let s = scratch_with(&broken_fixture());
+    splice(&s.path, "ok", "trivial", &["--sorry", "1"]).success();
+    let expected = replace_once(
+        &broken_fixture(),
+        "True := by\n  sorry\n",
+        "True := by\n  trivial\n",
+    );
+    assert_eq!(fs::read_to_string(&s.path).unwrap(), expected);
+    // Next to an old error, new errors cannot be told from old ones: refused, pointing at it.
+    refused(
+        &s.path,
+        "broken",
+        "rfl",
+        &["--sorry", "1"],
+        "does not parse cleanly: syntax error at line 6:6 (the original already has a syntax \
+         error there, at line 6:8; repair it by hand)",
+    );
+}

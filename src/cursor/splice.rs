@@ -3,7 +3,11 @@
 //! Everything outside the replaced range stays byte for byte (line endings and a byte-order
 //! mark included). The result must parse as cleanly as the original, or nothing is written:
 //!
-//! * no ERROR/MISSING node may touch the inserted text;
+//! * a whole proof is only replaced when the current one parses (otherwise where it ends is
+//!   a guess of the parser's error recovery);
+//! * no ERROR/MISSING node may touch the inserted text, even when the original already had
+//!   one touching the replaced text (new errors cannot be told from old ones there, so the
+//!   message points at the old error to repair by hand);
 //! * the file may not have more ERROR/MISSING nodes than before (errors elsewhere in the
 //!   original are tolerated, since they are not the splice's doing, but none may be added);
 //! * the declarations must be the same ones, and the target must still contain the inserted
@@ -14,7 +18,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::lean::syntax::Position;
-use crate::lean::{Outline, Source, SourceError};
+use crate::lean::{Outline, ParsedFile, Source, SourceError};
 
 use super::holes::innermost_declaration;
 use super::target::{find_declaration, label, TargetError};
@@ -88,15 +92,31 @@ pub enum SpliceError {
         n: usize,
         count: usize,
     },
-    #[error("the result does not parse cleanly: {}", describe(.errors))]
+    #[error("the result does not parse cleanly: {}{}", describe(.errors), preexisting_note(.preexisting))]
     Unparseable {
         /// Positions (in the new text) of the offending ERROR/MISSING nodes, at most five.
         errors: Vec<Position>,
+        /// A syntax error the original already had at the replaced text.
+        preexisting: Option<Position>,
     },
     #[error("the result does not parse cleanly: {new} syntax errors where the original had {old}")]
     MoreErrors { old: usize, new: usize },
+    #[error(
+        "the current proof of {declaration} has a syntax error at line {at}, so where it ends is \
+         uncertain; repair it by hand or splice its holes with --sorry"
+    )]
+    BrokenProof { declaration: String, at: Position },
     #[error("the proof changes the file's declarations ({detail}); give only the proof")]
     Restructured { detail: String },
+}
+
+fn preexisting_note(at: &Option<Position>) -> String {
+    match at {
+        Some(p) => format!(
+            " (the original already has a syntax error there, at line {p}; repair it by hand)"
+        ),
+        None => String::new(),
+    }
 }
 
 fn describe(errors: &[Position]) -> String {
@@ -144,6 +164,12 @@ pub fn splice_text(text: &str, request: &Splice<'_>) -> Result<Spliced, SpliceEr
             let body = decl.body.clone().ok_or_else(|| SpliceError::NoBody {
                 declaration: name.clone(),
             })?;
+            if let Some(at) = first_error_in(&parsed, &body) {
+                return Err(SpliceError::BrokenProof {
+                    declaration: name,
+                    at,
+                });
+            }
             let eol = text::line_ending_at(text, body.start);
             let indent = if text::begins_line(text, body.start) {
                 text::column(text, body.start)
@@ -162,7 +188,7 @@ pub fn splice_text(text: &str, request: &Splice<'_>) -> Result<Spliced, SpliceEr
     new_text.push_str(&text[replaced.end..]);
     let inserted = replaced.start..replaced.start + replacement.len();
 
-    let new_outline = verify(&parsed, &outline, index, &new_text, &inserted)?;
+    let new_outline = verify(&parsed, &outline, index, &new_text, &replaced, &inserted)?;
     let new_decl = &new_outline.declarations[index];
     Ok(Spliced {
         declaration: name,
@@ -211,29 +237,48 @@ fn whole_proof(mut lines: Vec<String>, old_body: &str) -> (Vec<String>, ProofFor
     (body, ProofForm::Tactics)
 }
 
-/// Checks that `new_text` parses as cleanly as the original and still has the same
-/// declarations, with the target containing the inserted range; returns its outline.
-fn verify(
-    old: &crate::lean::ParsedFile,
-    old_outline: &Outline,
-    index: usize,
-    new_text: &str,
-    inserted: &Range<usize>,
-) -> Result<Outline, SpliceError> {
-    let parsed = super::parse(new_text);
-    let touching: Vec<Position> = parsed
-        .error_nodes()
+/// The position of the first ERROR/MISSING node overlapping `range`, if any.
+fn first_error_in(file: &ParsedFile, range: &Range<usize>) -> Option<Position> {
+    touching(file, range)
+        .first()
+        .map(|e| Position::start_of(&file.text, *e))
+}
+
+/// ERROR/MISSING nodes that overlap `range` or sit at its edges (a MISSING node is empty).
+fn touching<'f>(file: &'f ParsedFile, range: &Range<usize>) -> Vec<tree_sitter::Node<'f>> {
+    file.error_nodes()
         .into_iter()
         .filter(|e| {
             let r = e.byte_range();
-            // A MISSING node is empty: it touches the insertion when it sits inside or at its end.
-            r.start <= inserted.end && inserted.start <= r.end
+            r.start <= range.end && range.start <= r.end
         })
-        .take(5)
-        .map(|e| Position::start_of(&parsed.text, e))
-        .collect();
-    if !touching.is_empty() {
-        return Err(SpliceError::Unparseable { errors: touching });
+        .collect()
+}
+
+/// Checks that `new_text` parses as cleanly as the original and still has the same
+/// declarations, with the target containing the inserted range; returns its outline.
+///
+fn verify(
+    old: &ParsedFile,
+    old_outline: &Outline,
+    index: usize,
+    new_text: &str,
+    replaced: &Range<usize>,
+    inserted: &Range<usize>,
+) -> Result<Outline, SpliceError> {
+    let parsed = super::parse(new_text);
+    let new_touching = touching(&parsed, inserted);
+    if !new_touching.is_empty() {
+        let errors = new_touching
+            .iter()
+            .take(5)
+            .map(|e| Position::start_of(&parsed.text, *e))
+            .collect();
+        let preexisting = first_error_in(old, replaced);
+        return Err(SpliceError::Unparseable {
+            errors,
+            preexisting,
+        });
     }
     let (old_errors, new_errors) = (old.error_count(), parsed.error_count());
     if new_errors > old_errors {
