@@ -216,3 +216,99 @@ fn one_path_is_a_usage_error() {
         .code(2)
         .stderr(predicate::str::contains("Usage"));
 }
+
+/// The questions the PostToolUse hook asks, through the library call it uses.
+mod hook_questions {
+    use math_forge::cursor::compare_texts;
+
+    const BEFORE: &str = "\
+namespace H
+
+theorem t (a b : ℕ) (h : a ≤ b) : a < b + 1 := by
+  have h2 : a + 0 ≤ b := by
+    simpa using h
+  omega
+
+theorem open_one : 1 = 1 := by
+  sorry
+
+end H
+";
+
+    #[test]
+    fn replacing_proof_code_by_sorry_deep_in_a_have_blocks() {
+        let after = BEFORE.replace("    simpa using h\n", "    sorry\n");
+        let c = compare_texts(BEFORE, &after);
+        let names: Vec<&str> = c
+            .newly_holed()
+            .iter()
+            .map(|d| d.full_name.as_str())
+            .collect();
+        assert_eq!(names, vec!["H.t"]);
+        assert!(c.blocks());
+        assert!(!c.advises());
+    }
+
+    #[test]
+    fn admit_counts_like_sorry() {
+        let after = BEFORE.replace("  omega\n", "  admit\n");
+        assert!(compare_texts(BEFORE, &after).blocks());
+    }
+
+    #[test]
+    fn touching_a_declaration_that_already_had_a_hole_does_not_block() {
+        let after = BEFORE.replace(
+            "theorem open_one : 1 = 1 := by\n  sorry",
+            "theorem open_one : 1 = 1 := by\n  skip\n  sorry",
+        );
+        let c = compare_texts(BEFORE, &after);
+        assert!(!c.blocks(), "{:?}", c.newly_holed());
+        assert_eq!(c.changed().count(), 1);
+    }
+
+    #[test]
+    fn a_new_lemma_stated_with_sorry_is_fine_but_an_axiom_blocks() {
+        let with_lemma = BEFORE.replace("end H", "lemma helper : 2 = 2 := by\n  sorry\n\nend H");
+        let c = compare_texts(BEFORE, &with_lemma);
+        assert!(!c.blocks() && !c.advises());
+        let with_axiom = BEFORE.replace("end H", "axiom magic : ∀ n : ℕ, n < 5\n\nend H");
+        let c = compare_texts(BEFORE, &with_axiom);
+        let names: Vec<&str> = c
+            .added_axioms()
+            .iter()
+            .map(|d| d.full_name.as_str())
+            .collect();
+        assert_eq!(names, vec!["H.magic"]);
+        assert!(c.blocks());
+    }
+
+    #[test]
+    fn a_changed_statement_advises_without_blocking() {
+        let after = BEFORE.replace("a < b + 1 := by", "a < b + 2 := by");
+        let c = compare_texts(BEFORE, &after);
+        let names: Vec<&str> = c
+            .restated_theorems()
+            .iter()
+            .map(|d| d.full_name.as_str())
+            .collect();
+        assert_eq!(names, vec!["H.t"]);
+        assert!(c.advises() && !c.blocks());
+    }
+
+    #[test]
+    fn closing_holes_and_reformatting_are_quiet() {
+        let after = BEFORE
+            .replace(
+                "theorem open_one : 1 = 1 := by\n  sorry",
+                "theorem open_one : 1 = 1 := by\n  rfl",
+            )
+            .replace('\n', "\r\n");
+        let c = compare_texts(BEFORE, &after);
+        assert!(!c.blocks() && !c.advises());
+        let closed: Vec<(&str, usize)> = c
+            .changed()
+            .map(|d| (d.full_name.as_str(), d.holes_closed()))
+            .collect();
+        assert_eq!(closed, vec![("H.open_one", 1)]);
+    }
+}
