@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod cursor;
+pub mod extract;
 pub mod kb;
 pub mod lean;
 pub mod tracking;
