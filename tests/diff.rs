@@ -312,3 +312,19 @@ end H
         assert_eq!(closed, vec![("H.open_one", 1)]);
     }
 }
+
+#[test]
+fn a_reader_that_goes_away_is_not_an_error() {
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mf"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["diff", OLD, NEW])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
+    assert!(out.status.success());
+}

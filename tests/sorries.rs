@@ -321,3 +321,23 @@ fn no_path_is_a_usage_error() {
         .code(2)
         .stderr(predicate::str::contains("Usage"));
 }
+
+#[test]
+fn a_reader_that_goes_away_is_not_an_error() {
+    use std::process::Stdio;
+    // `mf sorries --json F | head -1` is how an agent takes the next item; when the reader has
+    // gone before mf writes, the buffered output fails only when it is flushed at the end.
+    for args in [&["sorries", "--json"][..], &["sorries"][..]] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mf"))
+            .args(args)
+            .arg(fixture("holes.lean"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), "", "{args:?}");
+        assert!(out.status.success(), "{args:?}: {:?}", out.status);
+    }
+}

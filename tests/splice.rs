@@ -459,3 +459,27 @@ fn errors_elsewhere_in_the_file_do_not_block_a_clean_splice() {
          error there, at line 6:8; repair it by hand)",
     );
 }
+
+#[test]
+fn a_reader_that_goes_away_does_not_undo_or_fail_the_splice() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let s = scratch();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mf"))
+        .arg("splice")
+        .arg(&s.path)
+        .args(["add_zero'", "--proof", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.stdin.take().unwrap().write_all(b"simp").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
+    assert!(out.status.success());
+    assert!(fs::read_to_string(&s.path)
+        .unwrap()
+        .contains(":= by\n  simp\n"));
+}

@@ -97,12 +97,13 @@ pub fn run(args: SorriesArgs) -> Result<ExitCode> {
             write_error = Some(e);
         }
     }
-    match write_error {
+    // A reader that stops early (`| head -1`, the usual way to take the next item) is not an
+    // error; the pipe may only break when the buffer is flushed.
+    match write_error.or_else(|| out.flush().err()) {
         Some(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
         Some(e) => return Err(e.into()),
         None => {}
     }
-    out.flush()?;
     Ok(if failed {
         ExitCode::from(EXIT_INPUT_FAILED)
     } else {

@@ -89,10 +89,24 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
     };
     let path = args.file.display().to_string();
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    match report(&args, &path, &source, &spliced, &mut stdout.lock()) {
+        // The file is written; a reader that went away does not make the splice fail.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e.into()),
+        Ok(()) => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn report(
+    args: &SpliceArgs,
+    path: &str,
+    source: &Source,
+    spliced: &cursor::Spliced,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     if args.json {
         let report = Report {
-            path,
+            path: path.to_string(),
             declaration: &spliced.declaration,
             kind: &spliced.kind,
             line: spliced.position.line,
@@ -104,9 +118,8 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
             holes_in_file: spliced.holes_in_file,
             written: !args.dry_run,
         };
-        serde_json::to_writer(&mut out, &report)?;
-        writeln!(out)?;
-        return Ok(ExitCode::SUCCESS);
+        serde_json::to_writer(&mut *out, &report)?;
+        return writeln!(out);
     }
     let verb = if args.dry_run {
         "would splice"
@@ -134,9 +147,9 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
         let new_parsed = cursor::parse(&spliced.text);
         let comparison = FileComparison::of(
             &source.text,
-            &Outline::of(&path, &old_parsed),
+            &Outline::of(path, &old_parsed),
             &spliced.text,
-            &Outline::of(&path, &new_parsed),
+            &Outline::of(path, &new_parsed),
         );
         for d in comparison.changed() {
             for hunk in &d.hunks {
@@ -147,7 +160,7 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn plural(n: usize) -> &'static str {
