@@ -283,6 +283,19 @@ end H
     }
 
     #[test]
+    fn a_deleted_or_renamed_proof_is_reported_but_does_not_block() {
+        let after = BEFORE.replace("theorem t (a b", "theorem t' (a b");
+        let c = compare_texts(BEFORE, &after);
+        let names: Vec<&str> = c
+            .removed_proofs()
+            .iter()
+            .map(|d| d.full_name.as_str())
+            .collect();
+        assert_eq!(names, vec!["H.t"]);
+        assert!(!c.blocks() && !c.advises());
+    }
+
+    #[test]
     fn a_changed_statement_advises_without_blocking() {
         let after = BEFORE.replace("a < b + 1 := by", "a < b + 2 := by");
         let c = compare_texts(BEFORE, &after);

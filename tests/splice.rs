@@ -483,3 +483,21 @@ fn a_reader_that_goes_away_does_not_undo_or_fail_the_splice() {
         .unwrap()
         .contains(":= by\n  simp\n"));
 }
+
+#[test]
+fn comments_after_the_last_token_of_a_proof_stay() {
+    let original = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cursor/comments.lean"),
+    )
+    .unwrap();
+    let s = scratch_with(&original);
+    splice(&s.path, "a", "simp", &[]).success();
+    splice(&s.path, "b", "exact trivial", &[]).success();
+    let expected = replace_once(&original, "  sorry -- hole\n", "  simp -- hole\n");
+    let expected = replace_once(
+        &expected,
+        "  trivial\n  -- indented trailing note\n",
+        "  exact trivial\n  -- indented trailing note\n",
+    );
+    assert_eq!(fs::read_to_string(&s.path).unwrap(), expected);
+}

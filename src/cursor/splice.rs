@@ -176,6 +176,9 @@ pub fn splice_text(text: &str, request: &Splice<'_>) -> Result<Spliced, SpliceEr
             } else {
                 text::indentation(&text[text::line_start(text, decl.span.start)..])
             };
+            // Comments after the last token of the proof stay: they may well be about what
+            // follows (`sorry -- see below`, a note before the next declaration).
+            let body = body.start..code_end(&parsed, &body);
             let old_body = &text[body.clone()];
             let (lines, form) = whole_proof(lines, old_body);
             (body, text::lay_out(&lines, indent, eol), form)
@@ -203,6 +206,39 @@ pub fn splice_text(text: &str, request: &Splice<'_>) -> Result<Spliced, SpliceEr
         form,
         text: new_text,
     })
+}
+
+/// The end of the last token in `range` (a node's range) that is not a comment.
+fn code_end(file: &ParsedFile, range: &Range<usize>) -> usize {
+    let is_comment = |n: &tree_sitter::Node<'_>| {
+        matches!(
+            n.kind(),
+            "line_comment" | "block_comment" | "doc_comment" | "module_doc"
+        )
+    };
+    let Some(mut node) = file
+        .root()
+        .descendant_for_byte_range(range.start, range.end)
+    else {
+        return range.end;
+    };
+    while node.byte_range() != *range {
+        match node.parent() {
+            Some(p) if p.start_byte() >= range.start && p.end_byte() <= range.end => node = p,
+            _ => return range.end,
+        }
+    }
+    loop {
+        let mut cursor = node.walk();
+        let last = node
+            .children(&mut cursor)
+            .filter(|c| !is_comment(c) && c.end_byte() > c.start_byte())
+            .last();
+        match last {
+            Some(child) => node = child,
+            None => return node.end_byte(),
+        }
+    }
 }
 
 /// Turns dedented proof lines into body lines for a whole-proof splice.

@@ -13,7 +13,8 @@
 //! now has one: block), [`FileComparison::added_axioms`] (block),
 //! [`FileComparison::restated_theorems`] (a theorem's statement changed: advise), and
 //! [`FileComparison::blocks`] / [`FileComparison::advises`] combining them. A declaration that is
-//! new is never blocked for being stated with `sorry`.
+//! new is never blocked for being stated with `sorry`. A renamed declaration is a removal and an
+//! addition; [`FileComparison::removed_proofs`] lists complete proofs that disappeared.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -218,6 +219,16 @@ impl FileComparison {
         self.declarations
             .iter()
             .filter(|d| d.is_restated_theorem())
+            .collect()
+    }
+
+    /// Declarations that had a complete proof (a body without holes) and are gone, renamed
+    /// ones included (a rename is a removal and an addition).
+    pub fn removed_proofs(&self) -> Vec<&DeclarationDiff> {
+        self.declarations
+            .iter()
+            .filter(|d| d.status == Status::Removed)
+            .filter(|d| d.old.as_ref().is_some_and(|o| o.has_body && o.holes == 0))
             .collect()
     }
 
@@ -648,6 +659,7 @@ mod tests {
         assert_eq!(holed, vec!["a"]);
         assert!(c.blocks());
         assert!(!c.advises());
+        assert!(c.removed_proofs().is_empty());
         let a = &c.declarations[0];
         assert_eq!(a.status, Status::Modified);
         assert!(a.proof_changed && !a.statement_changed);
@@ -755,6 +767,16 @@ mod tests {
                 decl(new, "def", "c", "c", "def c : Nat := 3"),
                 decl(new, "def", "e", "e", "def e : Nat := 4"),
             ],
+        );
+        let removed: Vec<&str> = c
+            .removed_proofs()
+            .iter()
+            .map(|d| d.full_name.as_str())
+            .collect();
+        assert_eq!(
+            removed,
+            Vec::<&str>::new(),
+            "b had a hole, so it was no complete proof"
         );
         let order: Vec<(&str, Status)> = c
             .declarations
