@@ -18,6 +18,8 @@ pub enum TargetError {
     },
     #[error("no declaration contains line {line}")]
     NoDeclarationAtLine { line: usize },
+    #[error("the declaration name is empty; give a name or a line number")]
+    Empty,
 }
 
 fn did_you_mean(suggestions: &[String]) -> String {
@@ -70,9 +72,12 @@ pub fn find_declaration(outline: &Outline, query: &str) -> Result<usize, TargetE
             .ok_or(TargetError::NoDeclarationAtLine { line });
     }
     let query = query.strip_prefix("_root_.").unwrap_or(query);
+    if query.is_empty() {
+        return Err(TargetError::Empty);
+    }
     let suffix = format!(".{query}");
     let rules: [&dyn Fn(&Declaration) -> bool; 3] = [
-        &|d| d.full_name == query,
+        &|d| !d.full_name.is_empty() && d.full_name == query,
         &|d| !d.name.is_empty() && d.name == query,
         &|d| d.full_name.ends_with(&suffix),
     ];
@@ -190,6 +195,12 @@ mod tests {
             e.to_string(),
             "`foo` is ambiguous: `A.foo` (line 1), `B.foo` (line 5); name one in full (or give its line number)"
         );
+    }
+
+    #[test]
+    fn an_empty_name_names_nothing_not_the_anonymous_declarations() {
+        let e = find_declaration(&outline(), "").unwrap_err();
+        assert_eq!(e, TargetError::Empty);
     }
 
     #[test]
