@@ -501,3 +501,15 @@ fn comments_after_the_last_token_of_a_proof_stay() {
     );
     assert_eq!(fs::read_to_string(&s.path).unwrap(), expected);
 }
+
+#[test]
+fn an_indented_declaration_gets_its_proof_indented_relative_to_it() {
+    let original =
+        "namespace N\n  theorem t (n : ℕ)\n      (h : 0 < n) : 1 ≤ n := by\n    sorry\nend N\n";
+    let s = scratch_with(original);
+    splice(&s.path, "N.t", "cases n\n· omega\n· omega", &[]).success();
+    assert_eq!(
+        fs::read_to_string(&s.path).unwrap(),
+        "namespace N\n  theorem t (n : ℕ)\n      (h : 0 < n) : 1 ≤ n := by\n    cases n\n    · omega\n    · omega\nend N\n"
+    );
+}

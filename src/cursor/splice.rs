@@ -415,3 +415,94 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     temp.persist(&target).map_err(|e| e.error)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(s: &[&str]) -> Vec<String> {
+        s.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn whole_proof_forms() {
+        let tactic_body = ":= by\n  sorry";
+        let (body, form) = whole_proof(lines(&["simp", "ring"]), tactic_body);
+        assert_eq!(
+            (body, form),
+            (lines(&[":= by", "  simp", "  ring"]), ProofForm::Tactics)
+        );
+        let (body, form) = whole_proof(lines(&["by", "  simp"]), tactic_body);
+        assert_eq!((body, form), (lines(&[":= by", "  simp"]), ProofForm::Term));
+        let (body, form) = whole_proof(lines(&["rfl"]), ":= sorry");
+        assert_eq!((body, form), (lines(&[":= rfl"]), ProofForm::Term));
+        let (body, form) = whole_proof(lines(&["| 0 => 1", "| _ => 2"]), tactic_body);
+        assert_eq!(form, ProofForm::Body);
+        assert_eq!(body, lines(&["| 0 => 1", "| _ => 2"]));
+        let (_, form) = whole_proof(lines(&["where", "  x := 1"]), ":= sorry");
+        assert_eq!(form, ProofForm::Body);
+        // `byContra` is a word of its own, not `by`.
+        let (body, form) = whole_proof(lines(&["byContra h"]), tactic_body);
+        assert_eq!(
+            (body, form),
+            (lines(&[":= by", "  byContra h"]), ProofForm::Tactics)
+        );
+    }
+
+    #[test]
+    fn an_axiom_has_no_proof_to_replace() {
+        let e = splice_text(
+            "axiom a : False\n",
+            &Splice {
+                declaration: "a",
+                proof: "trivial",
+                hole: None,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a has no proof to replace (no `:=`, `where` or equations)"
+        );
+    }
+
+    #[test]
+    fn a_proof_that_opens_a_new_declaration_is_refused() {
+        let e = splice_text(
+            "theorem a : True := sorry\n\ntheorem b : True := trivial\n",
+            &Splice {
+                declaration: "a",
+                proof: "trivial\n\ntheorem c : False := sorry",
+                hole: None,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the proof changes the file's declarations (2 declarations before, 3 after); give only the proof"
+        );
+    }
+
+    #[test]
+    fn the_result_reports_what_was_replaced() {
+        let text = "theorem a : True ∧ True := by\r\n  constructor\r\n  · sorry\r\n  · sorry\r\n";
+        let done = splice_text(
+            text,
+            &Splice {
+                declaration: "a",
+                proof: "trivial",
+                hole: Some(2),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            done.text,
+            "theorem a : True ∧ True := by\r\n  constructor\r\n  · sorry\r\n  · trivial\r\n"
+        );
+        assert_eq!(done.position, Position { line: 4, column: 5 });
+        assert_eq!(done.replaced, 65..70);
+        assert_eq!(done.inserted, 65..72);
+        assert_eq!((done.holes_in_declaration, done.holes_in_file), (1, 1));
+        assert_eq!(done.form, ProofForm::Hole);
+    }
+}
