@@ -242,3 +242,53 @@ fn proof_start(node: Node<'_>, hole: usize) -> Option<usize> {
     }
     best
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holes_of(text: &str) -> Vec<Hole> {
+        let file = crate::cursor::parse(text);
+        let outline = Outline::of("t.lean", &file);
+        holes(&file, &outline)
+    }
+
+    fn under(h: &Hole) -> Option<&str> {
+        h.under.as_ref().map(|u| u.text.as_str())
+    }
+
+    #[test]
+    fn the_innermost_have_wins_and_let_is_not_one() {
+        let text = "theorem t : True := by\n  have outer : 1 = 1 := by\n    have inner : 2 = 2 := by\n      sorry\n    sorry\n  let x := (sorry : Nat)\n  trivial\n";
+        let hs = holes_of(text);
+        let found: Vec<(usize, Option<&str>, HolePosition)> =
+            hs.iter().map(|h| (h.line, under(h), h.position)).collect();
+        assert_eq!(
+            found,
+            vec![
+                (4, Some("have inner : 2 = 2"), HolePosition::Tactic),
+                (5, Some("have outer : 1 = 1"), HolePosition::Tactic),
+                (6, None, HolePosition::Term),
+            ]
+        );
+    }
+
+    #[test]
+    fn term_mode_have_and_show() {
+        let text =
+            "theorem t (p : Prop) (hp : p) : p :=\n  have h : p := sorry\n  show p from sorry\n";
+        let hs = holes_of(text);
+        let found: Vec<(usize, Option<&str>)> = hs.iter().map(|h| (h.line, under(h))).collect();
+        assert_eq!(found, vec![(2, Some("have h : p")), (3, Some("show p"))]);
+        assert_eq!(hs[1].under.as_ref().unwrap().keyword, "show");
+        assert_eq!(hs[1].under.as_ref().unwrap().column, 3);
+    }
+
+    #[test]
+    fn a_hole_outside_any_declaration_has_no_owner() {
+        let hs = holes_of("#check (sorry : Nat)\n");
+        assert_eq!(hs.len(), 1);
+        assert_eq!(hs[0].declaration, None);
+        assert_eq!((hs[0].line, hs[0].column), (1, 9));
+    }
+}
