@@ -117,7 +117,7 @@ pub fn holes(file: &ParsedFile, outline: &Outline) -> Vec<Hole> {
                     statement: decl.statement.clone(),
                     hole: per_declaration[d],
                     holes: totals[d],
-                    in_statement: !decl.body.as_ref().is_some_and(|b| s.byte >= b.start),
+                    in_statement: decl.body.as_ref().is_none_or(|b| s.byte < b.start),
                 }
             });
             Hole {

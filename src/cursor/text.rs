@@ -84,7 +84,7 @@ pub(crate) fn lay_out(lines: &[String], indent: usize, eol: &str) -> String {
         }
         out.push_str(eol);
         if !line.is_empty() {
-            out.extend(std::iter::repeat(' ').take(indent));
+            out.extend(std::iter::repeat_n(' ', indent));
             out.push_str(line);
         }
     }

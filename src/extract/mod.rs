@@ -79,7 +79,10 @@ impl Summary {
 /// A file ready to be written, or the reason it will not be.
 enum Prepared {
     Unchanged(FileReport),
-    Item { item: FileItem, report: FileReport },
+    Item {
+        item: Box<FileItem>,
+        report: FileReport,
+    },
     Failed(FileReport),
 }
 
@@ -132,7 +135,7 @@ pub fn run(
                         report(&r);
                     }
                     Prepared::Item { item, report } => {
-                        items.push(item);
+                        items.push(*item);
                         pending.push(report);
                     }
                 }
@@ -194,7 +197,7 @@ fn prepare(path: &Path, known: &HashMap<String, String>, overrides: &Overrides) 
     report.declarations = item.1;
     report.parse_errors = item.2;
     Prepared::Item {
-        item: item.0,
+        item: Box::new(item.0),
         report,
     }
 }
