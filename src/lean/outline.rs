@@ -144,8 +144,9 @@ fn kinds() -> &'static Kinds {
     })
 }
 
-/// Tactic heads that structure a proof rather than name a tactic.
-const STRUCTURAL_HEADS: &[&str] = &["·", "."];
+/// Tactic heads that structure a proof rather than name a tactic: focusing bullets and the
+/// `<;>` combinator (the tactics on either side are counted themselves).
+const STRUCTURAL_HEADS: &[&str] = &["·", ".", "<;>"];
 
 impl Outline {
     /// Reads the outline of a parsed file.
