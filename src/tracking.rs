@@ -436,6 +436,97 @@ impl Tracking {
     }
 }
 
+/// Statuses of a submission whose result came back (what a near-miss can be).
+const RESULT_STATUSES: &str =
+    "'completed', 'compiled_partial', 'compiled_advance', 'compiled_no_advance'";
+
+/// The queue as the session briefing shows it. Times are compared as SQLite text
+/// (`YYYY-MM-DD HH:MM:SS`, UTC) against cutoffs computed from `now` (Unix seconds), so the
+/// caller decides what "now" is.
+impl Tracking {
+    /// Submissions in flight (`submitted` or `running`); `None` when that cannot be read.
+    pub fn in_flight_count(&self) -> Option<i64> {
+        if !self.require("submissions") || !self.has("submissions", Some("status")) {
+            return None;
+        }
+        let sql = "SELECT count(*) FROM submissions WHERE status IN ('submitted', 'running')";
+        self.rows(sql, Vec::new(), |r| int_at(r, 0)).into_iter().next().flatten()
+    }
+
+    /// Completed submissions not yet verified that finished in the last `hours`, newest first.
+    pub fn ready_to_fetch(&self, now: i64, hours: i64, limit: usize) -> Vec<Submission> {
+        let Some(cols) = self.select_list("submissions", "s", SUBMISSION_COLS) else { return vec![] };
+        if !self.has("submissions", Some("status")) || !self.has("submissions", Some("completed_at")) {
+            return vec![];
+        }
+        let verified = self.expr("submissions", "s", "verified");
+        let sql = format!(
+            "SELECT {cols} FROM submissions s
+             WHERE s.status = 'completed' AND {verified} IS NULL
+               AND s.completed_at > datetime(CAST(?1 AS INTEGER), 'unixepoch', ?2)
+             ORDER BY s.completed_at DESC LIMIT {limit}"
+        );
+        self.rows(&sql, vec![now.to_string(), format!("-{hours} hours")], submission_from_row)
+    }
+
+    /// Verified submissions without a hole that completed in the last `days`, newest first.
+    pub fn recent_proven(&self, now: i64, days: i64, limit: usize) -> Vec<Submission> {
+        let Some(cols) = self.select_list("submissions", "s", SUBMISSION_COLS) else { return vec![] };
+        let needed = ["verified", "sorry_count", "completed_at"];
+        if !needed.iter().all(|c| self.has("submissions", Some(c))) {
+            return vec![];
+        }
+        let sql = format!(
+            "SELECT {cols} FROM submissions s
+             WHERE s.verified = 1 AND s.sorry_count = 0
+               AND s.completed_at > datetime(CAST(?1 AS INTEGER), 'unixepoch', ?2)
+             ORDER BY s.completed_at DESC LIMIT {limit}"
+        );
+        self.rows(&sql, vec![now.to_string(), format!("-{days} days")], submission_from_row)
+    }
+
+    /// The returned result closest to done: one hole, more than `min_proven` proven, not aimed
+    /// at a false lemma; most proven first.
+    pub fn top_near_miss(&self, min_proven: i64) -> Option<Submission> {
+        let cols = self.select_list("submissions", "s", SUBMISSION_COLS)?;
+        let needed = ["status", "sorry_count", "proven_count"];
+        if !needed.iter().all(|c| self.has("submissions", Some(c))) {
+            return None;
+        }
+        let not_false = if self.has("submission_false_lemma_targets", Some("submission_id")) {
+            format!(
+                "AND {} NOT IN (SELECT submission_id FROM submission_false_lemma_targets
+                                WHERE submission_id IS NOT NULL)",
+                self.id_expr("submissions", "s")
+            )
+        } else {
+            String::new()
+        };
+        let order = if self.has("submissions", Some("completed_at")) { ", s.completed_at DESC" } else { "" };
+        let sql = format!(
+            "SELECT {cols} FROM submissions s
+             WHERE s.status IN ({RESULT_STATUSES}) AND s.sorry_count = 1
+               AND s.proven_count > CAST(?1 AS INTEGER) {not_false}
+             ORDER BY s.proven_count DESC{order} LIMIT 1"
+        );
+        self.rows(&sql, vec![min_proven.to_string()], submission_from_row).into_iter().next()
+    }
+
+    /// The newest `submitted_at` and how many whole hours before `now` it was.
+    pub fn last_submitted(&self, now: i64) -> Option<(String, i64)> {
+        if !self.require("submissions") || !self.has("submissions", Some("submitted_at")) {
+            return None;
+        }
+        let sql = "SELECT max(submitted_at),
+                          CAST((julianday(datetime(CAST(?1 AS INTEGER), 'unixepoch')) - julianday(max(submitted_at))) * 24 AS INTEGER)
+                   FROM submissions WHERE submitted_at IS NOT NULL";
+        self.rows(sql, vec![now.to_string()], |r| Some((text_at(r, 0)?, int_at(r, 1)?)))
+            .into_iter()
+            .next()
+            .flatten()
+    }
+}
+
 fn read_schema(conn: &Connection) -> rusqlite::Result<HashMap<String, HashSet<String>>> {
     let mut tables = conn.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')")?;
     let names: Vec<String> = tables.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;

@@ -7,6 +7,7 @@
 pub mod batch;
 pub mod compare;
 pub mod header;
+pub mod idents;
 pub mod outline;
 pub mod source;
 pub mod syntax;

@@ -1,12 +1,119 @@
-//! `mf hook` (being written).
+//! `mf hook session-start | post-tool-use | subagent-start`: Claude Code hooks.
+//!
+//! Reads the hook's JSON on stdin, prints the hook's JSON on stdout and short notes on
+//! stderr, and always exits 0: a hook that cannot do its job steps aside (exit 2 would block
+//! the agent with our error, which only the decision itself may do).
 
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::hook::{self, briefing, Environment, Outcome};
+use crate::kb::{resolve_knowledge_db, resolve_tracking_db};
 use anyhow::Result;
 
-#[derive(clap::Args)]
-pub struct HookArgs {}
+/// Largest stdin accepted: a payload carries the file's old and new text.
+const MAX_INPUT_BYTES: u64 = 32 * 1024 * 1024;
 
-pub fn run(_args: HookArgs) -> Result<ExitCode> {
-    anyhow::bail!("`mf hook` is not available in this build yet")
+#[derive(clap::Args)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    command: HookCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum HookCommand {
+    /// SessionStart: the session briefing (queue, results, near-miss, KB, actions) as context
+    SessionStart(Databases),
+    /// PostToolUse: block a .lean edit that replaced proof code with sorry or added an axiom
+    PostToolUse(Databases),
+    /// SubagentStart: KB findings relevant to the subagent's task as context
+    SubagentStart(Databases),
+}
+
+#[derive(clap::Args)]
+struct Databases {
+    /// knowledge.db (default: $MATH_FORGE_DB, $CLAUDE_PLUGIN_ROOT/data/knowledge.db, .math-forge/)
+    #[arg(long, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// tracking.db (default: $MATH_FORGE_TRACKING_DB, $CLAUDE_PROJECT_DIR/submissions/tracking.db)
+    #[arg(long, value_name = "PATH")]
+    tracking: Option<PathBuf>,
+}
+
+pub fn run(args: HookArgs) -> Result<ExitCode> {
+    let (name, dbs) = match &args.command {
+        HookCommand::SessionStart(d) => ("session-start", d),
+        HookCommand::PostToolUse(d) => ("post-tool-use", d),
+        HookCommand::SubagentStart(d) => ("subagent-start", d),
+    };
+    let outcome = match read_stdin() {
+        Ok(input) => {
+            let env = environment(dbs);
+            let work = || match &args.command {
+                HookCommand::SessionStart(_) => hook::session_start(&input, &env),
+                HookCommand::PostToolUse(_) => hook::post_tool_use(&input, &env),
+                HookCommand::SubagentStart(_) => hook::subagent_start(&input, &env),
+            };
+            // A bug must not turn into a blocked agent: a panic is a note like any other.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or_else(|_| Outcome::note("internal error; hook skipped".into()))
+        }
+        Err(why) => Outcome::note(why),
+    };
+    for note in &outcome.notes {
+        eprintln!("mf hook {name}: {note}");
+    }
+    if let Some(json) = outcome.output.to_json() {
+        println!("{json}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read_stdin() -> Result<Vec<u8>, String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(Vec::new());
+    }
+    let mut input = Vec::new();
+    stdin
+        .lock()
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut input)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    if input.len() as u64 > MAX_INPUT_BYTES {
+        return Err(format!("hook input over {MAX_INPUT_BYTES} bytes; skipped"));
+    }
+    Ok(input)
+}
+
+fn environment(dbs: &Databases) -> Environment {
+    let tracking = resolve_tracking_db(dbs.tracking.as_deref()).path;
+    let (tracking_db, tracking_note) = if tracking.is_file() {
+        (Some(tracking), None)
+    } else {
+        (
+            None,
+            Some(format!("no tracking.db at {}", tracking.display())),
+        )
+    };
+    Environment {
+        knowledge_db: resolve_knowledge_db(dbs.db.as_deref()).path,
+        tracking_db,
+        tracking_note,
+        env_file: std::env::var_os("CLAUDE_ENV_FILE")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+        bin_dir: std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(PathBuf::from)),
+        now: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+        slots: std::env::var("MATH_FORGE_SLOTS")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .filter(|n: &i64| *n > 0)
+            .unwrap_or(briefing::DEFAULT_SLOTS),
+    }
 }

@@ -1,0 +1,408 @@
+//! PostToolUse: is the edit of a `.lean` file honest?
+//!
+//! The hook compares the file before and after the tool with the declaration-level engine of
+//! `mf diff` ([`crate::lean::compare`]) and
+//!
+//! - **blocks** when a declaration that had proof code and no `sorry`/`admit` now has one, or
+//!   when an `axiom` was added (the proof gate's invariant: axioms are silent unsoundness);
+//! - **advises** when the file references a lemma tracking.db lists as false (identifier
+//!   tokens of code only: `foo` never matches `foo_bar`, nor a comment), when a theorem's
+//!   statement changed, and when a complete proof was removed.
+//!
+//! It never blocks for a `sorry` in a comment or string (the grammar knows), for one that was
+//! already there, or for a new declaration stated with `sorry`. Anything it cannot read
+//! (malformed input, a missing, binary or huge file) ends in [`Output::Nothing`] and a note.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::baseline::{self, Baseline, Origin};
+use super::payload::Payload;
+use super::{clip, Outcome, Output};
+use crate::lean::compare::{DeclarationDiff, FileComparison};
+use crate::lean::idents::{self, NameSet};
+use crate::lean::{Outline, ParsedFile, Source};
+use crate::tracking::{FalseLemma, Tracking};
+
+/// Files larger than this are not checked: the largest real result file is about 1.3 MB, and
+/// the hook must answer within its timeout.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// How the hook runs.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// tracking.db, for false lemmas; only opened (read-only) when the file exists.
+    pub tracking_db: Option<PathBuf>,
+    /// Limit for `git show HEAD:…` when a Write must be compared with the committed version.
+    pub git_timeout: Duration,
+    pub max_file_bytes: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            tracking_db: None,
+            git_timeout: Duration::from_millis(1500),
+            max_file_bytes: MAX_FILE_BYTES,
+        }
+    }
+}
+
+/// What the hook decided, before it is rendered as hook output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Decision {
+    /// One line per reason to block (empty: do not block).
+    pub blocks: Vec<String>,
+    /// Lines shown to the agent whether or not the edit is blocked.
+    pub advice: Vec<String>,
+}
+
+/// Runs the hook on a payload.
+pub fn run(input: &[u8], settings: &Settings) -> Outcome {
+    let payload = match Payload::parse(input) {
+        Ok(p) => p,
+        Err(e) => return Outcome::note(format!("{e}; nothing checked")),
+    };
+    let tool = payload.tool_name.clone().unwrap_or_default();
+    if !matches!(tool.as_str(), "Write" | "Edit" | "MultiEdit") {
+        let shown = if tool.is_empty() {
+            "no tool_name"
+        } else {
+            tool.as_str()
+        };
+        return Outcome::note(format!(
+            "not a Write, Edit or MultiEdit ({shown}); nothing checked"
+        ));
+    }
+    let Some(given) = payload
+        .tool_input
+        .file_path
+        .clone()
+        .or_else(|| payload.tool_response.file_path.clone())
+    else {
+        return Outcome::note("the payload names no file_path; nothing checked".into());
+    };
+    if !given.ends_with(".lean") {
+        return Outcome::default();
+    }
+    let path = match (&payload.cwd, Path::new(&given).is_relative()) {
+        (Some(cwd), true) => Path::new(cwd).join(&given),
+        _ => PathBuf::from(&given),
+    };
+    let current = match read_lean(&path, settings.max_file_bytes) {
+        Ok(text) => text,
+        Err(why) => return Outcome::note(format!("{why}; nothing checked")),
+    };
+    let mut notes = Vec::new();
+    let baseline = baseline::rebuild(&payload, &path, &current, settings.git_timeout);
+    let tracking = settings
+        .tracking_db
+        .as_deref()
+        .filter(|p| p.is_file())
+        .map(Tracking::open);
+    let false_lemmas = tracking
+        .as_ref()
+        .map(Tracking::all_false_lemmas)
+        .unwrap_or_default();
+    if let Some(t) = &tracking {
+        notes.extend(t.notes());
+    }
+    let name = path
+        .file_name()
+        .map_or_else(|| given.clone(), |n| n.to_string_lossy().into_owned());
+    let decision = decide(&name, &current, &baseline, &false_lemmas);
+    if let Baseline::Unknown { reason } = &baseline {
+        notes.push(format!(
+            "{name}: earlier version unknown ({reason}); only false lemmas checked"
+        ));
+    }
+    Outcome {
+        output: render(&name, decision),
+        notes,
+    }
+}
+
+/// Reads a `.lean` file for the hook: it must exist, be small enough and be UTF-8 text.
+fn read_lean(path: &Path, limit: u64) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        format!(
+            "{}: {}",
+            path.display(),
+            crate::lean::source::describe_io_error(&e)
+        )
+    })?;
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    if meta.len() > limit {
+        return Err(format!(
+            "{}: {} bytes, over the hook's {limit}-byte limit",
+            path.display(),
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        format!(
+            "{}: {}",
+            path.display(),
+            crate::lean::source::describe_io_error(&e)
+        )
+    })?;
+    Source::from_bytes(path, bytes)
+        .map(|s| s.text)
+        .map_err(|e| e.to_string())
+}
+
+/// The decision for a file whose text is now `current`, given what it was before.
+pub fn decide(
+    name: &str,
+    current: &str,
+    before: &Baseline,
+    false_lemmas: &[FalseLemma],
+) -> Decision {
+    let new_file = crate::cursor::parse(current);
+    let new = Outline::of(name, &new_file);
+    let mut decision = Decision::default();
+    if let Baseline::Known { texts, origin } = before {
+        // Each candidate earlier version gives its findings; keep those all agree on.
+        let mut agreed: Option<(Findings, Findings)> = None;
+        for text in texts {
+            let old_file = crate::cursor::parse(text);
+            let old = Outline::of(name, &old_file);
+            let comparison = FileComparison::of(text, &old, current, &new);
+            let (blocks, advice) = findings(&comparison, &new, *origin);
+            agreed = Some(match agreed {
+                None => (blocks, advice),
+                Some((b, a)) => (intersect(b, &blocks), intersect(a, &advice)),
+            });
+        }
+        if let Some((blocks, advice)) = agreed {
+            decision.blocks = blocks.into_values().collect();
+            decision.advice = advice.into_values().collect();
+        }
+    }
+    decision
+        .advice
+        .extend(false_lemma_advice(&new_file, &new, false_lemmas));
+    decision
+}
+
+/// Findings keyed so that candidates can be intersected; values are the lines shown.
+type Findings = BTreeMap<String, String>;
+
+fn intersect(mut a: Findings, b: &Findings) -> Findings {
+    a.retain(|k, _| b.contains_key(k));
+    a
+}
+
+fn findings(c: &FileComparison, new: &Outline, origin: Origin) -> (Findings, Findings) {
+    let mut blocks = Findings::new();
+    let mut advice = Findings::new();
+    for d in c.newly_holed() {
+        let key = format!("hole {} {}", d.label(), d.occurrence);
+        blocks.insert(key, holed_line(d, new));
+    }
+    for d in c.added_axioms() {
+        let key = format!("axiom {} {}", d.full_name, d.occurrence);
+        let line = d.new.as_ref().map_or(0, |s| s.line);
+        let what = if origin == Origin::Nothing {
+            "axiom in a file with no earlier version"
+        } else {
+            "new axiom"
+        };
+        blocks.insert(
+            key,
+            format!(
+                "- {} (line {line}): {what}. An axiom is an unchecked assumption: every proof that uses it is unsound, and the proof gate rejects it.",
+                d.label()
+            ),
+        );
+    }
+    for d in c.restated_theorems() {
+        let (old, new) = (d.old.as_ref(), d.new.as_ref());
+        let line = new.map_or(0, |s| s.line);
+        let key = format!("restated {} {}", d.label(), d.occurrence);
+        advice.insert(
+            key,
+            format!(
+                "{} (line {line}): statement changed from `{}` to `{}`. A proof of the new statement is not a proof of the old one; make sure the change is intended.",
+                d.label(),
+                clip(old.map_or("", |s| s.statement.as_str()), 160),
+                clip(new.map_or("", |s| s.statement.as_str()), 160),
+            ),
+        );
+    }
+    for d in c.removed_proofs() {
+        let key = format!("removed {} {}", d.label(), d.occurrence);
+        let line = d.old.as_ref().map_or(0, |s| s.line);
+        advice.insert(
+            key,
+            format!(
+                "{} (was line {line}) had a complete proof and is gone. If it was renamed or moved, keep its proof; do not restate it with sorry.",
+                d.label()
+            ),
+        );
+    }
+    (blocks, advice)
+}
+
+/// `- theorem foo (lines 3-9): had proof code without sorry/admit; now has sorry at line 5. …`
+fn holed_line(d: &DeclarationDiff, new: &Outline) -> String {
+    let side = d
+        .new
+        .as_ref()
+        .expect("a newly holed declaration exists in the new file");
+    let holes: Vec<String> = new
+        .sorries
+        .iter()
+        .filter(|s| (side.line..=side.end_line).contains(&s.line))
+        .filter(|s| s.declaration.as_deref().unwrap_or("") == d.full_name)
+        .map(|s| format!("{} at line {}", s.keyword, s.line))
+        .collect();
+    let lines = if side.line == side.end_line {
+        format!("line {}", side.line)
+    } else {
+        format!("lines {}-{}", side.line, side.end_line)
+    };
+    let removed: Vec<&str> = d
+        .hunks
+        .iter()
+        .flat_map(|h| h.lines.iter())
+        .filter_map(|l| l.strip_prefix('-'))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let mut out = format!(
+        "- {} ({lines}): had proof code without sorry/admit, now has {}.",
+        d.label(),
+        if holes.is_empty() {
+            format!("{} hole(s)", side.holes)
+        } else {
+            holes.join(", ")
+        }
+    );
+    if !removed.is_empty() {
+        const SHOWN: usize = 8;
+        out.push_str(" The edit removed:");
+        for l in removed.iter().take(SHOWN) {
+            out.push_str("\n    ");
+            out.push_str(&clip(l, 160));
+        }
+        if removed.len() > SHOWN {
+            out.push_str(&format!("\n    … ({} more lines)", removed.len() - SHOWN));
+        }
+    }
+    out
+}
+
+/// One line per false lemma the file's code references or declares.
+fn false_lemma_advice(file: &ParsedFile, outline: &Outline, lemmas: &[FalseLemma]) -> Vec<String> {
+    let names = NameSet::new(lemmas.iter().filter_map(|l| l.lemma_name.as_deref()));
+    if names.is_empty() {
+        return Vec::new();
+    }
+    // name → lines where it is used, lines where it is declared.
+    let mut seen: BTreeMap<&str, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+    let refs = idents::references(file, &names);
+    for r in &refs {
+        let name = names
+            .names()
+            .iter()
+            .find(|n| **n == r.name)
+            .map_or("", String::as_str);
+        seen.entry(name).or_default().0.push(r.start.line);
+    }
+    for d in &outline.declarations {
+        if d.full_name.is_empty() {
+            continue;
+        }
+        for name in names.referenced_by(&d.full_name) {
+            seen.entry(name).or_default().1.push(d.line);
+        }
+    }
+    let mut out = Vec::new();
+    for (name, (used, declared)) in seen {
+        let lemma = lemmas
+            .iter()
+            .find(|l| l.lemma_name.as_deref().map(str::trim) == Some(name));
+        let mut line = format!("`{name}` is listed as FALSE in tracking.db, and this file ");
+        let mut parts = Vec::new();
+        if !declared.is_empty() {
+            parts.push(format!("states it ({})", line_list(&declared)));
+        }
+        if !used.is_empty() {
+            parts.push(format!("uses it ({})", line_list(&used)));
+        }
+        line.push_str(&parts.join(" and "));
+        line.push('.');
+        if let Some(l) = lemma {
+            if let Some(why) = l.why_false.as_deref().filter(|s| !s.trim().is_empty()) {
+                line.push_str(&format!(" Why: {}.", clip(why.trim_end_matches('.'), 160)));
+            }
+            if let Some(cx) = l.counterexample.as_deref().filter(|s| !s.trim().is_empty()) {
+                line.push_str(&format!(
+                    " Counterexample: {}.",
+                    clip(cx.trim_end_matches('.'), 120)
+                ));
+            }
+            if let Some(avoid) = l.avoid_pattern.as_deref().filter(|s| !s.trim().is_empty()) {
+                line.push_str(&format!(
+                    " Avoid: {}.",
+                    clip(avoid.trim_end_matches('.'), 120)
+                ));
+            }
+        }
+        line.push_str(&format!(" Details: `mk failed {name}`."));
+        out.push(line);
+    }
+    out
+}
+
+/// `line 4`, `lines 4, 9, 12`, `lines 4, 9, 12 and 3 more`.
+fn line_list(lines: &[usize]) -> String {
+    let mut lines = lines.to_vec();
+    lines.sort_unstable();
+    lines.dedup();
+    const SHOWN: usize = 5;
+    let shown: Vec<String> = lines.iter().take(SHOWN).map(usize::to_string).collect();
+    let mut s = format!(
+        "line{} {}",
+        if lines.len() == 1 { "" } else { "s" },
+        shown.join(", ")
+    );
+    if lines.len() > SHOWN {
+        s.push_str(&format!(" and {} more", lines.len() - SHOWN));
+    }
+    s
+}
+
+/// The hook's output for a decision about file `name`.
+pub fn render(name: &str, d: Decision) -> Output {
+    let advice = d
+        .advice
+        .iter()
+        .map(|a| format!("- {a}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if !d.blocks.is_empty() {
+        let mut reason = format!(
+            "[math-forge] BLOCKED: this edit of {name} replaced proof code with a hole or added an axiom.\n{}\n\
+             Project rule: never replace existing proof code with sorry/admit, never add axioms. \
+             Restore the proof (or finish it without a hole); state a missing fact as a separate lemma \
+             (a new lemma stated with sorry is fine).",
+            d.blocks.join("\n")
+        );
+        if !advice.is_empty() {
+            reason.push_str("\n\nAlso:\n");
+            reason.push_str(&advice);
+        }
+        return Output::Block { reason };
+    }
+    if advice.is_empty() {
+        return Output::Nothing;
+    }
+    Output::Context {
+        event: "PostToolUse",
+        text: format!("[math-forge] Checked {name}:\n{advice}"),
+    }
+}
