@@ -1,0 +1,247 @@
+//! The Claude Code plugin in plugin/: its JSON is valid and wires the documented events, and
+//! every command it names exists (`mf hook X`, `mk X`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+fn plugin_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin")
+}
+
+fn json(rel: &str) -> Value {
+    let path = plugin_dir().join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", path.display()))
+}
+
+fn mf() -> assert_cmd::Command {
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"))
+}
+
+/// (event, matcher, command, timeout) of every hook in hooks.json.
+fn hooks() -> Vec<(String, String, String, u64)> {
+    let v = json("hooks/hooks.json");
+    assert!(v["description"].as_str().is_some_and(|d| !d.is_empty()));
+    let mut out = Vec::new();
+    for (event, groups) in v["hooks"].as_object().expect("hooks is an object") {
+        for group in groups
+            .as_array()
+            .expect("an event has an array of matcher groups")
+        {
+            let matcher = group["matcher"].as_str().expect("matcher").to_string();
+            for h in group["hooks"].as_array().expect("hooks array") {
+                assert_eq!(h["type"], "command", "{h}");
+                out.push((
+                    event.clone(),
+                    matcher.clone(),
+                    h["command"].as_str().expect("command").to_string(),
+                    h["timeout"].as_u64().expect("timeout in seconds"),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The `X` of `…/bin/mf" hook X` in a hook command.
+fn hook_subcommand(command: &str) -> String {
+    let rest = command
+        .split_once("/bin/mf\" hook ")
+        .unwrap_or_else(|| {
+            panic!("not a `\"${{CLAUDE_PLUGIN_ROOT}}/bin/mf\" hook …` command: {command}")
+        })
+        .1;
+    assert!(
+        command.starts_with("\"${CLAUDE_PLUGIN_ROOT}/bin/mf\""),
+        "{command}"
+    );
+    rest.split_whitespace().next().unwrap().to_string()
+}
+
+#[test]
+fn manifest_is_valid() {
+    let m = json(".claude-plugin/plugin.json");
+    let name = m["name"].as_str().unwrap();
+    assert_eq!(name, "math-forge");
+    assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+    let version = m["version"].as_str().unwrap();
+    assert_eq!(
+        version
+            .split('.')
+            .filter(|p| p.parse::<u32>().is_ok())
+            .count(),
+        3,
+        "{version}"
+    );
+    assert!(m["description"].as_str().is_some_and(|d| d.len() > 20));
+    assert!(
+        m["author"]["name"].is_string(),
+        "author is an object with a name"
+    );
+    assert!(m["keywords"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(Value::is_string));
+}
+
+#[test]
+fn hooks_wire_the_three_events_with_the_spec_timeouts() {
+    let got: Vec<(String, String, String, u64)> = hooks()
+        .into_iter()
+        .map(|(e, m, c, t)| (e, m, hook_subcommand(&c), t))
+        .collect();
+    let want = [
+        ("PostToolUse", "Write|Edit|MultiEdit", "post-tool-use", 3),
+        (
+            "SessionStart",
+            "startup|resume|clear|compact",
+            "session-start",
+            5,
+        ),
+        ("SubagentStart", "*", "subagent-start", 5),
+    ];
+    let want: Vec<(String, String, String, u64)> = want
+        .iter()
+        .map(|(e, m, c, t)| (e.to_string(), m.to_string(), c.to_string(), *t))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn every_hook_command_exists() {
+    for (_, _, command, _) in hooks() {
+        let sub = hook_subcommand(&command);
+        let out = mf().args(["hook", &sub, "--help"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "mf hook {sub} --help: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // …and a name that is not a hook is refused, so the check above can fail.
+    assert!(!mf()
+        .args(["hook", "pre-tool-use", "--help"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+}
+
+/// Every `mk X` a slash command runs.
+fn mk_commands() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(plugin_dir().join("commands"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for path in files {
+        assert_eq!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("md"),
+            "{}",
+            path.display()
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let front = text
+            .strip_prefix("---\n")
+            .and_then(|t| t.split_once("\n---\n"))
+            .unwrap_or_else(|| panic!("{}: no frontmatter", path.display()))
+            .0;
+        assert!(
+            front.lines().any(|l| l.starts_with("description: ")),
+            "{}",
+            path.display()
+        );
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        for (i, _) in text.match_indices("mk ") {
+            let before = text[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_') {
+                continue;
+            }
+            let word: String = text[i + 3..]
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase())
+                .collect();
+            if !word.is_empty() {
+                out.push((file.clone(), word));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn slash_commands_are_the_four_and_run_existing_mk_commands() {
+    let commands = mk_commands();
+    let mut files: Vec<&str> = commands.iter().map(|(f, _)| f.as_str()).collect();
+    files.dedup();
+    assert_eq!(
+        files,
+        ["failed.md", "knowledge.md", "search.md", "stats.md"]
+    );
+    for (file, sub) in &commands {
+        let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"))
+            .args([sub.as_str(), "--help"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{file}: mk {sub} --help: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let names: Vec<&str> = commands.iter().map(|(_, s)| s.as_str()).collect();
+    for expected in ["search", "failed", "stats", "find", "recommend"] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"))
+        .args(["knowledge", "--help"])
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "an unknown mk command fails, so the check above can fail"
+    );
+}
+
+#[test]
+fn launcher_runs_mf_from_math_forge_bin() {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_mf")).parent().unwrap();
+    let out = std::process::Command::new(plugin_dir().join("bin/mf"))
+        .args(["hook", "session-start", "--help"])
+        .env("MATH_FORGE_BIN", bin_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("SessionStart"));
+}
+
+#[test]
+fn launcher_without_mf_steps_aside() {
+    // A copy outside the repository, with no mf on PATH and no build next to it.
+    let dir = tempfile::tempdir().unwrap();
+    let launcher = dir.path().join("plugin/bin/mf");
+    std::fs::create_dir_all(launcher.parent().unwrap()).unwrap();
+    std::fs::copy(plugin_dir().join("bin/mf"), &launcher).unwrap();
+    let out = std::process::Command::new("/bin/sh")
+        .arg(&launcher)
+        .args(["hook", "post-tool-use"])
+        .env_remove("MATH_FORGE_BIN")
+        .env("PATH", dir.path().join("plugin/bin"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("mf not found"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
