@@ -46,8 +46,9 @@ pub struct EditOp {
 /// The parts of `tool_response` that help rebuild the file as it was.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolResponse {
-    /// The file before the tool ran (Claude Code sends it for Edit, MultiEdit and for a Write
-    /// that replaced a file); `None` when absent.
+    /// The file before the tool ran (`originalFile`, or `originalFileContents`: Claude Code
+    /// sends it for Edit and MultiEdit, and for a Write that replaced a file); `None` when
+    /// absent or null.
     pub original_file: Option<String>,
     /// Write: `create` or `update`.
     pub kind: Option<String>,
@@ -94,7 +95,8 @@ impl Payload {
                     .unwrap_or_default(),
             },
             tool_response: ToolResponse {
-                original_file: string(response, "originalFile"),
+                original_file: string(response, "originalFile")
+                    .or_else(|| string(response, "originalFileContents")),
                 kind: string(response, "type"),
                 file_path: string(response, "filePath"),
             },

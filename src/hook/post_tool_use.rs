@@ -20,9 +20,9 @@ use std::time::Duration;
 use super::baseline::{self, Baseline, Origin};
 use super::payload::Payload;
 use super::{clip, Outcome, Output};
-use crate::lean::compare::{DeclarationDiff, FileComparison};
+use crate::lean::compare::{DeclarationDiff, FileComparison, Status};
 use crate::lean::idents::{self, NameSet};
-use crate::lean::{Outline, ParsedFile, Source};
+use crate::lean::{Declaration, Outline, ParsedFile, Source};
 use crate::tracking::{FalseLemma, Tracking};
 
 /// Files larger than this are not checked: the largest real result file is about 1.3 MB, and
@@ -171,7 +171,7 @@ pub fn decide(
             let old_file = crate::cursor::parse(text);
             let old = Outline::of(name, &old_file);
             let comparison = FileComparison::of(text, &old, current, &new);
-            let (blocks, advice) = findings(&comparison, &new, *origin);
+            let (blocks, advice) = findings(&comparison, (text, &old), (current, &new), *origin);
             agreed = Some(match agreed {
                 None => (blocks, advice),
                 Some((b, a)) => (intersect(b, &blocks), intersect(a, &advice)),
@@ -196,7 +196,12 @@ fn intersect(mut a: Findings, b: &Findings) -> Findings {
     a
 }
 
-fn findings(c: &FileComparison, new: &Outline, origin: Origin) -> (Findings, Findings) {
+fn findings(
+    c: &FileComparison,
+    (old_text, old): (&str, &Outline),
+    (new_text, new): (&str, &Outline),
+    origin: Origin,
+) -> (Findings, Findings) {
     let mut blocks = Findings::new();
     let mut advice = Findings::new();
     for d in c.newly_holed() {
@@ -233,7 +238,24 @@ fn findings(c: &FileComparison, new: &Outline, origin: Origin) -> (Findings, Fin
             ),
         );
     }
+    // A proof that moved to a declaration of another name (a rename) is not gone.
+    let added_bodies: Vec<String> = c
+        .declarations
+        .iter()
+        .filter(|d| d.status == Status::Added)
+        .filter_map(|d| declaration_at(new, d.new.as_ref()?.line, &d.full_name))
+        .filter_map(|d| body_of(new_text, d))
+        .collect();
     for d in c.removed_proofs() {
+        let moved = d
+            .old
+            .as_ref()
+            .and_then(|s| declaration_at(old, s.line, &d.full_name))
+            .and_then(|o| body_of(old_text, o))
+            .is_some_and(|b| added_bodies.contains(&b));
+        if moved {
+            continue;
+        }
         let key = format!("removed {} {}", d.label(), d.occurrence);
         let line = d.old.as_ref().map_or(0, |s| s.line);
         advice.insert(
@@ -245,6 +267,23 @@ fn findings(c: &FileComparison, new: &Outline, origin: Origin) -> (Findings, Fin
         );
     }
     (blocks, advice)
+}
+
+fn declaration_at<'o>(
+    outline: &'o Outline,
+    line: usize,
+    full_name: &str,
+) -> Option<&'o Declaration> {
+    outline
+        .declarations
+        .iter()
+        .find(|d| d.line == line && d.full_name == full_name)
+}
+
+/// A declaration's body with whitespace collapsed.
+fn body_of(text: &str, d: &Declaration) -> Option<String> {
+    let body = text.get(d.body.clone()?)?;
+    Some(body.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// `- theorem foo (lines 3-9): had proof code without sorry/admit; now has sorry at line 5. …`

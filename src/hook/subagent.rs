@@ -35,33 +35,44 @@ pub fn context(task: Option<&str>, kb: &Kb, tracking: Option<&Tracking>) -> Opti
     let task = task.map(str::trim).filter(|t| !t.is_empty());
     let mut lines: Vec<String> = Vec::new();
     let mut shown: HashSet<i64> = HashSet::new();
+    let mut named: Vec<String> = Vec::new();
 
     // A false lemma the task names outright comes first, whether or not it was migrated.
     if let (Some(task), Some(t)) = (task, tracking) {
         let lemmas = t.all_false_lemmas();
         let names = NameSet::new(lemmas.iter().filter_map(|l| l.lemma_name.as_deref()));
-        let mut named: Vec<&str> = Vec::new();
         for token in identifier_tokens(task) {
             for n in names.referenced_by(token) {
-                if !named.contains(&n) {
-                    named.push(n);
+                if !named.iter().any(|m| m == n) {
+                    named.push(n.to_string());
                 }
             }
         }
-        for n in named {
+        for n in &named {
             let l = lemmas
                 .iter()
                 .find(|l| l.lemma_name.as_deref().map(str::trim) == Some(n));
             let why = l
                 .and_then(|l| l.why_false.as_deref())
                 .unwrap_or("disproven");
-            lines.push(format!("FALSE LEMMA {n}: {}", clip(why, 140)));
+            let avoid = l
+                .and_then(|l| l.avoid_pattern.as_deref())
+                .filter(|a| !a.trim().is_empty())
+                .map(|a| format!("; avoid: {}", clip(a, 70)))
+                .unwrap_or_default();
+            lines.push(format!("FALSE LEMMA {n}: {}{avoid}", clip(why, 110)));
         }
     }
 
     let query = task.map(search_query).filter(|q| !q.is_empty());
+    // The same false lemma from the KB adds nothing to its tracking.db line.
+    let named_set = NameSet::new(&named);
     let mut add = |f: &Finding, lines: &mut Vec<String>| {
-        if shown.insert(f.id) {
+        let repeated = f.kind() == Some(FindingType::FalseLemma)
+            && identifier_tokens(&f.title)
+                .chain(f.theorem_name.as_deref())
+                .any(|t| !named_set.referenced_by(t).is_empty());
+        if !repeated && shown.insert(f.id) {
             lines.push(finding_line(f));
         }
     };
@@ -128,7 +139,10 @@ fn finding_line(f: &Finding) -> String {
         .map(|s| format!(" [slot{s}]"))
         .unwrap_or_default();
     match f.kind() {
-        Some(FindingType::FalseLemma) => format!("FALSE: {}{why}{avoid}", clip(&f.title, 90)),
+        Some(FindingType::FalseLemma) => {
+            let title = f.title.strip_prefix("FALSE: ").unwrap_or(&f.title);
+            format!("FALSE: {}{why}{avoid}", clip(title, 90))
+        }
         Some(FindingType::Failure) => format!("FAILED: {}{why}{avoid}", clip(&f.title, 90)),
         _ => format!("KNOWN ({}): {}{slot}", f.finding_type, clip(&f.title, 110)),
     }
