@@ -6,4 +6,6 @@
 pub mod cli;
 pub mod kb;
 pub mod lean;
+pub mod lint;
 pub mod tracking;
+pub mod verify;

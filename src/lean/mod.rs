@@ -6,6 +6,7 @@
 
 pub mod batch;
 pub mod header;
+pub mod idents;
 pub mod outline;
 pub mod source;
 pub mod syntax;

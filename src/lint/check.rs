@@ -1,0 +1,298 @@
+//! The rule checks: one walk over the syntax tree, plus the outline for full names.
+//!
+//! Which node kinds each rule matches is listed on [`Rule`](super::Rule); the grammar's node
+//! contract is in `grammar/README.md`.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::{LintConfig, Rule};
+use crate::lean::idents;
+use crate::lean::outline::for_each_descendant;
+use crate::lean::syntax::{tokens, Position};
+use crate::lean::{Outline, ParsedFile};
+
+/// Debug commands that should not stay in a checked-in file.
+const DEBUG_COMMANDS: &[&str] = &["#eval", "#eval!", "#check", "#print", "#reduce", "#exit"];
+
+/// The node kinds of `set_option` (command, `… in`, tactic and term forms).
+const SET_OPTION_KINDS: &[&str] = &["set_option"];
+
+/// The node kinds of `#`-commands.
+const HASH_COMMAND_KINDS: &[&str] = &["hash_command"];
+
+/// A finding before configuration (severity, allow comments) is applied.
+#[derive(Debug)]
+pub struct Raw {
+    pub rule: Rule,
+    pub start: Position,
+    pub end: Position,
+    pub message: String,
+}
+
+struct Checker<'f, 'c> {
+    file: &'f ParsedFile,
+    config: &'c LintConfig,
+    out: Vec<Raw>,
+    /// Start byte of each `declaration` node → its `name` node.
+    declaration_names: HashMap<usize, Node<'f>>,
+}
+
+/// Runs every enabled rule over `file`.
+pub fn run(file: &ParsedFile, config: &LintConfig) -> Vec<Raw> {
+    let mut checker = Checker {
+        file,
+        config,
+        out: Vec::new(),
+        declaration_names: HashMap::new(),
+    };
+    checker.walk();
+    if config.enabled(Rule::DuplicateDeclaration) {
+        checker.duplicates();
+    }
+    if config.enabled(Rule::FalseLemmaReference) {
+        checker.false_lemma_references();
+    }
+    if config.enabled(Rule::ParseError) {
+        checker.parse_errors();
+    }
+    checker.out
+}
+
+impl<'f> Checker<'f, '_> {
+    fn text(&self, node: Node<'_>) -> &'f str {
+        &self.file.text[node.byte_range()]
+    }
+
+    fn push(&mut self, rule: Rule, from: Node<'_>, to: Node<'_>, message: String) {
+        if !self.config.enabled(rule) {
+            return;
+        }
+        let text = &self.file.text;
+        self.out.push(Raw {
+            rule,
+            start: Position::start_of(text, from),
+            end: Position::end_of(text, to),
+            message,
+        });
+    }
+
+    fn walk(&mut self) {
+        let root = self.file.root();
+        let mut cursor = root.walk();
+        let mut nodes = Vec::new();
+        for_each_descendant(&mut cursor, |n| nodes.push(n));
+        for node in nodes {
+            self.node(node);
+        }
+    }
+
+    fn node(&mut self, node: Node<'f>) {
+        let kind = node.kind();
+        match kind {
+            "sorry" => self.push(
+                Rule::Sorry,
+                node,
+                node,
+                "`sorry` leaves a proof unfinished".into(),
+            ),
+            "admit" => self.push(
+                Rule::Admit,
+                node,
+                node,
+                "`admit` leaves a proof unfinished".into(),
+            ),
+            "identifier" => self.identifier(node),
+            "declaration" => self.declaration(node),
+            "attribute" => self.attribute(node),
+            "tactic" => self.tactic(node),
+            _ if SET_OPTION_KINDS.contains(&kind) => self.set_option(node),
+            _ if HASH_COMMAND_KINDS.contains(&kind) => self.hash_command(node),
+            _ => {}
+        }
+    }
+
+    fn identifier(&mut self, node: Node<'f>) {
+        let text = self.text(node);
+        let last = idents::components(text).last().copied().unwrap_or("");
+        match last {
+            "sorryAx" => self.push(
+                Rule::Sorry,
+                node,
+                node,
+                "`sorryAx` is `sorry` written out: the proof is unfinished".into(),
+            ),
+            "ofReduceBool" => self.push(
+                Rule::NativeDecide,
+                node,
+                node,
+                "`Lean.ofReduceBool` trusts the compiler's evaluation instead of the kernel".into(),
+            ),
+            _ => {}
+        }
+    }
+
+    fn declaration(&mut self, node: Node<'f>) {
+        let name = node.child_by_field_name("name");
+        if let Some(name) = name {
+            self.declaration_names.insert(node.start_byte(), name);
+        }
+        let Some(kind) = node.child_by_field_name("kind") else {
+            return;
+        };
+        if self.text(kind) == "axiom" {
+            let shown = name.map_or("(unnamed)", |n| self.text(n));
+            self.push(
+                Rule::Axiom,
+                kind,
+                name.unwrap_or(kind),
+                format!("axiom `{shown}` is assumed without proof; prove it as a theorem instead"),
+            );
+        }
+    }
+
+    fn attribute(&mut self, node: Node<'f>) {
+        let tokens = tokens(node);
+        let Some(first) = tokens.first() else {
+            return;
+        };
+        let what = match self.text(*first) {
+            "implemented_by" => {
+                "`implemented_by` replaces the definition with other code when compiled"
+            }
+            "extern" => "`extern` replaces the definition with foreign code when compiled",
+            _ => return,
+        };
+        let attribute = crate::lean::outline::collapse_whitespace(self.text(node));
+        self.push(
+            Rule::ImplementedBy,
+            node,
+            node,
+            format!("`@[{attribute}]`: {what}; proofs that evaluate it trust that code"),
+        );
+    }
+
+    fn tactic(&mut self, node: Node<'f>) {
+        let Some(head) = node.child_by_field_name("head") else {
+            return;
+        };
+        let message = match self.text(head) {
+            "native_decide" => {
+                "`native_decide` trusts the compiler through the axiom `Lean.ofReduceBool`; prefer `decide`"
+            }
+            "decide" if self.has_native_flag(node) => {
+                "`decide +native` trusts the compiler through the axiom `Lean.ofReduceBool`; prefer `decide`"
+            }
+            _ => return,
+        };
+        self.push(Rule::NativeDecide, head, head, message.into());
+    }
+
+    /// Whether a `decide` tactic is given `+native` (or `native := true`).
+    fn has_native_flag(&self, node: Node<'f>) -> bool {
+        let texts: Vec<&str> = tokens(node).into_iter().map(|t| self.text(t)).collect();
+        texts.windows(2).any(|w| w == ["+", "native"])
+            || texts.contains(&"+native")
+            || texts.windows(3).any(|w| w == ["native", ":=", "true"])
+    }
+
+    fn set_option(&mut self, node: Node<'f>) {
+        let tokens = tokens(node);
+        let (Some(name), Some(value)) = (tokens.get(1), tokens.get(2)) else {
+            return;
+        };
+        match (self.text(*name), self.text(*value)) {
+            ("maxHeartbeats", "0") => self.push(
+                Rule::MaxHeartbeatsZero,
+                tokens[0],
+                *value,
+                "`set_option maxHeartbeats 0` removes the time limit; give a finite limit such as 400000".into(),
+            ),
+            ("debug.skipKernelTC", "true") => self.push(
+                Rule::SkipKernelTc,
+                tokens[0],
+                *value,
+                "`set_option debug.skipKernelTC true` stops the kernel from checking proofs".into(),
+            ),
+            _ => {}
+        }
+    }
+
+    fn hash_command(&mut self, node: Node<'f>) {
+        let tokens = tokens(node);
+        let Some(first) = tokens.first() else {
+            return;
+        };
+        let command = self.text(*first);
+        if DEBUG_COMMANDS.contains(&command) {
+            self.push(
+                Rule::DebugCommand,
+                *first,
+                *first,
+                format!("`{command}` is a debug command; remove it before committing"),
+            );
+        }
+    }
+
+    fn duplicates(&mut self) {
+        let outline = Outline::of("", self.file);
+        let mut first_line: HashMap<&str, usize> = HashMap::new();
+        let mut found = Vec::new();
+        for decl in &outline.declarations {
+            if decl.full_name.is_empty() {
+                continue;
+            }
+            match first_line.get(decl.full_name.as_str()) {
+                None => {
+                    first_line.insert(&decl.full_name, decl.line);
+                }
+                Some(&line) => {
+                    if let Some(&name) = self.declaration_names.get(&decl.span.start) {
+                        found.push((
+                            name,
+                            format!("`{}` is already declared on line {line}", decl.full_name),
+                        ));
+                    }
+                }
+            }
+        }
+        for (name, message) in found {
+            self.push(Rule::DuplicateDeclaration, name, name, message);
+        }
+    }
+
+    fn false_lemma_references(&mut self) {
+        let references = idents::references(self.file, &self.config.false_lemmas);
+        for r in references {
+            let message = if r.token == r.name {
+                format!("`{}` is recorded as false in tracking.db", r.name)
+            } else {
+                format!(
+                    "`{}` refers to `{}`, recorded as false in tracking.db",
+                    r.token, r.name
+                )
+            };
+            self.out.push(Raw {
+                rule: Rule::FalseLemmaReference,
+                start: r.start,
+                end: r.end,
+                message,
+            });
+        }
+    }
+
+    fn parse_errors(&mut self) {
+        let errors = self.file.error_nodes();
+        let Some(&first) = errors.first() else {
+            return;
+        };
+        let message = match errors.len() {
+            1 => "mf could not parse this part of the file; findings in it may be missed".into(),
+            n => format!(
+                "mf could not parse {n} parts of this file (the first is here); findings in them may be missed"
+            ),
+        };
+        self.push(Rule::ParseError, first, first, message);
+    }
+}

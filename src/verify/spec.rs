@@ -1,0 +1,277 @@
+//! The lemma spec check: the file proves the spec's statement, not a weaker one.
+//!
+//! A spec is the proof oracle's lemma JSON. Only two fields are read: the name (`lemma_name`
+//! or `name`) and the Lean signature (`suggested_signature`, `lean_signature` or
+//! `signature`); others are ignored. The signature may be a whole declaration
+//! (`theorem foo (n : ℕ) : n + 0 = n`, with or without `:= …`) or only what follows the name
+//! (`(n : ℕ) : n + 0 = n`).
+//!
+//! The statement is compared token by token (the grammar's leaves from after the name up to
+//! the `:=`, comments excluded), which is whitespace-insensitive without merging `a b` into
+//! `ab`. The declaration must be a `theorem` or `lemma`, and the file may not declare section
+//! variables in scope of it (`variable`, `include`): Lean adds those as hypotheses, so the
+//! proved statement would be weaker than the text shows.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::Node;
+
+use super::{Check, Reason};
+use crate::lean::idents::components;
+use crate::lean::syntax::tokens;
+use crate::lean::ParsedFile;
+
+/// Commands that add section variables to later declarations.
+const VARIABLE_KINDS: &[&str] = &["variable", "include"];
+
+/// Commands that open and close scopes.
+const SCOPE_OPEN: &[&str] = &["namespace", "section"];
+const SCOPE_CLOSE: &str = "end";
+
+/// Declaration keywords a proved lemma may use.
+const PROOF_KINDS: &[&str] = &["theorem", "lemma"];
+
+/// A lemma spec: the name to find and the statement it must have.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Spec {
+    #[serde(alias = "lemma_name")]
+    pub name: String,
+    #[serde(alias = "suggested_signature", alias = "lean_signature")]
+    pub signature: String,
+}
+
+/// Why a spec file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("{path}: cannot read spec: {reason}")]
+    Read { path: String, reason: String },
+    #[error("{path}: not a lemma spec: {reason}")]
+    Invalid { path: String, reason: String },
+}
+
+impl Spec {
+    /// Reads a spec JSON file.
+    pub fn load(path: &Path) -> Result<Spec, SpecError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| SpecError::Read {
+            path: shown.clone(),
+            reason: crate::lean::source::describe_io_error(&e),
+        })?;
+        let spec: Spec = serde_json::from_str(&text).map_err(|e| SpecError::Invalid {
+            path: shown.clone(),
+            reason: e.to_string(),
+        })?;
+        if spec.name.trim().is_empty() || spec.signature.trim().is_empty() {
+            return Err(SpecError::Invalid {
+                path: shown,
+                reason: "the name and the signature must not be empty".into(),
+            });
+        }
+        Ok(spec)
+    }
+}
+
+/// What the spec check found.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpecCheck {
+    /// The spec's name.
+    pub name: String,
+    /// Full name of the declaration found for it.
+    pub declaration: Option<String>,
+    pub line: Option<usize>,
+    /// The spec's statement, tokens joined by single spaces.
+    pub expected: Option<String>,
+    /// The declaration's statement, the same way.
+    pub found: Option<String>,
+    /// Whether the declaration exists and states exactly the spec's statement.
+    pub matches: bool,
+}
+
+/// Checks `file` against `spec`; every problem becomes a reason.
+pub fn check(spec: &Spec, file: &ParsedFile) -> (SpecCheck, Vec<Reason>) {
+    let mut result = SpecCheck {
+        name: spec.name.clone(),
+        declaration: None,
+        line: None,
+        expected: None,
+        found: None,
+        matches: false,
+    };
+    let mut reasons = Vec::new();
+    let mut fail = |line: Option<usize>, message: String| {
+        reasons.push(Reason {
+            check: Check::Spec,
+            message,
+            line,
+            column: None,
+        })
+    };
+
+    let expected = spec_statement(spec);
+    result.expected = expected.clone();
+    if expected.is_none() {
+        fail(
+            None,
+            format!(
+                "the spec's signature for `{}` is not a Lean statement mf can read",
+                spec.name
+            ),
+        );
+    }
+
+    let outline = crate::lean::Outline::of("", file);
+    let wanted = components(spec.name.trim());
+    let found: Vec<_> = outline
+        .declarations
+        .iter()
+        .filter(|d| components(&d.full_name).ends_with(&wanted))
+        .collect();
+    let decl = match found.as_slice() {
+        [] => {
+            fail(
+                None,
+                format!("no declaration named `{}` in the file", spec.name),
+            );
+            return (result, reasons);
+        }
+        [one] => *one,
+        [first, ..] => {
+            let lines: Vec<String> = found.iter().map(|d| d.line.to_string()).collect();
+            fail(
+                Some(first.line),
+                format!(
+                    "`{}` is declared {} times (lines {})",
+                    spec.name,
+                    found.len(),
+                    lines.join(", ")
+                ),
+            );
+            return (result, reasons);
+        }
+    };
+    result.declaration = Some(decl.full_name.clone());
+    result.line = Some(decl.line);
+
+    if !PROOF_KINDS.contains(&decl.kind.as_str()) {
+        fail(
+            Some(decl.line),
+            format!(
+                "`{}` is a `{}`, not a theorem or lemma",
+                decl.full_name, decl.kind
+            ),
+        );
+    }
+    let Some(node) = declaration_node(file, decl.span.start, decl.span.end) else {
+        fail(
+            Some(decl.line),
+            "cannot locate the declaration in the tree".into(),
+        );
+        return (result, reasons);
+    };
+    let found_statement = statement(file, node);
+    result.found = found_statement.clone();
+    if let (Some(expected), Some(found)) = (&expected, &found_statement) {
+        if expected != found {
+            fail(
+                Some(decl.line),
+                format!(
+                    "the statement of `{}` differs from the spec:\n  spec: {expected}\n  file: {found}",
+                    decl.full_name
+                ),
+            );
+        }
+    }
+    for line in variables_in_scope(file, decl.span.start) {
+        fail(
+            Some(line),
+            format!(
+                "section variables declared on line {line} are in scope of `{}`; \
+                 Lean may add them as hypotheses, so state the theorem without them",
+                decl.full_name
+            ),
+        );
+    }
+    result.matches = reasons.is_empty();
+    (result, reasons)
+}
+
+/// The spec's statement as tokens, or `None` when its signature does not parse.
+fn spec_statement(spec: &Spec) -> Option<String> {
+    let sig = spec.signature.trim();
+    let as_written = sig.to_string();
+    let after_name = format!("theorem {} {sig}", spec.name.trim());
+    for text in [as_written, after_name] {
+        for suffix in ["", "\n:= sorry"] {
+            let parsed = ParsedFile::parse(format!("{text}{suffix}"));
+            if parsed.error_count() > 0 {
+                continue;
+            }
+            let root = parsed.root();
+            let mut cursor = root.walk();
+            let first = root
+                .named_children(&mut cursor)
+                .find(|n| n.kind() == "declaration");
+            if let Some(decl) = first {
+                let complete = decl.child_by_field_name("kind").is_some()
+                    && decl.child_by_field_name("name").is_some()
+                    && decl.child_by_field_name("body").is_some();
+                if complete {
+                    return statement(&parsed, decl);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The tokens between a declaration's name and its body, joined by single spaces.
+fn statement(file: &ParsedFile, decl: Node<'_>) -> Option<String> {
+    let name = decl.child_by_field_name("name")?;
+    let end = decl
+        .child_by_field_name("body")
+        .map_or(decl.end_byte(), |b| b.start_byte());
+    let words: Vec<&str> = tokens(decl)
+        .into_iter()
+        .filter(|t| t.start_byte() >= name.end_byte() && t.end_byte() <= end)
+        .map(|t| file.text_of(t))
+        .collect();
+    Some(words.join(" "))
+}
+
+/// The `declaration` node spanning exactly `start..end`.
+fn declaration_node(file: &ParsedFile, start: usize, end: usize) -> Option<Node<'_>> {
+    let mut node = file.root().descendant_for_byte_range(start, end)?;
+    loop {
+        if node.kind() == "declaration" && node.byte_range() == (start..end) {
+            return Some(node);
+        }
+        node = node.parent()?;
+    }
+}
+
+/// Lines of `variable`/`include` commands before byte `at` whose scope is still open there.
+fn variables_in_scope(file: &ParsedFile, at: usize) -> Vec<usize> {
+    // One frame per open namespace or section; the bottom frame is the file.
+    let mut frames: Vec<Vec<usize>> = vec![Vec::new()];
+    let root = file.root();
+    let mut cursor = root.walk();
+    for node in root.named_children(&mut cursor) {
+        if node.start_byte() >= at {
+            break;
+        }
+        let kind = node.kind();
+        if SCOPE_OPEN.contains(&kind) {
+            frames.push(Vec::new());
+        } else if kind == SCOPE_CLOSE {
+            if frames.len() > 1 {
+                frames.pop();
+            }
+        } else if VARIABLE_KINDS.contains(&kind) {
+            if let Some(frame) = frames.last_mut() {
+                frame.push(node.start_position().row + 1);
+            }
+        }
+    }
+    frames.concat()
+}
