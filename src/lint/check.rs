@@ -90,6 +90,12 @@ impl<'f> Checker<'f, '_> {
 
     fn node(&mut self, node: Node<'f>) {
         let kind = node.kind();
+        if node.child_count() == 0 && node.parent().is_some_and(|p| p.is_error()) {
+            self.unparsed_token(node);
+        }
+        if !node.is_named() {
+            return; // keywords and punctuation; e.g. the `sorry` token inside a `sorry` node
+        }
         match kind {
             "sorry" => self.push(
                 Rule::Sorry,
@@ -111,6 +117,26 @@ impl<'f> Checker<'f, '_> {
             _ if HASH_COMMAND_KINDS.contains(&kind) => self.hash_command(node),
             _ => {}
         }
+    }
+
+    /// A keyword token inside a part the parser could not read: the hole or axiom it starts
+    /// is still reported, so a parse error cannot hide one.
+    fn unparsed_token(&mut self, node: Node<'f>) {
+        if node.is_named() && matches!(node.kind(), "sorry" | "admit") {
+            return; // already a `sorry`/`admit` node
+        }
+        let (rule, word) = match self.text(node) {
+            "sorry" => (Rule::Sorry, "sorry"),
+            "admit" => (Rule::Admit, "admit"),
+            "axiom" => (Rule::Axiom, "axiom"),
+            _ => return,
+        };
+        self.push(
+            rule,
+            node,
+            node,
+            format!("`{word}` in a part of the file mf could not parse"),
+        );
     }
 
     fn identifier(&mut self, node: Node<'f>) {
