@@ -1,1 +1,261 @@
-fn main() {}
+//! Whole-process latency of `mk search` on a 100,000-finding knowledge base.
+//!
+//! Run with:
+//!
+//! ```text
+//! cargo bench --bench mk_search
+//! ```
+//!
+//! Cargo builds `target/release/mk` for the bench (override with `MK_BIN=/path/to/mk`). The
+//! knowledge base is generated once through the public batch writer and cached at
+//! `target/bench-data/mk_search_100k_v1.db` (delete it to rebuild). Each measurement spawns
+//! the real binary, which opens the database, runs the search and prints text to a pipe, so the
+//! numbers include process start-up, like a user's or a hook's call. Besides criterion's
+//! per-query estimates, a percentile table (p50/p90/max over every run of every query) is
+//! printed at the end; that p50 is the figure the issue asks for.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use math_forge::kb::{
+    content_hash, Confidence, FileItem, FindingType, Kb, NewFinding, ProblemStatus, ProblemUpsert,
+    SourceRecord,
+};
+
+const FINDINGS: usize = 100_000;
+const PER_FILE: usize = 10;
+
+/// Queries of every kind users type, from exact names to hostile text. The exact theorem name
+/// and problem id are picked from the generated corpus (see [`queries`]).
+const QUERIES: &[(&str, &str)] = &[
+    ("partial_identifier", "card_le_ca"),
+    ("namespaced_lemma", "Finset.card_le_card_of_injOn"),
+    ("two_words", "prime divisor"),
+    ("prefix_word", "induct"),
+    ("phrase", "\"quadratic residue\""),
+    ("or_not", "pigeonhole OR parity NOT cover"),
+    ("hostile", "'; DROP TABLE findings; -- (∀ n ∈ ℕ) NEAR( *"),
+    ("common_word", "lemma"),
+];
+
+/// Deterministic xorshift so every run builds the same corpus.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// Zipf-like: small indexes much more often, as word frequencies are.
+    fn zipf(&mut self, n: usize) -> usize {
+        let u = (self.next() % 1_000_000) as f64 / 1_000_000.0;
+        ((n as f64).powf(u) as usize).saturating_sub(1).min(n - 1)
+    }
+}
+
+const MATH: &[&str] = &[
+    "prime", "divisor", "residue", "quadratic", "modular", "induction", "parity", "pigeonhole",
+    "bound", "sieve", "lacunary", "coprime", "factor", "sum", "product", "graph", "cover",
+    "packing", "triangle", "clique", "matching", "sequence", "limit", "integral", "polynomial",
+    "root", "field", "ring", "group", "order", "cyclic", "norm", "valuation", "density",
+    "powerful", "consecutive", "square", "cube", "gcd", "lcm", "totient", "mobius", "euler",
+    "fermat", "legendre", "jacobi", "criterion", "lemma", "theorem", "card", "finset",
+    "injective", "surjective", "monotone", "convex", "continuous", "measure", "bijection",
+];
+const TECHNIQUES: &[&str] = &[
+    "induction", "linear arithmetic (omega)", "finite computation (native_decide)",
+    "numerical normalization", "ring tactic", "interval case analysis", "field simplification",
+    "calculational proof", "QR + Euler criterion", "pigeonhole", "double counting",
+];
+const PROBLEM_KINDS: &[&str] = &["erdos", "tuza", "ft", "putnam", "kurepa", "oeis"];
+
+fn word(rng: &mut Rng) -> String {
+    // Half the vocabulary is math words, the rest synthetic so the index has a realistic size.
+    if rng.below(2) == 0 {
+        MATH[rng.zipf(MATH.len())].to_string()
+    } else {
+        let syll = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "do", "be", "zu", "fo", "gi"];
+        let n = 2 + rng.below(3);
+        let mut w: String = (0..n).map(|_| syll[rng.zipf(syll.len())]).collect();
+        w.push_str(&rng.below(50).to_string());
+        w
+    }
+}
+
+fn sentence(rng: &mut Rng, words: usize) -> String {
+    (0..words).map(|_| word(rng)).collect::<Vec<_>>().join(" ")
+}
+
+fn corpus() -> Vec<FileItem> {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let files = FINDINGS / PER_FILE;
+    let shared = "theorem Finset.card_le_card_of_injOn {s : Finset α} {t : Finset β} (f : α → β) (hf : ∀ a ∈ s, f a ∈ t) (f_inj : Set.InjOn f s) : s.card ≤ t.card";
+    (0..files)
+        .map(|slot| {
+            let kind = PROBLEM_KINDS[rng.zipf(PROBLEM_KINDS.len())];
+            let problem = format!("{kind}_{}", rng.below(2_000));
+            let domain = ["nt", "algebra", "combinatorics", "analysis"][rng.zipf(4)];
+            let technique = TECHNIQUES[rng.zipf(TECHNIQUES.len())];
+            let path = format!("results/slot{slot}_{problem}_result.lean");
+            let mut findings = Vec::with_capacity(PER_FILE);
+            for k in 0..PER_FILE {
+                let f = match k {
+                    0 if slot % 7 == 0 => NewFinding {
+                        finding_type: FindingType::Theorem,
+                        title: "Finset.card_le_card_of_injOn (theorem)".into(),
+                        description: format!("Proven theorem from slot{slot}: {shared}"),
+                        theorem_name: Some("Finset.card_le_card_of_injOn".into()),
+                        theorem_statement: Some(shared.into()),
+                        proof_technique: Some("injection counting".into()),
+                        confidence: Confidence::Verified,
+                        ..Default::default()
+                    },
+                    8 => NewFinding {
+                        finding_type: FindingType::Failure,
+                        title: format!("Failed attempt: slot{slot} ({} sorry)", 3 + rng.below(5)),
+                        description: sentence(&mut rng, 25),
+                        why_failed: Some(sentence(&mut rng, 12)),
+                        avoid_pattern: Some(sentence(&mut rng, 5)),
+                        proof_technique: Some(TECHNIQUES[rng.zipf(TECHNIQUES.len())].into()),
+                        confidence: Confidence::High,
+                        ..Default::default()
+                    },
+                    9 => NewFinding {
+                        finding_type: FindingType::Technique,
+                        title: format!("Technique: {technique} (slot{slot})"),
+                        description: sentence(&mut rng, 30),
+                        proof_technique: Some(technique.into()),
+                        confidence: Confidence::Verified,
+                        ..Default::default()
+                    },
+                    _ => {
+                        let name = format!("{problem}_{}_{}_{k}", word(&mut rng), word(&mut rng));
+                        let stmt = format!("lemma {name} (n : ℕ) : {}", sentence(&mut rng, 18));
+                        NewFinding {
+                            finding_type: FindingType::Theorem,
+                            title: format!("{name} (lemma)"),
+                            description: format!("Proven lemma from slot{slot}: {}", &stmt[..stmt.len().min(200)]),
+                            theorem_name: Some(name),
+                            theorem_statement: Some(stmt),
+                            proof_technique: Some(technique.into()),
+                            confidence: if rng.below(4) == 0 { Confidence::Medium } else { Confidence::Verified },
+                            tags: Some(domain.into()),
+                            ..Default::default()
+                        }
+                    }
+                };
+                findings.push(NewFinding { domain_id: Some(domain.into()), ..f });
+            }
+            FileItem {
+                source: SourceRecord {
+                    content_hash: content_hash(path.as_bytes()),
+                    path,
+                    size_bytes: 10_000,
+                    slot: Some(slot as i64),
+                    problem_id: Some(problem.clone()),
+                    ..Default::default()
+                },
+                findings,
+                problem: Some(ProblemUpsert { id: problem, domain_id: Some(domain.into()), status: Some(ProblemStatus::Partial), ..Default::default() }),
+            }
+        })
+        .collect()
+}
+
+fn knowledge_db() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let path = target.join("bench-data").join("mk_search_100k_v1.db");
+    if let Ok(kb) = Kb::open_existing(&path) {
+        if kb.finding_count().unwrap() == FINDINGS as i64 {
+            return path;
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    let start = Instant::now();
+    let mut kb = Kb::open(&path).unwrap();
+    let outcomes = kb.write_batch(corpus()).unwrap();
+    assert_eq!(kb.finding_count().unwrap(), FINDINGS as i64);
+    kb.connection().execute_batch("PRAGMA optimize; INSERT INTO findings_fts(findings_fts) VALUES ('optimize'); INSERT INTO findings_ident(findings_ident) VALUES ('optimize');").unwrap();
+    eprintln!(
+        "built {} ({} files, {FINDINGS} findings) in {:.1} s",
+        path.display(),
+        outcomes.len(),
+        start.elapsed().as_secs_f64()
+    );
+    path
+}
+
+fn mk_bin() -> PathBuf {
+    std::env::var_os("MK_BIN").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_mk")))
+}
+
+fn run_once(bin: &Path, db: &Path, query: &str) -> Duration {
+    let start = Instant::now();
+    let status = Command::new(bin)
+        .args(["search", "--db"])
+        .arg(db)
+        .arg("--")
+        .arg(query)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    let elapsed = start.elapsed();
+    assert!(status.success(), "mk search {query:?} failed");
+    elapsed
+}
+
+/// [`QUERIES`] plus an existing theorem name and problem id.
+fn queries(db: &Path) -> Vec<(String, String)> {
+    let kb = Kb::open_existing(db).unwrap();
+    let one = |sql: &str| -> String { kb.connection().query_row(sql, [], |r| r.get(0)).unwrap() };
+    let name = one("SELECT theorem_name FROM findings WHERE theorem_name LIKE 'erdos%' ORDER BY id LIMIT 1 OFFSET 500");
+    let problem = one("SELECT problem_id FROM findings WHERE problem_id LIKE 'erdos%' ORDER BY id LIMIT 1 OFFSET 500");
+    let mut q = vec![("exact_theorem_name".to_string(), name), ("problem_id".to_string(), problem)];
+    q.extend(QUERIES.iter().map(|(n, s)| (n.to_string(), s.to_string())));
+    q
+}
+
+fn bench(c: &mut Criterion) {
+    let db = knowledge_db();
+    let bin = mk_bin();
+    let queries = queries(&db);
+    let mut group = c.benchmark_group("mk_search_100k");
+    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    for (name, query) in &queries {
+        group.bench_function(name.as_str(), |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| run_once(&bin, &db, query)).sum())
+        });
+    }
+    group.finish();
+
+    // The percentile table: every query, RUNS times each, whole process.
+    const RUNS: usize = 50;
+    let mut all = Vec::new();
+    eprintln!("\nmk search, whole process, {FINDINGS} findings, {RUNS} runs per query ({})", bin.display());
+    eprintln!("{:<20} {:>8} {:>8} {:>8}", "query", "p50 ms", "p90 ms", "max ms");
+    for (name, query) in &queries {
+        let mut t: Vec<f64> = (0..RUNS).map(|_| run_once(&bin, &db, query).as_secs_f64() * 1e3).collect();
+        t.sort_by(f64::total_cmp);
+        eprintln!("{name:<20} {:>8.2} {:>8.2} {:>8.2}", pct(&t, 0.5), pct(&t, 0.9), t[t.len() - 1]);
+        all.extend(t);
+    }
+    all.sort_by(f64::total_cmp);
+    eprintln!("{:<20} {:>8.2} {:>8.2} {:>8.2}", "ALL", pct(&all, 0.5), pct(&all, 0.9), all[all.len() - 1]);
+}
+
+fn pct(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,8 +1,746 @@
-// Placeholder until the real grammar is published.
+/**
+ * @file Lean 4 grammar for tree-sitter (math-forge).
+ *
+ * Design: commands are structured, terms are permissive sequences of atoms,
+ * operators and balanced groups, and layout (tactic blocks, `do` blocks,
+ * `where` fields, alternatives...) is driven by an indentation stack kept in
+ * the external scanner (src/scanner.c), in the style of tree-sitter-python.
+ */
+
+/* eslint-disable arrow-parens, camelcase */
+
+// ---------------------------------------------------------------------------
+// Lexical classes (Rust regex syntax, see RustRegex)
+// ---------------------------------------------------------------------------
+
+// Lean excludes λ, Π and Σ from identifiers (they are binder notation).
+const ID_FIRST = String.raw`[[_\p{L}]--[λΠΣ]]`;
+const ID_REST = String.raw`[[_\p{L}0-9'!?\u{2080}-\u{2089}]--[λΠΣ]]`;
+const ID_PART = String.raw`(?:${ID_FIRST}${ID_REST}*|«[^»\n]*»)`;
+const IDENT = String.raw`${ID_PART}(?:\.(?:${ID_PART}|[0-9]+))*`;
+
+// Characters that may form operators: everything that is not whitespace, a
+// letter, a digit, an identifier char, a bracket, a separator, a quote, or a
+// binder symbol.  `:` is excluded so that `:=`/`:` stay separate tokens.
+const SYM = String.raw`[^\s\p{L}0-9_'"\x60,;:()\[\]{}⟨⟩⦃⦄‹›⟪⟫«»∀∃∑∏⋃⋂⨆⨅∫∮⨁⨂∐]`;
+
+const BINDER_OPS = [
+  '∀', '∃', '∃!', 'Π', 'Σ', "Σ'", '∑', "∑'", '∏', "∏'", '⋃', '⋂', '⨆', '⨅',
+  '∫', '∫⁻', '∮', '⨁', '⨂', '∐', '∀ᶠ', '∃ᶠ', '∀ᵐ', '∃ᵐ', '∑ᶠ', '∏ᶠ',
+];
+
+const DECL_KW_NAMED = ['theorem', 'lemma', 'def', 'abbrev', 'axiom', 'opaque'];
+
+const MODIFIERS = [
+  'private', 'protected', 'public', 'noncomputable', 'partial', 'unsafe',
+  'nonrec', 'meta', 'local', 'scoped',
+];
+
+const SYNTAX_KW = [
+  'notation', 'notation3', 'infix', 'infixl', 'infixr', 'prefix', 'postfix',
+  'macro', 'macro_rules', 'syntax', 'elab', 'elab_rules', 'declare_syntax_cat',
+  'binder_predicate', 'initialize', 'builtin_initialize', 'simproc', 'dsimproc',
+  'register_simp_attr', 'add_decl_doc', 'irreducible_def',
+];
+
+// Words that always start a command; they are reserved so that an unclosed
+// bracket or unfinished term cannot swallow the next command.
+const RESERVED = [
+  'theorem', 'lemma', 'def', 'abbrev', 'instance', 'example', 'axiom', 'opaque',
+  'structure', 'class', 'inductive', 'namespace', 'section', 'end', 'open',
+  'import', 'variable', 'universe', 'set_option', 'attribute', 'mutual',
+  'noncomputable', 'private', 'protected', 'local', 'scoped',
+  'macro', 'macro_rules', 'syntax', 'elab', 'elab_rules', 'notation',
+  'infix', 'infixl', 'infixr', 'prefix', 'postfix', 'declare_syntax_cat',
+];
+
+const sep1 = (sep, rule) => seq(rule, repeat(seq(sep, rule)));
+
 module.exports = grammar({
   name: 'lean',
-  externals: $ => [$._placeholder],
+
+  word: $ => $.identifier,
+
+  extras: $ => [
+    /\s/,
+    $.line_comment,
+    $.block_comment,
+    $.doc_comment,
+    $.module_doc,
+  ],
+
+  externals: $ => [
+    $._layout_start,
+    $._layout_sep,
+    $._layout_end,
+    $._comma,
+    $._bar,
+    $.block_comment,
+    $.doc_comment,
+    $.module_doc,
+    $._interp_content,
+    $.exit_tail,
+    $._then,
+    $._else,
+    $._calc_start,
+    $._error_sentinel,
+  ],
+
+  reserved: {
+    global: $ => RESERVED,
+    soup: $ => [],
+  },
+
+  supertypes: $ => [],
+
+  inline: $ => [],
+
+  conflicts: $ => [],
+
   rules: {
-    source_file: $ => repeat(/[^\s]+/),
+    source_file: $ => repeat($._command),
+
+    // -----------------------------------------------------------------------
+    // Commands
+    // -----------------------------------------------------------------------
+
+    _command: $ => choice(
+      $.declaration,
+      $.module,
+      $.import,
+      $.namespace,
+      $.section,
+      $.end,
+      $.open,
+      $.export,
+      $.variable,
+      $.universe,
+      $.set_option,
+      $.hash_command,
+      $.exit_command,
+      $.attribute_command,
+      $.syntax_command,
+      $.deriving_instance,
+      $.mutual,
+      $.omit,
+      $.include,
+    ),
+
+    module: $ => seq(repeat(field('modifier', $.modifier)), 'module'),
+
+    import: $ => seq(
+      repeat(field('modifier', $.modifier)),
+      'import',
+      optional('all'),
+      field('module', $.identifier),
+    ),
+
+    namespace: $ => seq('namespace', field('name', $.identifier)),
+
+    section: $ => seq(
+      optional(field('attributes', $.attributes)),
+      repeat(field('modifier', $.modifier)),
+      'section',
+      optional(field('name', $.identifier)),
+    ),
+
+    end: $ => prec.right(seq('end', optional(field('name', $.identifier)))),
+
+    _in_command: $ => seq('in', field('command', $._command)),
+
+    open: $ => prec.right(seq(
+      'open',
+      repeat1(choice(
+        $.identifier,
+        alias('scoped', $.identifier),
+        $.parens,
+        $.operator,
+      )),
+      optional($._in_command),
+    )),
+
+    export: $ => prec.right(seq(
+      'export',
+      repeat1(choice($.identifier, $.parens)),
+    )),
+
+    variable: $ => prec.right(seq(
+      'variable',
+      repeat1($._binder),
+      optional($._in_command),
+    )),
+
+    omit: $ => prec.right(seq(
+      'omit',
+      repeat1($._binder),
+      optional($._in_command),
+    )),
+
+    include: $ => prec.right(seq(
+      'include',
+      repeat1($._binder),
+      optional($._in_command),
+    )),
+
+    universe: $ => prec.right(seq('universe', repeat1($.identifier))),
+
+    set_option: $ => prec.right(seq(
+      'set_option',
+      field('name', $.identifier),
+      field('value', $._option_value),
+      optional($._in_command),
+    )),
+
+    _option_value: $ => choice($.identifier, $.number, $.string),
+
+    hash_command: $ => prec.right(seq(
+      field('command', $.hash_keyword),
+      repeat(choice($._term_part, ':', $._comma_tok)),
+      optional($._in_command),
+    )),
+
+    hash_keyword: $ => /#[a-zA-Z_][a-zA-Z_0-9]*/,
+
+    exit_command: $ => seq('#exit', optional($.exit_tail)),
+
+    attribute_command: $ => prec.right(seq(
+      'attribute',
+      '[',
+      sep1($._comma_tok, $.attribute),
+      ']',
+      repeat($.identifier),
+    )),
+
+    deriving_instance: $ => seq(
+      'deriving',
+      'instance',
+      sep1($._comma_tok, $.identifier),
+      'for',
+      sep1($._comma_tok, $.identifier),
+    ),
+
+    mutual: $ => seq(
+      'mutual',
+      repeat(choice($.declaration, $.set_option, $.open, $.variable)),
+      'end',
+    ),
+
+    // Notation / macro / syntax / elab commands are kept opaque: a flat soup
+    // of tokens and balanced groups.
+    syntax_command: $ => prec.right(seq(
+      optional(field('attributes', $.attributes)),
+      repeat(field('modifier', $.modifier)),
+      field('keyword', alias(choice(...SYNTAX_KW), $.syntax_keyword)),
+      repeat($._soup_item),
+    )),
+
+    // -----------------------------------------------------------------------
+    // Declarations
+    // -----------------------------------------------------------------------
+
+    attributes: $ => seq('@[', sep1($._comma_tok, $.attribute), ']'),
+
+    attribute: $ => repeat1($._attr_item),
+
+    _attr_item: $ => reserved('soup', choice(
+      $.identifier,
+      $.dot_identifier,
+      $.number,
+      $.string,
+      $.operator,
+      ':', ':=', '=>',
+      alias($._soup_parens, $.parens),
+      alias($._soup_brackets, $.brackets),
+      alias($._soup_braces, $.braces),
+    )),
+
+    modifier: $ => choice(...MODIFIERS),
+
+    declaration: $ => prec.right(seq(
+      optional(field('attributes', $.attributes)),
+      repeat(field('modifier', $.modifier)),
+      choice(
+        seq(
+          field('kind', alias($._kind_named, $.declaration_kind)),
+          field('name', $.identifier),
+          repeat($._binder),
+          optional($._type_ascription),
+          optional($._def_body),
+        ),
+        seq(
+          field('kind', alias('example', $.declaration_kind)),
+          repeat($._binder),
+          optional($._type_ascription),
+          optional($._def_body),
+        ),
+        seq(
+          field('kind', alias('instance', $.declaration_kind)),
+          optional($.instance_priority),
+          optional(field('name', $.identifier)),
+          repeat($._bracket_binder),
+          $._type_ascription,
+          optional($._def_body),
+        ),
+        seq(
+          field('kind', alias($._kind_structure, $.declaration_kind)),
+          field('name', $.identifier),
+          repeat($._binder),
+          optional($.extends),
+          optional($._type_ascription),
+          optional(field('body', $.structure_body)),
+        ),
+        seq(
+          field('kind', alias($._kind_inductive, $.declaration_kind)),
+          field('name', $.identifier),
+          repeat($._binder),
+          optional($._type_ascription),
+          optional(field('body', $.inductive_body)),
+        ),
+      ),
+      repeat($._decl_suffix),
+    )),
+
+    _kind_named: $ => choice(...DECL_KW_NAMED),
+    _kind_structure: $ => choice('structure', 'class'),
+    _kind_inductive: $ => choice('inductive', seq('class', 'inductive')),
+
+    instance_priority: $ => seq('(', 'priority', ':=', repeat1($._term_part), ')'),
+
+    _type_ascription: $ => seq(':', field('type', $.type)),
+
+    type: $ => $._term,
+
+    _binder: $ => choice($._bracket_binder, $.identifier),
+
+    _bracket_binder: $ => choice(
+      $.explicit_binder,
+      $.implicit_binder,
+      $.instance_binder,
+      $.strict_implicit_binder,
+    ),
+
+    explicit_binder: $ => seq('(', optional($._group_content), ')'),
+    implicit_binder: $ => seq('{', optional($._group_content), '}'),
+    instance_binder: $ => seq('[', optional($._group_content), ']'),
+    strict_implicit_binder: $ => seq('⦃', optional($._group_content), '⦄'),
+
+    extends: $ => seq('extends', sep1($._comma_tok, repeat1($._term_part))),
+
+    _def_body: $ => choice(
+      seq(
+        field('body', choice($.value, $.equations)),
+        repeat(choice($.termination_by, $.decreasing_by)),
+        optional($.where_decls),
+      ),
+      field('body', $.where_fields),
+    ),
+
+    // `:= term`
+    value: $ => seq(':=', $._term),
+
+    // `| pat => term` ...
+    equations: $ => repeat1($.alternative),
+
+    // `where` followed by fields / local definitions (layout block)
+    where_fields: $ => seq(
+      'where',
+      $._layout_start,
+      optional($._fields),
+      $._layout_end,
+    ),
+
+    structure_body: $ => seq(
+      'where',
+      $._layout_start,
+      optional(seq(
+        optional(seq($.constructor_name, optional($._layout_sep))),
+        optional($._fields),
+      )),
+      $._layout_end,
+    ),
+
+    constructor_name: $ => seq($.identifier, '::'),
+
+    _fields: $ => seq(
+      $.field,
+      repeat(seq(choice($._layout_sep, ';', seq(';', $._layout_sep)), $.field)),
+      optional(';'),
+    ),
+
+    field: $ => seq(
+      repeat1(choice($.identifier, $._bracket_binder, $.attributes)),
+      optional(seq(':', $._term)),
+      optional(choice(seq(':=', $._term), repeat1($.alternative))),
+    ),
+
+    inductive_body: $ => choice(
+      seq('where', repeat($.constructor)),
+      repeat1($.constructor),
+    ),
+
+    constructor: $ => seq(
+      $._bar_tok,
+      repeat($.attributes),
+      field('name', $.identifier),
+      repeat($._binder),
+      optional(seq(':', $._term)),
+    ),
+
+    _decl_suffix: $ => $.deriving_clause,
+
+    deriving_clause: $ => seq('deriving', sep1($._comma_tok, $.identifier)),
+
+    termination_by: $ => prec.right(seq(
+      choice('termination_by', "termination_by?"),
+      repeat(choice($._term_part, '=>')),
+    )),
+
+    decreasing_by: $ => seq('decreasing_by', $._tactic_block),
+
+    where_decls: $ => seq(
+      'where',
+      $._layout_start,
+      optional($._fields),
+      $._layout_end,
+    ),
+
+    // -----------------------------------------------------------------------
+    // Terms
+    // -----------------------------------------------------------------------
+
+    _term: $ => prec.right(repeat1($._term_part)),
+
+    _term_part: $ => choice(
+      $._atom,
+      $._group,
+      $.operator,
+      $.fun,
+      $.binder_notation,
+      $.by_block,
+      $.have,
+      $.show,
+      $.if_then_else,
+      $.match,
+      $.do_block,
+      $.calc,
+    ),
+
+    _atom: $ => choice(
+      $.identifier,
+      $.dot_identifier,
+      $.number,
+      $.string,
+      $.interpolated_string,
+      $.raw_string,
+      $.char,
+      $.name_literal,
+      $.syntax_quotation,
+      $.sorry,
+    ),
+
+    _group: $ => choice(
+      $.parens,
+      $.brackets,
+      $.braces,
+      $.anonymous_constructor,
+      $.strict_braces,
+      $.assumption,
+      $.double_angle,
+    ),
+
+    parens: $ => seq('(', optional($._group_content), ')'),
+    brackets: $ => seq('[', optional($._group_content), ']'),
+    braces: $ => seq('{', optional($._group_content), '}'),
+    anonymous_constructor: $ => seq('⟨', optional($._group_content), '⟩'),
+    strict_braces: $ => seq('⦃', optional($._group_content), '⦄'),
+    assumption: $ => seq('‹', optional($._group_content), '›'),
+    double_angle: $ => seq('⟪', optional($._group_content), '⟫'),
+
+    _group_content: $ => repeat1(choice(
+      $._term_part,
+      $._comma_tok,
+      $._bar_tok,
+      ':',
+      ':=',
+      ';',
+      '=>',
+      'with',
+    )),
+
+    fun: $ => prec.right(seq(
+      choice('fun', 'λ'),
+      choice(
+        seq(
+          repeat1(choice($._term_part, ':')),
+          choice('=>', '↦'),
+          $._term,
+        ),
+        repeat1($.alternative),
+      ),
+    )),
+
+    binder_notation: $ => prec.right(seq(
+      field('binder', alias(choice(...BINDER_OPS), $.binder_symbol)),
+      repeat1(choice($._term_part, ':')),
+      $._comma_tok,
+      $._term,
+    )),
+
+    by_block: $ => seq('by', $._tactic_block),
+
+    have: $ => prec.right(seq(
+      choice('have', 'haveI', 'let', 'letI', 'suffices'),
+      repeat1(choice($._term_part, ':', ':=', $._bar_tok)),
+      optional(seq(';', $._term)),
+    )),
+
+    show: $ => prec.right(seq(
+      'show',
+      $._term,
+      optional(seq('from', $._term)),
+    )),
+
+    if_then_else: $ => prec.right(seq(
+      'if',
+      repeat1(choice($._term_part, ':')),
+      $._then_tok,
+      $._term,
+      optional(seq($._else_tok, $._term)),
+    )),
+
+    match: $ => prec.right(seq(
+      'match',
+      repeat1(choice($._term_part, ':', $._comma_tok)),
+      'with',
+      repeat1($.alternative),
+    )),
+
+    alternative: $ => prec.right(seq(
+      $._bar_tok,
+      repeat1(choice($._term_part, $._comma_tok, $._bar_tok)),
+      '=>',
+      $._term,
+    )),
+
+    do_block: $ => seq(
+      'do',
+      $._layout_start,
+      $.do_element,
+      repeat(seq(choice($._layout_sep, ';', seq(';', $._layout_sep)), $.do_element)),
+      optional(';'),
+      $._layout_end,
+    ),
+
+    do_element: $ => prec.right(repeat1(choice($._term_part, ':=', ':', '=>'))),
+
+    calc: $ => seq('calc', $._calc_steps),
+
+    _calc_steps: $ => seq(
+      $._calc_start,
+      sep1($._layout_sep, $.calc_step),
+      $._layout_end,
+      optional(seq(
+        $._layout_start,
+        sep1($._layout_sep, $.calc_step),
+        $._layout_end,
+      )),
+    ),
+
+    calc_step: $ => seq($._term, optional(seq(':=', $._term))),
+
+    sorry: $ => 'sorry',
+
+    admit: $ => 'admit',
+
+    // -----------------------------------------------------------------------
+    // Tactics
+    // -----------------------------------------------------------------------
+
+    _tactic_block: $ => seq($._layout_start, $._tactic_seq, $._layout_end),
+
+    _tactic_seq: $ => seq(
+      $.tactic,
+      repeat(seq($._tactic_sep, $.tactic)),
+      optional($._semicolons),
+    ),
+
+    _semicolons: $ => prec.right(repeat1(';')),
+
+    _tactic_sep: $ => choice(
+      $._layout_sep,
+      seq($._semicolons, optional($._layout_sep)),
+    ),
+
+    tactic: $ => choice(
+      // generic tactic: `name args* (with ...)? (=> tactics)?`
+      prec.right(seq(
+        field('head', $.identifier),
+        repeat($._tactic_arg),
+        optional($.with_clause),
+        optional(seq('=>', $._tactic_block)),
+      )),
+      field('head', $.sorry),
+      field('head', $.admit),
+      // focusing bullet
+      seq(field('head', choice('·', '.')), $._tactic_block),
+      // combinators taking a tactic sequence
+      seq(
+        field('head', alias(choice('try', 'all_goals', 'any_goals', 'repeat', "repeat'", 'focus',
+          'classical', 'with_reducible', 'fail_if_success', 'success_if_fail'), $.identifier)),
+        $._tactic_block,
+      ),
+      seq(
+        field('head', alias('iterate', $.identifier)),
+        $.number,
+        $._tactic_block,
+      ),
+      seq(field('head', alias('first', $.identifier)), repeat1(seq($._bar_tok, $._tactic_block))),
+      prec.left(1, seq($.tactic, field('head', '<;>'), $.tactic)),
+      seq(field('head', '('), $._tactic_block, ')'),
+      seq(field('head', '{'), optional($._tactic_block), '}'),
+      seq(
+        field('head', '['),
+        optional($._semicolons),
+        optional(seq($.tactic, repeat(seq($._semicolons, $.tactic)), optional($._semicolons))),
+        ']',
+      ),
+      seq(field('head', alias('calc', $.identifier)), $._calc_steps),
+      seq(
+        field('head', alias('match', $.identifier)),
+        repeat1(choice($._term_part, ':', $._comma_tok)),
+        'with',
+        repeat1($.tactic_alternative),
+      ),
+      prec.right(seq(
+        field('head', alias('if', $.identifier)),
+        repeat1(choice($._term_part, ':')),
+        $._then_tok,
+        $._tactic_block,
+        optional(seq($._else_tok, $._tactic_block)),
+      )),
+      // rcases patterns may contain `|`
+      prec.right(seq(
+        field('head', alias(choice('obtain', 'rcases', 'rintro', 'rintros'), $.identifier)),
+        repeat(choice($._term_part, ':', ':=', $._bar_tok, $._comma_tok)),
+        optional($.with_clause),
+      )),
+      // comma separated witnesses
+      prec.right(seq(
+        field('head', alias(choice('use', 'use!', 'exists', 'existsi', 'refine_lift'), $.identifier)),
+        repeat(choice($._term_part, $._comma_tok, ':=')),
+      )),
+      seq(field('head', alias('open', $.identifier)), repeat1(choice($.identifier, alias('scoped', $.identifier))), 'in', $.tactic),
+      seq(field('head', alias('set_option', $.identifier)), $.identifier, $._option_value, 'in', $.tactic),
+    ),
+
+    _tactic_arg: $ => choice(
+      $._term_part,
+      ':',
+      ':=',
+    ),
+
+    with_clause: $ => seq(
+      'with',
+      choice(
+        repeat1($.tactic_alternative),
+        seq(
+          choice($._term_part, ':'),
+          repeat(choice($._term_part, ':', $._bar_tok, $._comma_tok)),
+        ),
+      ),
+    ),
+
+    tactic_alternative: $ => seq(
+      $._bar_tok,
+      repeat1(choice($._term_part, $._comma_tok, $._bar_tok)),
+      '=>',
+      $._tactic_block,
+    ),
+
+    // -----------------------------------------------------------------------
+    // Opaque token soup (syntax quotations, macro/notation commands)
+    // -----------------------------------------------------------------------
+
+    _soup_item: $ => reserved('soup', choice(
+      $.identifier,
+      $.dot_identifier,
+      $.number,
+      $.string,
+      $.interpolated_string,
+      $.raw_string,
+      $.char,
+      $.name_literal,
+      $.syntax_quotation,
+      $.operator,
+      alias(choice(...BINDER_OPS), $.operator),
+      $._comma_tok,
+      $._bar_tok,
+      ':', ':=', ';', '=>', '::',
+      alias($._soup_parens, $.parens),
+      alias($._soup_brackets, $.brackets),
+      alias($._soup_braces, $.braces),
+      alias($._soup_angle, $.anonymous_constructor),
+    )),
+
+    _soup_parens: $ => seq('(', repeat($._soup_item), ')'),
+    _soup_brackets: $ => seq('[', repeat($._soup_item), ']'),
+    _soup_braces: $ => seq('{', repeat($._soup_item), '}'),
+    _soup_angle: $ => seq('⟨', repeat($._soup_item), '⟩'),
+
+    syntax_quotation: $ => seq(
+      /`\((?:[A-Za-z_][A-Za-z_0-9.]*\|)?/,
+      repeat($._soup_item),
+      ')',
+    ),
+
+    // -----------------------------------------------------------------------
+    // Tokens
+    // -----------------------------------------------------------------------
+
+    _comma_tok: $ => alias($._comma, ','),
+    _then_tok: $ => alias($._then, 'then'),
+    _else_tok: $ => alias($._else, 'else'),
+    _bar_tok: $ => alias($._bar, '|'),
+
+    identifier: $ => token(new RustRegex(IDENT)),
+
+    dot_identifier: $ => token(new RustRegex(String.raw`\.(?:${ID_PART}|[0-9]+)(?:\.(?:${ID_PART}|[0-9]+))*`)),
+
+    operator: $ => token(choice(
+      new RustRegex(String.raw`${SYM}+'*`),
+      '::',
+      "''",
+    )),
+
+    number: $ => token(choice(
+      /[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/,
+      /0[xX][0-9a-fA-F_]+/,
+      /0[bB][01_]+/,
+      /0[oO][0-7_]+/,
+    )),
+
+    string: $ => token(seq('"', repeat(choice(/[^"\\]+/, /\\[\s\S]/)), '"')),
+
+    interpolated_string: $ => seq(
+      choice('s!"', 'm!"', 'f!"'),
+      repeat(choice(
+        alias($._interp_content, $.string_content),
+        $.interpolation,
+      )),
+      token.immediate('"'),
+    ),
+
+    interpolation: $ => seq(token.immediate('{'), optional($._group_content), '}'),
+
+    raw_string: $ => token(choice(
+      /r"[^"]*"/,
+      /r#"([^"]|"[^#])*"#/,
+    )),
+
+    char: $ => token(/'([^'\\\n]|\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n]))'/),
+
+    name_literal: $ => token(new RustRegex(String.raw`\x60\x60?${IDENT}`)),
+
+    line_comment: $ => token(seq('--', /[^\n]*/)),
   },
 });

@@ -2,3 +2,4 @@
 
 pub mod mf;
 pub mod mk;
+pub mod render;

@@ -1,1 +1,244 @@
-//! knowledge.db: schema, migrations and queries.
+//! knowledge.db: schema, migrations, writers and queries.
+//!
+//! Open a [`Kb`] once and keep it: [`Kb::open`] creates or upgrades the database,
+//! [`Kb::open_existing`] refuses to create one (what read commands want), and
+//! [`Kb::open_read_only`] cannot write at all (what `mk query` wants). Every connection runs in
+//! WAL mode with a busy timeout and foreign keys on; writes take the lock up front
+//! (`BEGIN IMMEDIATE`) and are retried when another process holds it, so concurrent writers
+//! wait for each other instead of failing with "database is locked".
+//!
+//! Extractors store results with [`Kb::write_batch`] (one transaction per chunk of files, one
+//! savepoint per file) after skipping unchanged files with [`Kb::source_hash`] /
+//! [`Kb::source_hashes`] and [`content_hash`].
+
+mod adhoc;
+mod bootstrap;
+mod error;
+mod model;
+mod paths;
+mod queries;
+mod recommend;
+mod record;
+mod schema;
+pub mod search;
+pub mod sql;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+pub use adhoc::QueryResult;
+pub use bootstrap::{MigrationReport, TableCount};
+pub use error::{KbError, Result};
+pub use model::{
+    domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
+    ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,
+};
+pub use paths::{
+    resolve_knowledge_db, resolve_knowledge_db_in, resolve_tracking_db, resolve_tracking_db_in,
+    Reason, Resolved,
+};
+pub use queries::{
+    ApproachOutcomes, Count, FailedReport, FindingsOfType, Freshness, ProblemReport, Stats,
+    StrategiesReport, TechniqueUse,
+};
+pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
+pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
+pub use schema::SCHEMA_VERSION;
+pub use search::{MatchKind, SearchHit, SearchOptions};
+pub use write::{content_hash, FileItem, FileOutcome, FileStatus};
+
+use error::AtPath;
+
+/// How long one statement waits for another process's lock before SQLite reports busy.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An open knowledge base.
+pub struct Kb {
+    conn: Connection,
+    path: PathBuf,
+    opened: Opened,
+}
+
+/// What opening did to the file (for `mk init`'s report).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Opened {
+    /// The schema was created in a new or empty file.
+    pub created: bool,
+    /// Set when an older schema was migrated: the version it had.
+    pub upgraded_from: Option<i64>,
+}
+
+impl std::fmt::Debug for Kb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kb").field("path", &self.path).finish()
+    }
+}
+
+impl Kb {
+    /// Opens `path`, creating the file, its directory and the schema when missing and applying
+    /// forward migrations to an older one. Refuses databases that are not knowledge bases.
+    pub fn open(path: &Path) -> Result<Kb> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| KbError::Io { path: dir.to_path_buf(), source })?;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut kb = Kb::connect(path, flags)?;
+        kb.opened = opened(schema::migrate(&mut kb.conn, path)?);
+        Ok(kb)
+    }
+
+    /// Opens an existing knowledge base for reading and writing; never creates one.
+    ///
+    /// Missing, empty, corrupt and foreign files are errors whose message names the path and
+    /// the fix (`mk init`). An older schema is migrated forward.
+    pub fn open_existing(path: &Path) -> Result<Kb> {
+        check_exists(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut kb = Kb::connect(path, flags)?;
+        match schema::inspect(&kb.conn, path)? {
+            schema::State::Empty => return Err(missing(path, "the file is empty")),
+            schema::State::Foreign => return Err(KbError::Foreign { path: path.to_path_buf() }),
+            schema::State::Kb(v) if v == SCHEMA_VERSION => {}
+            schema::State::Kb(_) => {
+                kb.opened = opened(schema::migrate(&mut kb.conn, path)?);
+            }
+        }
+        Ok(kb)
+    }
+
+    /// Opens an existing knowledge base so that no statement can change it: the file is opened
+    /// read-only, `query_only` is on and ATTACH is disabled.
+    pub fn open_read_only(path: &Path) -> Result<Kb> {
+        check_exists(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let kb = Kb::connect(path, flags)?;
+        kb.conn.execute_batch("PRAGMA query_only = ON").at(path)?;
+        kb.conn
+            .set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
+            .at(path)?;
+        match schema::inspect(&kb.conn, path)? {
+            schema::State::Empty => Err(missing(path, "the file is empty")),
+            schema::State::Foreign => Err(KbError::Foreign { path: path.to_path_buf() }),
+            schema::State::Kb(v) if v > SCHEMA_VERSION => Err(KbError::TooNew {
+                path: path.to_path_buf(),
+                found: v,
+                supported: SCHEMA_VERSION,
+            }),
+            schema::State::Kb(v) if v < SCHEMA_VERSION => Err(KbError::TooOld {
+                path: path.to_path_buf(),
+                found: v,
+                supported: SCHEMA_VERSION,
+            }),
+            schema::State::Kb(_) => Ok(kb),
+        }
+    }
+
+    fn connect(path: &Path, flags: OpenFlags) -> Result<Kb> {
+        let conn = Connection::open_with_flags(path, flags).at(path)?;
+        conn.busy_timeout(BUSY_TIMEOUT).at(path)?;
+        // foreign_keys is per connection; synchronous=NORMAL is durable enough in WAL mode for a
+        // derived database and much faster for batched writes.
+        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+            .at(path)?;
+        Ok(Kb { conn, path: path.to_path_buf(), opened: Opened::default() })
+    }
+
+    /// Whether opening created or upgraded the schema.
+    pub fn opened(&self) -> Opened {
+        self.opened
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The underlying connection, for read queries this module does not provide.
+    /// Writes should go through the typed writers so that both search indexes stay in sync.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// `PRAGMA user_version` of the open database.
+    pub fn schema_version(&self) -> Result<i64> {
+        schema::user_version(&self.conn, &self.path)
+    }
+
+    /// Checks that both full-text indexes agree with `findings` (FTS5 `integrity-check`).
+    pub fn check_indexes(&self) -> Result<()> {
+        self.conn
+            .execute_batch(
+                "INSERT INTO findings_fts(findings_fts, rank) VALUES ('integrity-check', 1);
+                 INSERT INTO findings_ident(findings_ident, rank) VALUES ('integrity-check', 1);",
+            )
+            .at(&self.path)
+    }
+
+    /// Resolves a domain given by a user or an extractor to a `domains.id`: an id in the table
+    /// or an alias of [`domain_alias`]. The error lists the known domains.
+    pub fn domain_id(&self, given: &str) -> Result<String> {
+        let known = self.domain_ids()?;
+        let t = given.trim();
+        if let Some(k) = known.iter().find(|k| k.eq_ignore_ascii_case(t)) {
+            return Ok(k.clone());
+        }
+        if let Some(a) = domain_alias(t).filter(|a| known.iter().any(|k| k == a)) {
+            return Ok(a.to_string());
+        }
+        Err(KbError::Invalid(format!(
+            "unknown domain '{given}' (known: {}; aliases like number_theory work too)",
+            known.join(", ")
+        )))
+    }
+
+    /// Every `domains.id`, sorted.
+    pub fn domain_ids(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached("SELECT id FROM domains ORDER BY id").at(&self.path)?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0)).at(&self.path)?;
+        rows.collect::<rusqlite::Result<_>>().at(&self.path)
+    }
+}
+
+fn opened(m: schema::Migrated) -> Opened {
+    match m {
+        schema::Migrated::Current => Opened::default(),
+        schema::Migrated::Created => Opened { created: true, upgraded_from: None },
+        schema::Migrated::Upgraded(v) => Opened { created: false, upgraded_from: Some(v) },
+    }
+}
+
+fn missing(path: &Path, reason: &str) -> KbError {
+    KbError::Missing { path: path.to_path_buf(), reason: reason.to_string() }
+}
+
+fn check_exists(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(_) => Err(KbError::NotADatabase {
+            path: path.to_path_buf(),
+            detail: "it is a directory".into(),
+        }),
+        Err(_) => Err(missing(path, "file not found")),
+    }
+}
+
+/// Runs a write transaction again while another process holds the lock past the busy timeout.
+/// The closure must be a whole transaction: nothing of a failed try is committed.
+pub(crate) fn retry_busy<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
+    const TRIES: u32 = 6;
+    let mut tries = 0;
+    loop {
+        match f() {
+            Err(e) if e.is_busy() && tries + 1 < TRIES => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(25 * u64::from(tries)));
+            }
+            other => return other,
+        }
+    }
+}

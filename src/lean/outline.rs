@@ -25,7 +25,7 @@ pub struct Outline {
     pub declarations: Vec<Declaration>,
     pub sorries: Vec<Sorry>,
     pub axioms: Vec<Axiom>,
-    /// Comments outside declarations, in file order (Aristotle's verdicts live here).
+    /// Every comment, in file order (Aristotle's verdicts live here).
     #[serde(skip)]
     pub comments: Vec<Comment>,
 }
@@ -105,6 +105,26 @@ struct Kinds {
     sorry: u16,
     admit: u16,
     tactic: u16,
+    line_comment: u16,
+    block_comment: u16,
+    doc_comment: u16,
+    module_doc: u16,
+}
+
+impl Kinds {
+    fn comment(&self, id: u16) -> Option<CommentKind> {
+        if id == self.line_comment {
+            Some(CommentKind::Line)
+        } else if id == self.block_comment {
+            Some(CommentKind::Block)
+        } else if id == self.doc_comment {
+            Some(CommentKind::Doc)
+        } else if id == self.module_doc {
+            Some(CommentKind::ModuleDoc)
+        } else {
+            None
+        }
+    }
 }
 
 fn kinds() -> &'static Kinds {
@@ -116,6 +136,10 @@ fn kinds() -> &'static Kinds {
             sorry: id("sorry"),
             admit: id("admit"),
             tactic: id("tactic"),
+            line_comment: id("line_comment"),
+            block_comment: id("block_comment"),
+            doc_comment: id("doc_comment"),
+            module_doc: id("module_doc"),
         }
     })
 }
@@ -199,20 +223,14 @@ impl<'f> Builder<'f> {
                         self.scopes.pop();
                     }
                 }
-                "line_comment" | "block_comment" | "doc_comment" | "module_doc" => {
-                    let kind = match node.kind() {
-                        "line_comment" => CommentKind::Line,
-                        "block_comment" => CommentKind::Block,
-                        "doc_comment" => CommentKind::Doc,
-                        _ => CommentKind::ModuleDoc,
-                    };
-                    self.outline.comments.push(Comment {
+                "sorry" | "admit" => self.sorry(node, None),
+                _ => match kinds().comment(node.kind_id()) {
+                    Some(kind) => self.outline.comments.push(Comment {
                         kind,
                         span: node.byte_range(),
-                    });
-                }
-                "sorry" | "admit" => self.sorry(node, None),
-                _ => self.commands(node),
+                    }),
+                    None => self.commands(node),
+                },
             }
         }
     }
@@ -316,13 +334,19 @@ impl<'f> Builder<'f> {
         self.outline.declarations.push(decl);
     }
 
-    /// Counts holes and tactic heads anywhere inside a declaration, in one cursor walk.
+    /// Counts holes and tactic heads anywhere inside a declaration and records its comments,
+    /// in one cursor walk.
     fn scan_proof(&mut self, node: Node<'f>, decl: &mut Declaration, owner: Option<String>) {
         let k = kinds();
         let mut cursor = node.walk();
         for_each_descendant(&mut cursor, |n| {
             let id = n.kind_id();
-            if id == k.sorry || id == k.admit {
+            if let Some(kind) = k.comment(id) {
+                self.outline.comments.push(Comment {
+                    kind,
+                    span: n.byte_range(),
+                });
+            } else if id == k.sorry || id == k.admit {
                 decl.sorry_count += 1;
                 self.sorry(n, owner.clone());
             } else if id == k.tactic {
@@ -340,7 +364,12 @@ impl<'f> Builder<'f> {
         let k = kinds();
         let mut cursor = node.walk();
         for_each_descendant(&mut cursor, |n| {
-            if n.kind_id() == k.sorry || n.kind_id() == k.admit {
+            if let Some(kind) = k.comment(n.kind_id()) {
+                self.outline.comments.push(Comment {
+                    kind,
+                    span: n.byte_range(),
+                });
+            } else if n.kind_id() == k.sorry || n.kind_id() == k.admit {
                 self.sorry(n, None);
             }
         });

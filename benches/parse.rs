@@ -1,0 +1,47 @@
+//! Parse throughput on the real corpus, one core: the bar is at least 10 MB/s.
+//!
+//! `cargo bench --bench parse`; criterion reports the throughput in MiB/s (≈ 1.05 × MB/s).
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use math_forge::lean::walk::{lean_files, IgnoreRules};
+use math_forge::lean::{Outline, ParsedFile, Source};
+
+#[path = "common/mod.rs"]
+mod common;
+
+fn corpus_texts() -> Vec<String> {
+    let (files, _) = lean_files(&[common::corpus_dir()], IgnoreRules::HiddenOnly);
+    files
+        .iter()
+        .filter_map(|f| Source::read(f).ok())
+        .map(|s| s.text)
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let texts = corpus_texts();
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let mut group = c.benchmark_group("corpus");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function("parse", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| ParsedFile::parse(t.clone()).error_count())
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("parse+outline", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| Outline::of("", &ParsedFile::parse(t.clone())).declarations.len())
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

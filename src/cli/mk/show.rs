@@ -1,0 +1,512 @@
+//! Text rendering of `mk` results: `[BADGE]` title lines, 2-space indented details, `---`
+//! between entries, relative times.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::cli::render::{now_unix, number_list, one_line, relative_time, Painter, Style, RULE};
+use crate::kb::{
+    FailedReport, Finding, FindingType, MigrationReport, Opened, ProblemReport, QueryResult,
+    Recommendations, Recorded, Resolved, Scope, SearchHit, Stats, StrategiesReport, TableCount,
+};
+use crate::tracking::{FalseLemma, Tracking};
+
+type Out<'a> = &'a mut dyn Write;
+
+const EMPTY_HINT: &str = "The knowledge base is empty. Bootstrap it from tracking.db with `mk init --from-tracking PATH`, or extract result files with `mf extract`.";
+const WIDTH: usize = 160;
+
+fn badge(p: Painter, finding_type: &str) -> String {
+    let kind = finding_type.parse::<FindingType>().ok();
+    let text = kind.map_or_else(|| format!("[{}]", finding_type.to_uppercase()), |k| k.badge().to_string());
+    let style = match kind {
+        Some(FindingType::Theorem) => Style::Green,
+        Some(FindingType::Failure) | Some(FindingType::FalseLemma) => Style::Red,
+        Some(FindingType::Technique) | Some(FindingType::MathlibApi) => Style::Cyan,
+        _ => Style::Yellow,
+    };
+    p.paint(style, &text)
+}
+
+fn when(ts: &Option<String>, now: i64) -> Option<String> {
+    ts.as_deref().map(|t| relative_time(t, now))
+}
+
+/// "Domain: nt | Slot: 614 | Problem: erdos_850 | verified | 3 days ago"
+fn meta_line(f: &Finding, now: i64) -> String {
+    let mut parts = vec![
+        format!("Domain: {}", f.domain_id.as_deref().unwrap_or("?")),
+        format!("Slot: {}", f.source_slot.map_or("?".to_string(), |s| s.to_string())),
+    ];
+    if let Some(p) = &f.problem_id {
+        parts.push(format!("Problem: {p}"));
+    }
+    if let Some(c) = &f.confidence {
+        parts.push(c.clone());
+    }
+    if let Some(t) = when(&f.created_at, now) {
+        parts.push(t);
+    }
+    parts.join(" | ")
+}
+
+/// The detail lines of a finding, each indented by `indent`.
+fn finding_details(out: Out<'_>, p: Painter, f: &Finding, indent: &str, now: i64) -> io::Result<()> {
+    let summary = match (&f.proof_technique, f.kind()) {
+        (Some(t), Some(FindingType::Theorem) | Some(FindingType::Technique)) => format!("Technique: {t}"),
+        _ => one_line(&f.description, 120),
+    };
+    if let Some(s) = f.theorem_statement.as_deref().filter(|s| !s.trim().is_empty()) {
+        writeln!(out, "{indent}{}", one_line(s, WIDTH))?;
+    }
+    let repeats_why = f.why_failed.as_deref().is_some_and(|w| one_line(w, 120) == summary);
+    if !summary.is_empty() && !repeats_why {
+        writeln!(out, "{indent}{summary}")?;
+    }
+    if let Some(w) = &f.why_failed {
+        writeln!(out, "{indent}Why: {}", one_line(w, WIDTH))?;
+    }
+    if let Some(c) = &f.counterexample {
+        writeln!(out, "{indent}Counterexample: {}", one_line(c, WIDTH))?;
+    }
+    if let Some(a) = &f.avoid_pattern {
+        writeln!(out, "{indent}{} {}", p.paint(Style::Yellow, "Avoid:"), one_line(a, WIDTH))?;
+    }
+    writeln!(out, "{indent}{}", p.paint(Style::Dim, &meta_line(f, now)))
+}
+
+pub(super) fn search(out: Out<'_>, p: Painter, hits: &[SearchHit]) -> io::Result<()> {
+    let now = now_unix();
+    for (i, h) in hits.iter().enumerate() {
+        if i > 0 {
+            writeln!(out, "{RULE}")?;
+        }
+        let f = &h.finding;
+        writeln!(out, "{} {}", badge(p, &f.finding_type), p.paint(Style::Bold, &one_line(&f.title, WIDTH)))?;
+        finding_details(out, p, f, "  ", now)?;
+        if !h.also_in_slots.is_empty() {
+            writeln!(out, "  Also in slots {}", number_list(&h.also_in_slots, 12))?;
+        } else if h.duplicates > 0 {
+            writeln!(out, "  Stated {} more time{}", h.duplicates, if h.duplicates == 1 { "" } else { "s" })?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn no_results(out: Out<'_>, query: &str, kb_empty: bool) -> io::Result<()> {
+    if kb_empty {
+        writeln!(out, "{EMPTY_HINT}")
+    } else {
+        writeln!(out, "No findings match \"{}\".", one_line(query, 80))?;
+        writeln!(out, "  Try fewer words, a partial name (card_le), or `mk find PROBLEM`.")
+    }
+}
+
+pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) -> io::Result<()> {
+    let now = now_unix();
+    if r.is_empty() {
+        writeln!(out, "No problem, finding or submission matches \"{}\".", one_line(&r.query, 80))?;
+        if !r.similar.is_empty() {
+            let names: Vec<&str> = r.similar.iter().map(|s| s.id.as_str()).collect();
+            writeln!(out, "  Did you mean: {}", names.join(", "))?;
+        } else if kb_empty {
+            writeln!(out, "  {EMPTY_HINT}")?;
+        }
+        return notes(out, p, &r.notes);
+    }
+    match &r.problem {
+        Some(pr) => {
+            let status = pr.status.as_deref().unwrap_or("open");
+            let style = match status {
+                "proven" => Style::Green,
+                "false" => Style::Red,
+                _ => Style::Yellow,
+            };
+            let title = if pr.name != pr.id { format!("{} — {}", pr.id, pr.name) } else { pr.id.clone() };
+            writeln!(out, "{} {}", p.paint(style, &format!("[{}]", status.to_uppercase())), p.paint(Style::Bold, &title))?;
+            writeln!(
+                out,
+                "  Domain: {} | Submissions: {} | Proven: {} | Failed: {}",
+                pr.domain_id.as_deref().unwrap_or("?"),
+                pr.submission_count,
+                pr.proven_count,
+                pr.failed_count
+            )?;
+            if let Some(s) = &pr.statement {
+                writeln!(out, "  Statement: {}", one_line(s, WIDTH))?;
+            }
+            if let Some(b) = &pr.best_result {
+                writeln!(out, "  Best result: {}", one_line(b, WIDTH))?;
+            }
+        }
+        None => writeln!(out, "{}", p.paint(Style::Bold, &format!("{} (no problem row)", r.query)))?,
+    }
+    if !r.findings.is_empty() {
+        writeln!(out, "{RULE}")?;
+        writeln!(out, "Findings")?;
+        for g in &r.findings {
+            let more = if g.total > g.recent.len() as i64 { format!(" (latest {})", g.recent.len()) } else { String::new() };
+            writeln!(out, "  {} {}{more}", badge(p, &g.finding_type), g.total)?;
+            for f in &g.recent {
+                let slot = f.source_slot.map(|s| format!("slot {s}, ")).unwrap_or_default();
+                let t = when(&f.created_at, now).unwrap_or_default();
+                writeln!(out, "    {}  {}", one_line(&f.title, 100), p.paint(Style::Dim, &format!("{slot}{t}")))?;
+            }
+        }
+    }
+    if !r.strategies.is_empty() {
+        writeln!(out, "{RULE}")?;
+        writeln!(out, "Strategies")?;
+        for s in &r.strategies {
+            let style = match s.outcome.as_str() {
+                "proven" => Style::Green,
+                "failed" => Style::Red,
+                _ => Style::Yellow,
+            };
+            let slot = s.submission_slot.map(|x| format!(", slot {x}")).unwrap_or_default();
+            let plural = if s.attempts == 1 { "" } else { "s" };
+            writeln!(
+                out,
+                "  {} {}  {}",
+                p.paint(style, &format!("[{}]", s.outcome.to_uppercase())),
+                s.approach_name,
+                p.paint(Style::Dim, &format!("({} attempt{plural}{slot})", s.attempts))
+            )?;
+            if let Some(l) = &s.learned {
+                writeln!(out, "    Learned: {}", one_line(l, WIDTH))?;
+            }
+        }
+    }
+    if !r.false_lemmas.is_empty() {
+        writeln!(out, "{RULE}")?;
+        writeln!(out, "False lemmas (tracking.db)")?;
+        false_lemmas(out, p, &r.false_lemmas)?;
+    }
+    if !r.submissions.is_empty() {
+        writeln!(out, "{RULE}")?;
+        writeln!(out, "Submissions (tracking.db)")?;
+        for s in &r.submissions {
+            let mut parts = vec![s.status.clone().unwrap_or_else(|| "?".into())];
+            if let Some(n) = s.sorry_count {
+                parts.push(format!("sorry {n}"));
+            }
+            if let Some(n) = s.proven_count {
+                parts.push(format!("proven {n}"));
+            }
+            if let Some(t) = when(&s.completed_at.clone().or_else(|| s.created_at.clone()), now) {
+                parts.push(t);
+            }
+            let name = s.filename.clone().or_else(|| s.uuid.clone()).unwrap_or_else(|| "?".into());
+            writeln!(out, "  {name}  {}", p.paint(Style::Dim, &parts.join(" | ")))?;
+        }
+    }
+    notes(out, p, &r.notes)
+}
+
+fn false_lemmas(out: Out<'_>, p: Painter, lemmas: &[FalseLemma]) -> io::Result<()> {
+    for l in lemmas {
+        writeln!(out, "  {} {}", badge(p, "false_lemma"), l.lemma_name.as_deref().unwrap_or("?"))?;
+        if let Some(w) = &l.why_false {
+            writeln!(out, "    Why: {}", one_line(w, WIDTH))?;
+        }
+        if let Some(c) = &l.counterexample {
+            writeln!(out, "    Counterexample: {}", one_line(c, WIDTH))?;
+        }
+        if let Some(a) = &l.avoid_pattern {
+            writeln!(out, "    {} {}", p.paint(Style::Yellow, "Avoid:"), one_line(a, WIDTH))?;
+        }
+    }
+    Ok(())
+}
+
+fn notes(out: Out<'_>, p: Painter, notes: &[String]) -> io::Result<()> {
+    for n in notes {
+        writeln!(out, "{} {n}", p.paint(Style::Dim, "note:"))?;
+    }
+    Ok(())
+}
+
+pub(super) fn failed(out: Out<'_>, p: Painter, r: &FailedReport, kb_empty: bool) -> io::Result<()> {
+    let now = now_unix();
+    if r.findings.is_empty() && r.tracking_false_lemmas.is_empty() {
+        match (&r.keyword, kb_empty) {
+            (_, true) => writeln!(out, "{EMPTY_HINT}")?,
+            (Some(k), _) => writeln!(out, "No failed approach or false lemma matches \"{}\".", one_line(k, 80))?,
+            (None, _) => writeln!(out, "No failed approaches or false lemmas recorded yet.")?,
+        }
+        return notes(out, p, &r.notes);
+    }
+    for (i, f) in r.findings.iter().enumerate() {
+        if i > 0 {
+            writeln!(out, "{RULE}")?;
+        }
+        writeln!(out, "{} {}", badge(p, &f.finding_type), p.paint(Style::Bold, &one_line(&f.title, WIDTH)))?;
+        finding_details(out, p, f, "  ", now)?;
+    }
+    if !r.tracking_false_lemmas.is_empty() {
+        if !r.findings.is_empty() {
+            writeln!(out, "{RULE}")?;
+        }
+        writeln!(out, "False lemmas in tracking.db not yet in knowledge.db (run `mk init` to migrate)")?;
+        false_lemmas(out, p, &r.tracking_false_lemmas)?;
+    }
+    notes(out, p, &r.notes)
+}
+
+pub(super) fn strategies(out: Out<'_>, p: Painter, r: &StrategiesReport, kb_empty: bool) -> io::Result<()> {
+    let scope = r.domain.as_deref().map(|d| format!(" in {d}")).unwrap_or_default();
+    if r.techniques.is_empty() && r.approaches.is_empty() {
+        if kb_empty {
+            return writeln!(out, "{EMPTY_HINT}");
+        }
+        writeln!(out, "No proven techniques or recorded strategies{scope} yet.")?;
+        return writeln!(out, "  Record outcomes with `mk record strategy --problem P --approach A --outcome proven`.");
+    }
+    if !r.techniques.is_empty() {
+        writeln!(out, "{}", p.paint(Style::Bold, &format!("Proven techniques{scope} (verified theorems)")))?;
+        let width = r.techniques.iter().map(|t| t.technique.chars().count()).max().unwrap_or(0).min(48);
+        for t in &r.techniques {
+            let slots = if t.slots.is_empty() { String::new() } else { format!("  slots {}", number_list(&t.slots, 8)) };
+            writeln!(
+                out,
+                "  {:>5}  {:<width$}  [{}]{}",
+                t.count,
+                one_line(&t.technique, 48),
+                t.domain_id.as_deref().unwrap_or("?"),
+                p.paint(Style::Dim, &slots)
+            )?;
+        }
+    }
+    if !r.approaches.is_empty() {
+        if !r.techniques.is_empty() {
+            writeln!(out, "{RULE}")?;
+        }
+        writeln!(out, "{}", p.paint(Style::Bold, &format!("Recorded approaches{scope}")))?;
+        for a in &r.approaches {
+            let mut parts = Vec::new();
+            for (n, label, style) in [
+                (a.proven, "proven", Style::Green),
+                (a.partial, "partial", Style::Yellow),
+                (a.failed, "failed", Style::Red),
+                (a.in_flight, "in flight", Style::Cyan),
+                (a.untried, "untried", Style::Dim),
+            ] {
+                if n > 0 {
+                    parts.push(p.paint(style, &format!("{label} {n}")));
+                }
+            }
+            let plural = if a.problems == 1 { "" } else { "s" };
+            writeln!(out, "  {}  {}  ({} problem{plural})", one_line(&a.approach, 60), parts.join(" | "), a.problems)?;
+        }
+    }
+    Ok(())
+}
+
+fn counts(items: &[crate::kb::Count]) -> String {
+    if items.is_empty() {
+        return "none".into();
+    }
+    items
+        .iter()
+        .map(|c| format!("{} {}", c.key.as_deref().unwrap_or("(none)"), c.count))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+pub(super) fn stats(
+    out: Out<'_>,
+    p: Painter,
+    db: &Resolved,
+    tracking_db: &Resolved,
+    s: &Stats,
+    tracking: &Tracking,
+    tables: &[(String, Option<i64>)],
+) -> io::Result<()> {
+    let now = now_unix();
+    writeln!(out, "knowledge.db  {}", db.path.display())?;
+    writeln!(out, "  {} | schema v{}", db.reason, s.schema_version)?;
+    let state = if tracking.is_available() { "read-only" } else { "not available" };
+    writeln!(out, "tracking.db   {}", tracking_db.path.display())?;
+    writeln!(out, "  {} | {state}", tracking_db.reason)?;
+    writeln!(out, "{RULE}")?;
+    writeln!(out, "{}", p.paint(Style::Bold, &format!("Findings: {}", s.findings)))?;
+    writeln!(out, "  By type:       {}", counts(&s.by_type))?;
+    writeln!(out, "  By domain:     {}", counts(&s.by_domain))?;
+    writeln!(out, "  By confidence: {}", counts(&s.by_confidence))?;
+    let f = &s.freshness;
+    writeln!(
+        out,
+        "  Freshness:     latest finding {} | last extraction {} | {} in the last 7 days | {} source files",
+        when(&f.latest_finding, now).unwrap_or_else(|| "never".into()),
+        when(&f.latest_extraction, now).unwrap_or_else(|| "never".into()),
+        f.findings_last_7_days,
+        f.sources
+    )?;
+    writeln!(out, "{}", p.paint(Style::Bold, "Strategies"))?;
+    writeln!(out, "  Outcomes:      {}", counts(&s.strategy_outcomes))?;
+    writeln!(out, "{}", p.paint(Style::Bold, &format!("Problems: {}", s.problems)))?;
+    writeln!(out, "  By status:     {}", counts(&s.problems_by_status))?;
+    if tracking.is_available() {
+        writeln!(out, "{RULE}")?;
+        let t: Vec<String> = tables
+            .iter()
+            .map(|(name, n)| match n {
+                Some(n) => format!("{name} {n}"),
+                None => format!("{name} (missing)"),
+            })
+            .collect();
+        writeln!(out, "tracking.db tables: {}", t.join(" | "))?;
+    }
+    notes(out, p, &tracking.notes())?;
+    if s.findings == 0 {
+        writeln!(out, "{EMPTY_HINT}")?;
+    }
+    Ok(())
+}
+
+pub(super) fn table(out: Out<'_>, p: Painter, r: &QueryResult) -> io::Result<()> {
+    const CELL: usize = 60;
+    let cell = |v: &serde_json::Value| -> String {
+        match v {
+            serde_json::Value::Null => "NULL".into(),
+            serde_json::Value::String(s) => one_line(s, CELL),
+            other => other.to_string(),
+        }
+    };
+    let rows: Vec<Vec<String>> = r.rows.iter().map(|row| row.iter().map(cell).collect()).collect();
+    let widths: Vec<usize> = r
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| rows.iter().map(|row| row[i].chars().count()).chain([c.chars().count()]).max().unwrap_or(0))
+        .collect();
+    let line = |cells: &[String]| -> String {
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    writeln!(out, "{}", p.paint(Style::Bold, &line(&r.columns)))?;
+    for row in &rows {
+        writeln!(out, "{}", line(row))?;
+    }
+    writeln!(out, "{}", p.paint(Style::Dim, &format!("({} row{})", rows.len(), if rows.len() == 1 { "" } else { "s" })))
+}
+
+pub(super) fn recorded(out: Out<'_>, p: Painter, kind: &str, r: &Recorded) -> io::Result<()> {
+    let mut parts = Vec::new();
+    if let Some(id) = r.finding_id {
+        parts.push(format!("finding #{id}"));
+    }
+    if let Some(id) = r.strategy_id {
+        parts.push(format!("strategy #{id}"));
+    }
+    if let Some(n) = r.attempts {
+        parts.push(format!("{n} attempt{} so far", if n == 1 { "" } else { "s" }));
+    }
+    let on = r.problem_id.as_deref().map(|p| format!(" on {p}")).unwrap_or_default();
+    let outcome = r.outcome.map(|o| format!(" ({o})")).unwrap_or_default();
+    writeln!(out, "{} {kind}{outcome}{on}: {}", p.paint(Style::Green, "Recorded"), parts.join(", "))
+}
+
+pub(super) fn recommend(out: Out<'_>, p: Painter, r: &Recommendations) -> io::Result<()> {
+    let (what, domain) = match &r.scope {
+        Scope::Domain { domain } => (format!("domain {domain}"), domain),
+        Scope::Problem { problem, domain } => (format!("{problem} (domain {domain})"), domain),
+    };
+    if r.recommendations.is_empty() {
+        writeln!(out, "No recorded technique outcomes in {domain} yet.")?;
+        writeln!(out, "  Record them with `mk record strategy --problem P --approach A --outcome proven|failed`.")?;
+    } else {
+        writeln!(out, "{}", p.paint(Style::Bold, &format!("Techniques for {what}, by estimated success rate")))?;
+        let width = r.recommendations.iter().map(|x| x.technique.chars().count()).max().unwrap_or(0).min(48);
+        for (i, x) in r.recommendations.iter().enumerate() {
+            let n = x.successes + x.failures;
+            writeln!(
+                out,
+                "  {:>2}. {:<width$}  {:>3.0}%  {}",
+                i + 1,
+                one_line(&x.technique, 48),
+                x.estimate * 100.0,
+                p.paint(Style::Dim, &format!("({} of {} attempts succeeded)", fmt_count(x.successes), fmt_count(n)))
+            )?;
+        }
+    }
+    if !r.excluded.is_empty() {
+        writeln!(out, "{RULE}")?;
+        writeln!(out, "{}", p.paint(Style::Red, "Already failed here (not recommended)"))?;
+        for x in &r.excluded {
+            let plural = if x.failed_here == 1 { "" } else { "s" };
+            writeln!(out, "  - {} ({} failed attempt{plural})", one_line(&x.technique, 60), x.failed_here)?;
+        }
+    }
+    writeln!(
+        out,
+        "{}",
+        p.paint(
+            Style::Dim,
+            &format!(
+                "Estimates shrink toward the domain's base rate of {:.0}% (prior weight {}), so one lucky success does not top the list.",
+                r.prior_mean * 100.0,
+                r.prior_strength
+            )
+        )
+    )
+}
+
+fn fmt_count(x: f64) -> String {
+    if x.fract() == 0.0 { format!("{x:.0}") } else { format!("{x:.1}") }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn init(
+    out: Out<'_>,
+    p: Painter,
+    path: &Path,
+    version: i64,
+    opened: Opened,
+    tracking_used: Option<&Resolved>,
+    tracking_default: &Resolved,
+    report: Option<&MigrationReport>,
+) -> io::Result<()> {
+    let what = match (opened.created, opened.upgraded_from) {
+        (true, _) => "Created".to_string(),
+        (_, Some(v)) => format!("Upgraded (from schema v{v})"),
+        _ => "Up to date:".to_string(),
+    };
+    writeln!(out, "{} knowledge.db at {} (schema v{version})", p.paint(Style::Green, &what), path.display())?;
+    let Some(r) = report else {
+        writeln!(
+            out,
+            "  No tracking.db at {} ({}); nothing migrated. Use --from-tracking PATH to migrate one.",
+            tracking_default.path.display(),
+            tracking_default.reason
+        )?;
+        return Ok(());
+    };
+    if let Some(t) = tracking_used {
+        writeln!(out, "Migrated from tracking.db at {} ({})", t.path.display(), t.reason)?;
+    }
+    let row = |label: &str, c: &TableCount| {
+        let mut s = format!("  {label:<18} {} added", c.added);
+        if c.updated > 0 {
+            s.push_str(&format!(", {} updated", c.updated));
+        }
+        s.push_str(&format!(", {} already present", c.unchanged));
+        if c.skipped > 0 {
+            s.push_str(&format!(", {} skipped", c.skipped));
+        }
+        s
+    };
+    writeln!(out, "{}", row("Theorems", &r.theorems))?;
+    writeln!(out, "{}", row("False lemmas", &r.false_lemmas))?;
+    writeln!(out, "{}", row("Failed approaches", &r.failed_approaches))?;
+    writeln!(out, "{}", row("Strategies", &r.strategies))?;
+    writeln!(out, "{}", row("Problems", &r.problems))?;
+    writeln!(out, "  Total: {} added", r.total_added())?;
+    notes(out, p, &r.notes)
+}

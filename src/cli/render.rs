@@ -1,0 +1,166 @@
+//! Terminal rendering shared by `mk` and `mf`: color only on a terminal and never under
+//! `NO_COLOR`, relative times, single-line truncation.
+
+use std::io::IsTerminal;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Colors text when enabled; a no-op otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Painter {
+    enabled: bool,
+}
+
+/// ANSI styles used by the tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Green,
+    Red,
+    Yellow,
+    Cyan,
+    Bold,
+    Dim,
+}
+
+impl Painter {
+    /// Color iff stdout is a terminal and `NO_COLOR` is unset or empty (no-color.org).
+    pub fn for_stdout() -> Painter {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Painter { enabled: !no_color && std::io::stdout().is_terminal() }
+    }
+
+    /// A painter that always or never colors.
+    pub fn new(enabled: bool) -> Painter {
+        Painter { enabled }
+    }
+
+    /// Whether escapes are emitted.
+    pub fn enabled(self) -> bool {
+        self.enabled
+    }
+
+    /// `text` wrapped in the style's escape codes (or unchanged).
+    pub fn paint(self, style: Style, text: &str) -> String {
+        if !self.enabled {
+            return text.to_string();
+        }
+        let code = match style {
+            Style::Green => "32",
+            Style::Red => "31",
+            Style::Yellow => "33",
+            Style::Cyan => "36",
+            Style::Bold => "1",
+            Style::Dim => "2",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// The horizontal rule between entries.
+pub const RULE: &str = "---";
+
+/// Seconds since the Unix epoch, now.
+pub fn now_unix() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Parses SQLite's `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DDTHH:MM:SS`, or a bare date), UTC.
+pub fn parse_datetime(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let num = |a: usize, b: usize| -> Option<i64> { s.get(a..b)?.parse().ok() };
+    let (y, mo, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    if s.get(4..5) != Some("-") || s.get(7..8) != Some("-") || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (h, mi, sec) = if s.len() >= 19 { (num(11, 13)?, num(14, 16)?, num(17, 19)?) } else { (0, 0, 0) };
+    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// "just now", "5 minutes ago", "3 days ago", …; the input unchanged when it is not a date.
+pub fn relative_time(ts: &str, now: i64) -> String {
+    let Some(t) = parse_datetime(ts) else { return ts.to_string() };
+    let secs = now - t;
+    if secs < 0 {
+        return "in the future".to_string();
+    }
+    let plural = |n: i64, unit: &str| format!("{n} {unit}{} ago", if n == 1 { "" } else { "s" });
+    match secs {
+        0..=59 => "just now".to_string(),
+        60..=3_599 => plural(secs / 60, "minute"),
+        3_600..=86_399 => plural(secs / 3_600, "hour"),
+        86_400..=1_209_599 => plural(secs / 86_400, "day"),
+        1_209_600..=5_183_999 => plural(secs / 604_800, "week"),
+        5_184_000..=31_535_999 => plural(secs / 2_592_000, "month"),
+        _ => plural(secs / 31_536_000, "year"),
+    }
+}
+
+/// One line of at most `max` characters: whitespace runs collapse, an ellipsis marks the cut.
+pub fn one_line(s: &str, max: usize) -> String {
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let mut cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// A list of numbers, eliding after `max`: `614, 615, 620 (+12 more)`.
+pub fn number_list(nums: &[i64], max: usize) -> String {
+    let shown: Vec<String> = nums.iter().take(max).map(i64::to_string).collect();
+    let mut s = shown.join(", ");
+    if nums.len() > max {
+        s.push_str(&format!(" (+{} more)", nums.len() - max));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_times() {
+        let now = parse_datetime("2025-03-10 12:00:00").unwrap();
+        assert_eq!(relative_time("2025-03-10 11:59:30", now), "just now");
+        assert_eq!(relative_time("2025-03-10 11:00:00", now), "1 hour ago");
+        assert_eq!(relative_time("2025-03-07 12:00:00", now), "3 days ago");
+        assert_eq!(relative_time("2025-02-10 12:00:00", now), "4 weeks ago");
+        assert_eq!(relative_time("2024-03-10 12:00:00", now), "1 year ago");
+        assert_eq!(relative_time("not a date", now), "not a date");
+        assert_eq!(relative_time("2025-03-11", now), "in the future");
+    }
+
+    #[test]
+    fn epoch_is_zero() {
+        assert_eq!(parse_datetime("1970-01-01 00:00:00"), Some(0));
+        assert_eq!(parse_datetime("2000-03-01T00:00:00"), Some(951_868_800));
+    }
+
+    #[test]
+    fn truncation_is_char_safe() {
+        assert_eq!(one_line("a\n  b", 10), "a b");
+        assert_eq!(one_line("∀ n ∈ ℕ, n ≤ n", 5), "∀ n …");
+        assert_eq!(number_list(&[1, 2, 3], 2), "1, 2 (+1 more)");
+    }
+
+    #[test]
+    fn painter_off_is_plain() {
+        assert_eq!(Painter::new(false).paint(Style::Red, "x"), "x");
+        assert_eq!(Painter::new(true).paint(Style::Red, "x"), "\x1b[31mx\x1b[0m");
+    }
+}

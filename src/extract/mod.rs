@@ -1,0 +1,242 @@
+//! `mf extract`: result files → findings → knowledge.db.
+//!
+//! Files are read, hashed, parsed and turned into findings in parallel; one connection writes
+//! them in batched transactions, each file all-or-nothing. A file whose content hash is already
+//! stored for its path is skipped before parsing, so a re-run costs little and adds nothing.
+
+pub mod domain;
+pub mod findings;
+pub mod naming;
+pub mod technique;
+pub mod verdict;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::kb::{content_hash, FileItem, FileStatus, Kb, SourceRecord};
+use crate::lean::{Outline, ParsedFile, Source};
+
+/// Files prepared in parallel and then written in one transaction.
+const BATCH: usize = 256;
+
+/// Values given on the command line that override what file names say.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub slot: Option<i64>,
+    pub problem_id: Option<String>,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    pub status: FileStatus,
+    pub declarations: usize,
+    pub parse_errors: usize,
+    pub findings_added: usize,
+    pub findings_removed: usize,
+    /// Why the file failed, one line.
+    pub error: Option<String>,
+}
+
+/// Totals of a run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub added: usize,
+    pub replaced: usize,
+    pub unchanged: usize,
+    pub failed: usize,
+    pub declarations: usize,
+    pub findings_added: usize,
+    pub findings_removed: usize,
+    pub files_with_parse_errors: usize,
+    pub seconds: f64,
+}
+
+impl Summary {
+    fn count(&mut self, r: &FileReport) {
+        self.files += 1;
+        match r.status {
+            FileStatus::Added => self.added += 1,
+            FileStatus::Replaced => self.replaced += 1,
+            FileStatus::Unchanged => self.unchanged += 1,
+            FileStatus::Failed => self.failed += 1,
+        }
+        self.declarations += r.declarations;
+        self.findings_added += r.findings_added;
+        self.findings_removed += r.findings_removed;
+        if r.parse_errors > 0 {
+            self.files_with_parse_errors += 1;
+        }
+    }
+}
+
+/// A file ready to be written, or the reason it will not be.
+enum Prepared {
+    Unchanged(FileReport),
+    Item { item: FileItem, report: FileReport },
+    Failed(FileReport),
+}
+
+/// The identity of a file in knowledge.db: its canonical path, so that runs from different
+/// working directories recognise the same file.
+pub fn source_key(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// Extracts `files` into `kb`. `progress` is called with the number of files done so far.
+/// Per-file problems are reported in the returned reports; only a failure of the database
+/// itself ends the run early (with what was committed before it kept).
+pub fn run(
+    kb: &mut Kb,
+    files: &[PathBuf],
+    overrides: &Overrides,
+    mut progress: impl FnMut(usize),
+    mut report: impl FnMut(&FileReport),
+) -> crate::kb::Result<Summary> {
+    let start = Instant::now();
+    let known: HashMap<String, String> = kb.source_hashes()?;
+    let mut summary = Summary::default();
+    let mut done = 0;
+    for chunk in files.chunks(BATCH) {
+        let prepared: Vec<Prepared> = chunk
+            .par_iter()
+            .map(|path| prepare(path, &known, overrides))
+            .collect();
+        let mut items = Vec::new();
+        let mut pending = Vec::new();
+        for p in prepared {
+            match p {
+                Prepared::Unchanged(r) | Prepared::Failed(r) => {
+                    summary.count(&r);
+                    report(&r);
+                }
+                Prepared::Item { item, report } => {
+                    items.push(item);
+                    pending.push(report);
+                }
+            }
+        }
+        let outcomes = kb.write_batch(items)?;
+        for (mut r, outcome) in pending.into_iter().zip(outcomes) {
+            r.status = outcome.status;
+            r.findings_added = outcome.findings_added;
+            r.findings_removed = outcome.findings_removed;
+            r.error = outcome.error;
+            summary.count(&r);
+            report(&r);
+        }
+        done += chunk.len();
+        progress(done);
+    }
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+fn prepare(path: &Path, known: &HashMap<String, String>, overrides: &Overrides) -> Prepared {
+    let key = source_key(path);
+    let mut report = FileReport {
+        path: key.clone(),
+        status: FileStatus::Failed,
+        declarations: 0,
+        parse_errors: 0,
+        findings_added: 0,
+        findings_removed: 0,
+        error: None,
+    };
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            report.error = Some(format!(
+                "{}: cannot read: {}",
+                path.display(),
+                crate::lean::source::describe_io_error(&e)
+            ));
+            return Prepared::Failed(report);
+        }
+    };
+    let hash = content_hash(&bytes);
+    if known.get(&key) == Some(&hash) {
+        report.status = FileStatus::Unchanged;
+        return Prepared::Unchanged(report);
+    }
+    let size = bytes.len() as u64;
+    let source = match Source::from_bytes(path, bytes) {
+        Ok(source) => source,
+        Err(e) => {
+            report.error = Some(e.to_string());
+            return Prepared::Failed(report);
+        }
+    };
+    let item = extract_source(key, hash, size, source, overrides);
+    report.declarations = item.1;
+    report.parse_errors = item.2;
+    Prepared::Item {
+        item: item.0,
+        report,
+    }
+}
+
+/// Builds the knowledge-base item for one decoded file; also returns its declaration and
+/// parse-error counts.
+fn extract_source(
+    key: String,
+    hash: String,
+    size: u64,
+    source: Source,
+    overrides: &Overrides,
+) -> (FileItem, usize, usize) {
+    let naming = naming::from_path(&source.path);
+    let slot = overrides.slot.or(naming.slot);
+    let problem_id = overrides.problem_id.clone().or(naming.problem_id);
+    let file_name = source
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parsed = ParsedFile::parse(source.text);
+    let outline = Outline::of(&key, &parsed);
+    let verdicts = verdict::verdicts(&parsed.text, &outline);
+    let domain = domain::infer(&outline.imports, &parsed);
+    let facts = findings::FileFacts {
+        text: &parsed.text,
+        file_name: &file_name,
+        slot,
+        problem_id: problem_id.as_deref(),
+        domain,
+        verdicts: &verdicts,
+    };
+    let (findings, problem) = findings::generate(&outline, &facts);
+    let header = outline.header.clone().unwrap_or_default();
+    let source = SourceRecord {
+        path: key,
+        content_hash: hash,
+        size_bytes: size,
+        slot,
+        problem_id,
+        aristotle_uuid: header.uuid,
+        lean_version: header.lean_version,
+        mathlib_version: header.mathlib_version,
+        parse_error_count: outline.error_nodes as u32,
+        sorry_count: outline.sorry_count() as u32,
+        axiom_count: outline.axioms.len() as u32,
+    };
+    let counts = (outline.declarations.len(), outline.error_nodes);
+    (
+        FileItem {
+            source,
+            findings,
+            problem,
+        },
+        counts.0,
+        counts.1,
+    )
+}

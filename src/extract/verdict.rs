@@ -1,0 +1,142 @@
+//! Aristotle's verdicts: the comments it writes above declarations it could not prove.
+//!
+//! ```text
+//! /- Aristotle failed to find a proof. -/
+//! /- Aristotle found this block to be false. Here is a proof of the negation: … -/
+//! /- Aristotle failed to load this code into its environment. … (Lean's error) -/
+//! /- Aristotle took a wrong turn (reason code: 9). … -/
+//! /- Aristotle ran out of time. -/
+//! ```
+
+use std::ops::Range;
+
+use crate::lean::outline::{CommentKind, Outline};
+
+/// What Aristotle said about a declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerdictKind {
+    /// "failed to find a proof".
+    NoProof,
+    /// "found this block to be false"; the comment carries the negation and its proof.
+    False { negation: String },
+    /// "failed to load this code into its environment"; the comment carries Lean's error.
+    LoadFailure { lean_error: String },
+    /// "took a wrong turn", with the reason code when given.
+    WrongTurn { reason_code: Option<u32> },
+    /// "ran out of time".
+    OutOfTime,
+}
+
+/// A verdict comment and the declaration it is about.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    /// Byte range of the comment.
+    pub span: Range<usize>,
+    /// Index into `outline.declarations`: the declaration the comment sits in, else the next one.
+    pub declaration: Option<usize>,
+}
+
+const PREFIX: &str = "/- Aristotle ";
+
+/// Every verdict comment of a file, attached to its declaration.
+pub fn verdicts(text: &str, outline: &Outline) -> Vec<Verdict> {
+    outline
+        .comments
+        .iter()
+        .filter(|c| c.kind == CommentKind::Block)
+        .filter_map(|c| {
+            let body = text.get(c.span.clone())?;
+            let kind = classify(body)?;
+            Some(Verdict {
+                kind,
+                declaration: attach(outline, &c.span),
+                span: c.span.clone(),
+            })
+        })
+        .collect()
+}
+
+fn attach(outline: &Outline, span: &Range<usize>) -> Option<usize> {
+    let decls = &outline.declarations;
+    decls
+        .iter()
+        .position(|d| d.span.start <= span.start && span.end <= d.span.end)
+        .or_else(|| decls.iter().position(|d| d.span.start >= span.end))
+}
+
+/// Reads a block comment's text (delimiters included); `None` unless it is a verdict.
+pub fn classify(comment: &str) -> Option<VerdictKind> {
+    let rest = comment.strip_prefix(PREFIX)?;
+    let inner = rest.strip_suffix("-/").unwrap_or(rest);
+    let (first_line, after) = inner.split_once('\n').unwrap_or((inner, ""));
+    let after = after.trim().to_string();
+    if first_line.starts_with("failed to find a proof") {
+        Some(VerdictKind::NoProof)
+    } else if first_line.starts_with("found this block to be false") {
+        Some(VerdictKind::False { negation: after })
+    } else if first_line.starts_with("failed to load this code") {
+        Some(VerdictKind::LoadFailure { lean_error: after })
+    } else if let Some(r) = first_line.strip_prefix("took a wrong turn") {
+        let reason_code = r
+            .split_once("reason code:")
+            .and_then(|(_, n)| n.trim_start().split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok());
+        Some(VerdictKind::WrongTurn { reason_code })
+    } else if first_line.starts_with("ran out of time") {
+        Some(VerdictKind::OutOfTime)
+    } else {
+        None
+    }
+}
+
+impl VerdictKind {
+    /// Short human description, used in finding titles and `why_failed`.
+    pub fn summary(&self) -> String {
+        match self {
+            VerdictKind::NoProof => "Aristotle failed to find a proof".into(),
+            VerdictKind::False { .. } => "Aristotle found this statement to be false".into(),
+            VerdictKind::LoadFailure { .. } => "Aristotle failed to load this code".into(),
+            VerdictKind::WrongTurn { reason_code: Some(c) } => {
+                format!("Aristotle took a wrong turn (reason code {c})")
+            }
+            VerdictKind::WrongTurn { reason_code: None } => "Aristotle took a wrong turn".into(),
+            VerdictKind::OutOfTime => "Aristotle ran out of time".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_each_verdict() {
+        assert_eq!(classify("/- Aristotle failed to find a proof. -/"), Some(VerdictKind::NoProof));
+        assert_eq!(classify("/- Aristotle ran out of time. -/"), Some(VerdictKind::OutOfTime));
+        assert_eq!(
+            classify("/- Aristotle took a wrong turn (reason code: 9). Please try again. -/"),
+            Some(VerdictKind::WrongTurn { reason_code: Some(9) })
+        );
+        assert_eq!(
+            classify(
+                "/- Aristotle failed to load this code into its environment. Double check.\n\n\
+                 Unknown identifier `foo`\n-/"
+            ),
+            Some(VerdictKind::LoadFailure { lean_error: "Unknown identifier `foo`".into() })
+        );
+        let negation = "/- Aristotle found this block to be false. Here is a proof of the negation:\n\n\
+                        theorem neg : ¬ P := by\n  decide\n-/";
+        assert_eq!(
+            classify(negation),
+            Some(VerdictKind::False { negation: "theorem neg : ¬ P := by\n  decide".into() })
+        );
+    }
+
+    #[test]
+    fn other_comments_are_not_verdicts() {
+        assert_eq!(classify("/- Aristotle was helpful here -/"), None);
+        assert_eq!(classify("/-- Aristotle failed to find a proof. -/"), None);
+        assert_eq!(classify("-- Aristotle failed to find a proof."), None);
+    }
+}

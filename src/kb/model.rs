@@ -1,0 +1,394 @@
+//! The knowledge base's record types: what the tables hold, and what writers hand in.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::KbError;
+use super::sql::{int_at, text_at};
+
+macro_rules! text_enum {
+    ($(#[$m:meta])* $name:ident, $what:literal { $($(#[$vm:meta])* $var:ident = $s:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($(#[$vm])* $var),+ }
+
+        impl $name {
+            /// Every value, in schema order.
+            pub const ALL: &'static [$name] = &[$($name::$var),+];
+
+            /// The text stored in the database.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$var => $s),+ }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = KbError;
+            fn from_str(s: &str) -> Result<Self, KbError> {
+                let t = s.trim().to_ascii_lowercase().replace('-', "_");
+                match t.as_str() {
+                    $($s => Ok($name::$var),)+
+                    _ => Err(KbError::Invalid(format!(
+                        "unknown {} '{}' (expected one of: {})",
+                        $what,
+                        s,
+                        [$($s),+].join(", ")
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+text_enum!(
+    /// `findings.finding_type`.
+    FindingType, "finding type" {
+        Theorem = "theorem",
+        Technique = "technique",
+        Failure = "failure",
+        FalseLemma = "false_lemma",
+        Computation = "computation",
+        MathlibApi = "mathlib_api",
+        Insight = "insight",
+    }
+);
+
+text_enum!(
+    /// `findings.confidence`.
+    Confidence, "confidence" {
+        Verified = "verified",
+        High = "high",
+        Medium = "medium",
+        Low = "low",
+        Disproven = "disproven",
+    }
+);
+
+text_enum!(
+    /// `problems.status`.
+    ProblemStatus, "problem status" {
+        Open = "open",
+        Proven = "proven",
+        Partial = "partial",
+        False = "false",
+        InFlight = "in_flight",
+    }
+);
+
+text_enum!(
+    /// `strategies.outcome`.
+    StrategyOutcome, "outcome" {
+        Proven = "proven",
+        Partial = "partial",
+        Failed = "failed",
+        InFlight = "in_flight",
+        Untried = "untried",
+    }
+);
+
+impl FindingType {
+    /// The badge shown in listings (`[PROVEN]`, `[FAILED]`, …), as in the spec.
+    pub fn badge(self) -> &'static str {
+        match self {
+            FindingType::Theorem => "[PROVEN]",
+            FindingType::Technique => "[TECHNIQUE]",
+            FindingType::Failure => "[FAILED]",
+            FindingType::FalseLemma => "[FALSE]",
+            FindingType::Computation => "[COMPUTED]",
+            FindingType::MathlibApi => "[MATHLIB_API]",
+            FindingType::Insight => "[INSIGHT]",
+        }
+    }
+}
+
+/// Maps the domain spellings found in tracking.db and typed by users to a `domains.id` of the
+/// seeded taxonomy: `number_theory`, `number-theory`, `NT` → `nt`. `None` when unknown.
+pub fn domain_alias(s: &str) -> Option<&'static str> {
+    let t: String = s
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '_' | '-'))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    match t.as_str() {
+        "nt" | "numbertheory" | "number" => Some("nt"),
+        "algebra" | "alg" => Some("algebra"),
+        "combinatorics" | "combo" | "comb" | "combinatorial" => Some("combinatorics"),
+        "analysis" | "ana" => Some("analysis"),
+        _ => None,
+    }
+}
+
+/// One row of `findings`, as read back.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub id: i64,
+    pub finding_type: String,
+    pub domain_id: Option<String>,
+    pub title: String,
+    pub description: String,
+    pub problem_id: Option<String>,
+    pub source_slot: Option<i64>,
+    pub source_submission_uuid: Option<String>,
+    pub source_file: Option<String>,
+    pub theorem_name: Option<String>,
+    pub theorem_statement: Option<String>,
+    pub proof_technique: Option<String>,
+    pub mathlib_imports: Option<String>,
+    pub proof_lines: Option<i64>,
+    pub counterexample: Option<String>,
+    pub why_failed: Option<String>,
+    pub avoid_pattern: Option<String>,
+    pub confidence: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub tags: Option<String>,
+    pub notes: Option<String>,
+    pub source_id: Option<i64>,
+}
+
+impl Finding {
+    /// Column list matching [`Finding::from_row`]; prefix with a table alias via `columns("f.")`.
+    pub fn columns(prefix: &str) -> String {
+        [
+            "id", "finding_type", "domain_id", "title", "description", "problem_id",
+            "source_slot", "source_submission_uuid", "source_file", "theorem_name",
+            "theorem_statement", "proof_technique", "mathlib_imports", "proof_lines",
+            "counterexample", "why_failed", "avoid_pattern", "confidence", "created_at",
+            "updated_at", "tags", "notes", "source_id",
+        ]
+        .iter()
+        .map(|c| format!("{prefix}{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
+
+    /// Reads the columns of [`Finding::columns`] starting at `at`, leniently.
+    pub fn from_row(row: &rusqlite::Row<'_>, at: usize) -> Finding {
+        let t = |i: usize| text_at(row, at + i);
+        let n = |i: usize| int_at(row, at + i);
+        Finding {
+            id: n(0).unwrap_or_default(),
+            finding_type: t(1).unwrap_or_default(),
+            domain_id: t(2),
+            title: t(3).unwrap_or_default(),
+            description: t(4).unwrap_or_default(),
+            problem_id: t(5),
+            source_slot: n(6),
+            source_submission_uuid: t(7),
+            source_file: t(8),
+            theorem_name: t(9),
+            theorem_statement: t(10),
+            proof_technique: t(11),
+            mathlib_imports: t(12),
+            proof_lines: n(13),
+            counterexample: t(14),
+            why_failed: t(15),
+            avoid_pattern: t(16),
+            confidence: t(17),
+            created_at: t(18),
+            updated_at: t(19),
+            tags: t(20),
+            notes: t(21),
+            source_id: n(22),
+        }
+    }
+
+    /// The finding type, if it is one this build knows.
+    pub fn kind(&self) -> Option<FindingType> {
+        self.finding_type.parse().ok()
+    }
+}
+
+/// A finding to insert. `Default` leaves every optional column NULL and confidence at `medium`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NewFinding {
+    pub finding_type: FindingType,
+    /// A `domains.id` or an alias accepted by [`domain_alias`].
+    pub domain_id: Option<String>,
+    pub title: String,
+    pub description: String,
+    pub problem_id: Option<String>,
+    pub source_slot: Option<i64>,
+    pub source_submission_uuid: Option<String>,
+    /// Filled from the [`SourceRecord`] path by the batch writer when left `None`.
+    pub source_file: Option<String>,
+    pub theorem_name: Option<String>,
+    pub theorem_statement: Option<String>,
+    pub proof_technique: Option<String>,
+    pub mathlib_imports: Option<String>,
+    pub proof_lines: Option<i64>,
+    pub counterexample: Option<String>,
+    pub why_failed: Option<String>,
+    pub avoid_pattern: Option<String>,
+    pub confidence: Confidence,
+    pub tags: Option<String>,
+    pub notes: Option<String>,
+}
+
+impl Default for NewFinding {
+    fn default() -> Self {
+        NewFinding {
+            finding_type: FindingType::Insight,
+            domain_id: None,
+            title: String::new(),
+            description: String::new(),
+            problem_id: None,
+            source_slot: None,
+            source_submission_uuid: None,
+            source_file: None,
+            theorem_name: None,
+            theorem_statement: None,
+            proof_technique: None,
+            mathlib_imports: None,
+            proof_lines: None,
+            counterexample: None,
+            why_failed: None,
+            avoid_pattern: None,
+            confidence: Confidence::Medium,
+            tags: None,
+            notes: None,
+        }
+    }
+}
+
+/// One version of one result file: the `sources` row findings link to.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SourceRecord {
+    /// Path as the extractor names it (the identity of the file across versions).
+    pub path: String,
+    /// [`super::content_hash`] of the bytes; an equal hash for the same path means "unchanged".
+    pub content_hash: String,
+    pub size_bytes: u64,
+    pub slot: Option<i64>,
+    pub problem_id: Option<String>,
+    pub aristotle_uuid: Option<String>,
+    pub lean_version: Option<String>,
+    pub mathlib_version: Option<String>,
+    pub parse_error_count: u32,
+    pub sorry_count: u32,
+    pub axiom_count: u32,
+}
+
+/// A problem row to create or merge into when a file about it is stored.
+///
+/// Merging never loses information: existing name, domain and statement are kept, the status
+/// only moves forward (`open` < `in_flight` < `partial` < `proven`; `false` is final), and the
+/// counters follow the findings actually stored.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProblemUpsert {
+    pub id: String,
+    /// Defaults to the id.
+    pub name: Option<String>,
+    pub domain_id: Option<String>,
+    pub status: Option<ProblemStatus>,
+    pub statement: Option<String>,
+    pub best_result: Option<String>,
+}
+
+/// A `strategies` row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Strategy {
+    pub id: i64,
+    pub problem_id: String,
+    pub problem_name: String,
+    pub domain_id: Option<String>,
+    pub approach_name: String,
+    pub approach_description: Option<String>,
+    pub outcome: String,
+    pub submission_slot: Option<i64>,
+    pub submission_uuid: Option<String>,
+    pub attempts: i64,
+    pub last_attempted: Option<String>,
+    pub learned: Option<String>,
+}
+
+impl Strategy {
+    pub(crate) const COLUMNS: &'static str = "id, problem_id, problem_name, domain_id, approach_name, approach_description, outcome, submission_slot, submission_uuid, attempts, last_attempted, learned";
+
+    pub(crate) fn from_row(row: &rusqlite::Row<'_>) -> Strategy {
+        Strategy {
+            id: int_at(row, 0).unwrap_or_default(),
+            problem_id: text_at(row, 1).unwrap_or_default(),
+            problem_name: text_at(row, 2).unwrap_or_default(),
+            domain_id: text_at(row, 3),
+            approach_name: text_at(row, 4).unwrap_or_default(),
+            approach_description: text_at(row, 5),
+            outcome: text_at(row, 6).unwrap_or_default(),
+            submission_slot: int_at(row, 7),
+            submission_uuid: text_at(row, 8),
+            attempts: int_at(row, 9).unwrap_or(1),
+            last_attempted: text_at(row, 10),
+            learned: text_at(row, 11),
+        }
+    }
+}
+
+/// A `problems` row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Problem {
+    pub id: String,
+    pub name: String,
+    pub domain_id: Option<String>,
+    pub status: Option<String>,
+    pub submission_count: i64,
+    pub proven_count: i64,
+    pub failed_count: i64,
+    pub statement: Option<String>,
+    pub best_result: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+}
+
+impl Problem {
+    pub(crate) const COLUMNS: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at";
+
+    pub(crate) fn from_row(row: &rusqlite::Row<'_>) -> Problem {
+        Problem {
+            id: text_at(row, 0).unwrap_or_default(),
+            name: text_at(row, 1).unwrap_or_default(),
+            domain_id: text_at(row, 2),
+            status: text_at(row, 3),
+            submission_count: int_at(row, 4).unwrap_or_default(),
+            proven_count: int_at(row, 5).unwrap_or_default(),
+            failed_count: int_at(row, 6).unwrap_or_default(),
+            statement: text_at(row, 7),
+            best_result: text_at(row, 8),
+            created_at: text_at(row, 9),
+            updated_at: text_at(row, 10),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enums_parse_their_text() {
+        for t in FindingType::ALL {
+            assert_eq!(t.as_str().parse::<FindingType>().unwrap(), *t);
+        }
+        assert_eq!("false-lemma".parse::<FindingType>().unwrap(), FindingType::FalseLemma);
+        let err = "lemma".parse::<FindingType>().unwrap_err().to_string();
+        assert!(err.contains("unknown finding type 'lemma'") && err.contains("false_lemma"), "{err}");
+    }
+
+    #[test]
+    fn domain_aliases() {
+        assert_eq!(domain_alias("number_theory"), Some("nt"));
+        assert_eq!(domain_alias("Number-Theory"), Some("nt"));
+        assert_eq!(domain_alias("NT"), Some("nt"));
+        assert_eq!(domain_alias("combinatorics"), Some("combinatorics"));
+        assert_eq!(domain_alias("topology"), None);
+    }
+}

@@ -1,0 +1,322 @@
+//! Read models behind `mk find`, `mk failed`, `mk strategies` and `mk stats`.
+
+use std::collections::HashSet;
+
+use rusqlite::params;
+use serde::Serialize;
+
+use super::error::{AtPath, Result};
+use super::model::{Finding, Problem, Strategy};
+use super::sql::{int_at, like_contains, problem_key, problem_key_sql, text_at};
+use super::Kb;
+use crate::tracking::{FalseLemma, Submission, Tracking};
+
+fn is_migrated(l: &FalseLemma, migrated: &HashSet<String>) -> bool {
+    l.id.is_some_and(|id| migrated.contains(&format!("tracking:false_lemmas:{id}")))
+}
+
+/// Findings shown per type on the problem dashboard.
+const PER_TYPE: i64 = 10;
+
+/// `mk find`: everything known about one problem.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ProblemReport {
+    /// The text asked for.
+    pub query: String,
+    /// The problem row whose id matches (ignoring case, spaces, `_` and `-`).
+    pub problem: Option<Problem>,
+    /// Problems whose id or name contains the query, when nothing matched exactly.
+    pub similar: Vec<Problem>,
+    /// Findings for the problem, by type: totals and the most recent few of each.
+    pub findings: Vec<FindingsOfType>,
+    pub strategies: Vec<Strategy>,
+    /// From tracking.db.
+    pub false_lemmas: Vec<FalseLemma>,
+    /// From tracking.db, newest first.
+    pub submissions: Vec<Submission>,
+    /// Warnings about tracking.db.
+    pub notes: Vec<String>,
+}
+
+impl ProblemReport {
+    /// Whether anything at all was found.
+    pub fn is_empty(&self) -> bool {
+        self.problem.is_none()
+            && self.findings.is_empty()
+            && self.strategies.is_empty()
+            && self.false_lemmas.is_empty()
+            && self.submissions.is_empty()
+    }
+}
+
+/// Findings of one type for a problem.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FindingsOfType {
+    pub finding_type: String,
+    pub total: i64,
+    /// Newest first, at most a few.
+    pub recent: Vec<Finding>,
+}
+
+/// `mk failed`: failed approaches and false lemmas.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FailedReport {
+    pub keyword: Option<String>,
+    /// `failure` and `false_lemma` findings, newest first.
+    pub findings: Vec<Finding>,
+    /// tracking.db false lemmas not (yet) migrated into knowledge.db.
+    pub tracking_false_lemmas: Vec<FalseLemma>,
+    pub notes: Vec<String>,
+}
+
+/// `mk strategies`: what worked, by frequency, and how recorded approaches fared.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StrategiesReport {
+    pub domain: Option<String>,
+    pub techniques: Vec<TechniqueUse>,
+    pub approaches: Vec<ApproachOutcomes>,
+}
+
+/// A proof technique of verified theorems.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TechniqueUse {
+    pub technique: String,
+    pub domain_id: Option<String>,
+    pub count: i64,
+    /// Distinct slots, ascending.
+    pub slots: Vec<i64>,
+}
+
+/// Outcomes of one approach across problems (`strategies` table).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ApproachOutcomes {
+    pub approach: String,
+    pub proven: i64,
+    pub partial: i64,
+    pub failed: i64,
+    pub in_flight: i64,
+    pub untried: i64,
+    pub problems: i64,
+}
+
+/// A labelled count (`key` is `None` for NULL).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Count {
+    pub key: Option<String>,
+    pub count: i64,
+}
+
+/// How recent the knowledge is.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Freshness {
+    pub latest_finding: Option<String>,
+    pub latest_extraction: Option<String>,
+    pub findings_last_7_days: i64,
+    pub sources: i64,
+}
+
+/// `mk stats`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub schema_version: i64,
+    pub findings: i64,
+    pub by_type: Vec<Count>,
+    pub by_domain: Vec<Count>,
+    pub by_confidence: Vec<Count>,
+    pub freshness: Freshness,
+    pub strategy_outcomes: Vec<Count>,
+    pub problems: i64,
+    pub problems_by_status: Vec<Count>,
+}
+
+impl Kb {
+    /// The problem dashboard. `tracking` adds false lemmas and submissions when available.
+    pub fn find_problem(&self, query: &str, tracking: Option<&Tracking>) -> Result<ProblemReport> {
+        let query = query.trim();
+        let key = problem_key(query);
+        let mut report = ProblemReport { query: query.to_string(), ..Default::default() };
+
+        let sql = format!(
+            "SELECT {} FROM problems WHERE {} = ?1 ORDER BY id LIMIT 1",
+            Problem::COLUMNS,
+            problem_key_sql("id")
+        );
+        report.problem = self.rows(&sql, params![key], Problem::from_row)?.into_iter().next();
+
+        let sql = format!(
+            "SELECT finding_type, total, {cols} FROM (
+                SELECT f.*, count(*) OVER (PARTITION BY finding_type) AS total,
+                       row_number() OVER (PARTITION BY finding_type ORDER BY created_at DESC, id DESC) AS n
+                FROM findings f WHERE {pkey} = ?1)
+             WHERE n <= ?2
+             ORDER BY CASE finding_type WHEN 'theorem' THEN 0 WHEN 'false_lemma' THEN 1 WHEN 'failure' THEN 2
+                      WHEN 'technique' THEN 3 ELSE 4 END, finding_type, n",
+            cols = Finding::columns(""),
+            pkey = problem_key_sql("f.problem_id"),
+        );
+        let rows = self.rows(&sql, params![key, PER_TYPE], |r| {
+            (text_at(r, 0).unwrap_or_default(), int_at(r, 1).unwrap_or(0), Finding::from_row(r, 2))
+        })?;
+        for (kind, total, finding) in rows {
+            match report.findings.last_mut() {
+                Some(g) if g.finding_type == kind => g.recent.push(finding),
+                _ => report.findings.push(FindingsOfType { finding_type: kind, total, recent: vec![finding] }),
+            }
+        }
+
+        let sql = format!(
+            "SELECT {} FROM strategies WHERE {} = ?1
+             ORDER BY CASE outcome WHEN 'proven' THEN 0 WHEN 'partial' THEN 1 WHEN 'in_flight' THEN 2
+                      WHEN 'failed' THEN 3 ELSE 4 END, last_attempted DESC",
+            Strategy::COLUMNS,
+            problem_key_sql("problem_id")
+        );
+        report.strategies = self.rows(&sql, params![key], Strategy::from_row)?;
+
+        if report.problem.is_none() && report.findings.is_empty() && report.strategies.is_empty() {
+            let sql = format!(
+                "SELECT {} FROM problems WHERE id LIKE ?1 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' ORDER BY id LIMIT 10",
+                Problem::COLUMNS
+            );
+            report.similar = self.rows(&sql, params![like_contains(query)], Problem::from_row)?;
+        }
+        if let Some(t) = tracking {
+            let migrated = self.migrated_false_lemmas()?;
+            report.false_lemmas = t
+                .false_lemmas_for_problem(query, 20)
+                .into_iter()
+                .filter(|l| !is_migrated(l, &migrated))
+                .collect();
+            report.submissions = t.submissions_for_problem(query, 10);
+            report.notes = t.notes();
+        }
+        Ok(report)
+    }
+
+    /// Failed approaches and false lemmas, optionally containing `keyword` in the title,
+    /// reason, avoid pattern, name or problem id.
+    pub fn failed(&self, keyword: Option<&str>, limit: usize, tracking: Option<&Tracking>) -> Result<FailedReport> {
+        let keyword = keyword.map(str::trim).filter(|k| !k.is_empty());
+        let sql = format!(
+            "SELECT {} FROM findings
+             WHERE finding_type IN ('failure', 'false_lemma')
+               AND (?1 IS NULL OR title LIKE ?1 ESCAPE '\\' OR why_failed LIKE ?1 ESCAPE '\\'
+                    OR avoid_pattern LIKE ?1 ESCAPE '\\' OR theorem_name LIKE ?1 ESCAPE '\\'
+                    OR problem_id LIKE ?1 ESCAPE '\\')
+             ORDER BY created_at DESC, id DESC LIMIT ?2",
+            Finding::columns("")
+        );
+        let pattern = keyword.map(like_contains);
+        let findings = self.rows(&sql, params![pattern, limit as i64], |r| Finding::from_row(r, 0))?;
+        let mut report = FailedReport { keyword: keyword.map(str::to_string), findings, ..Default::default() };
+        if let Some(t) = tracking {
+            let migrated = self.migrated_false_lemmas()?;
+            report.tracking_false_lemmas = t
+                .false_lemmas_matching(keyword, limit)
+                .into_iter()
+                .filter(|l| !is_migrated(l, &migrated))
+                .collect();
+            report.notes = t.notes();
+        }
+        Ok(report)
+    }
+
+    /// Proven techniques by frequency and approach outcomes, optionally in one domain
+    /// (a `domains.id`; resolve user input with [`Kb::domain_id`] first).
+    pub fn strategies(&self, domain: Option<&str>, limit: usize) -> Result<StrategiesReport> {
+        let techniques = self.rows(
+            "SELECT proof_technique, domain_id, count(*) AS n, group_concat(DISTINCT source_slot)
+             FROM findings
+             WHERE finding_type = 'theorem' AND confidence = 'verified' AND proof_technique IS NOT NULL
+               AND (?1 IS NULL OR domain_id = ?1)
+             GROUP BY proof_technique, domain_id ORDER BY n DESC, proof_technique LIMIT ?2",
+            params![domain, limit as i64],
+            |r| {
+                let mut slots: Vec<i64> = text_at(r, 3)
+                    .unwrap_or_default()
+                    .split(',')
+                    .filter_map(|s| s.trim().parse().ok())
+                    .collect();
+                slots.sort_unstable();
+                TechniqueUse {
+                    technique: text_at(r, 0).unwrap_or_default(),
+                    domain_id: text_at(r, 1),
+                    count: int_at(r, 2).unwrap_or(0),
+                    slots,
+                }
+            },
+        )?;
+        let approaches = self.rows(
+            "SELECT s.approach_name,
+                    sum(s.outcome = 'proven'), sum(s.outcome = 'partial'), sum(s.outcome = 'failed'),
+                    sum(s.outcome = 'in_flight'), sum(s.outcome = 'untried'), count(DISTINCT s.problem_id)
+             FROM strategies s LEFT JOIN problems p ON p.id = s.problem_id
+             WHERE ?1 IS NULL OR coalesce(s.domain_id, p.domain_id) = ?1
+             GROUP BY s.approach_name
+             ORDER BY 2 DESC, 3 DESC, 4 ASC, s.approach_name LIMIT ?2",
+            params![domain, limit as i64],
+            |r| ApproachOutcomes {
+                approach: text_at(r, 0).unwrap_or_default(),
+                proven: int_at(r, 1).unwrap_or(0),
+                partial: int_at(r, 2).unwrap_or(0),
+                failed: int_at(r, 3).unwrap_or(0),
+                in_flight: int_at(r, 4).unwrap_or(0),
+                untried: int_at(r, 5).unwrap_or(0),
+                problems: int_at(r, 6).unwrap_or(0),
+            },
+        )?;
+        Ok(StrategiesReport { domain: domain.map(str::to_string), techniques, approaches })
+    }
+
+    /// Counts for the dashboard.
+    pub fn stats(&self) -> Result<Stats> {
+        let count = |sql: &str| -> Result<Vec<Count>> {
+            self.rows(sql, [], |r| Count { key: text_at(r, 0), count: int_at(r, 1).unwrap_or(0) })
+        };
+        let one = |sql: &str| -> Result<i64> {
+            Ok(self.rows(sql, [], |r| int_at(r, 0).unwrap_or(0))?.into_iter().next().unwrap_or(0))
+        };
+        let text = |sql: &str| -> Result<Option<String>> {
+            Ok(self.rows(sql, [], |r| text_at(r, 0))?.into_iter().next().flatten())
+        };
+        Ok(Stats {
+            schema_version: self.schema_version()?,
+            findings: one("SELECT count(*) FROM findings")?,
+            by_type: count("SELECT finding_type, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1")?,
+            by_domain: count("SELECT domain_id, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1")?,
+            by_confidence: count("SELECT confidence, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1")?,
+            freshness: Freshness {
+                latest_finding: text("SELECT max(created_at) FROM findings")?,
+                latest_extraction: text("SELECT max(extracted_at) FROM sources")?,
+                findings_last_7_days: one("SELECT count(*) FROM findings WHERE created_at >= datetime('now', '-7 days')")?,
+                sources: one("SELECT count(*) FROM sources")?,
+            },
+            strategy_outcomes: count("SELECT outcome, count(*) FROM strategies GROUP BY 1 ORDER BY 2 DESC, 1")?,
+            problems: one("SELECT count(*) FROM problems")?,
+            problems_by_status: count("SELECT status, count(*) FROM problems GROUP BY 1 ORDER BY 2 DESC, 1")?,
+        })
+    }
+
+    /// Origins of false lemmas already migrated, so tracking.db's copy is not shown twice.
+    fn migrated_false_lemmas(&self) -> Result<HashSet<String>> {
+        Ok(self
+            .rows(
+                "SELECT origin FROM findings WHERE origin LIKE 'tracking:false\\_lemmas:%' ESCAPE '\\'",
+                [],
+                |r| text_at(r, 0).unwrap_or_default(),
+            )?
+            .into_iter()
+            .collect())
+    }
+
+    pub(crate) fn rows<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        map: impl Fn(&rusqlite::Row<'_>) -> T,
+    ) -> Result<Vec<T>> {
+        let mut stmt = self.conn.prepare_cached(sql).at(&self.path)?;
+        let rows = stmt.query_map(params, |r| Ok(map(r))).at(&self.path)?;
+        rows.collect::<rusqlite::Result<_>>().at(&self.path)
+    }
+}

@@ -1,0 +1,140 @@
+//! Schema versioning: `PRAGMA user_version` plus forward-only migrations applied on open.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::error::{AtPath, KbError, Result};
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// One forward step: run `sql`, then set `user_version = version`.
+struct Migration {
+    version: i64,
+    sql: &'static str,
+}
+
+/// In order. Version 1 is the whole initial schema; later steps live in
+/// schema/migrations/NNN_name.sql and are appended here.
+const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    sql: include_str!("../../schema/knowledge.sql"),
+}];
+
+/// What [`inspect`] found in an open database.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    /// No tables at all (a new or empty file).
+    Empty,
+    /// A knowledge base at this version (0 = created by the pre-Rust tooling).
+    Kb(i64),
+    /// Tables, but no `findings`: someone else's database.
+    Foreign,
+}
+
+pub(crate) fn user_version(conn: &Connection, path: &Path) -> Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0)).at(path)
+}
+
+/// Reads the version and, for version 0, looks at the tables to tell new from foreign.
+pub(crate) fn inspect(conn: &Connection, path: &Path) -> Result<State> {
+    let version = user_version(conn, path)?;
+    if version > 0 {
+        return Ok(State::Kb(version));
+    }
+    let (tables, has_findings): (i64, bool) = conn
+        .query_row(
+            "SELECT count(*), coalesce(sum(name = 'findings'), 0) > 0 FROM sqlite_schema WHERE type = 'table'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .at(path)?;
+    Ok(match (tables, has_findings) {
+        (0, _) => State::Empty,
+        (_, true) => State::Kb(0),
+        _ => State::Foreign,
+    })
+}
+
+/// Brings the database to [`SCHEMA_VERSION`].
+///
+/// Each step runs in its own IMMEDIATE transaction and re-reads the version inside it, so two
+/// processes opening a new database at once apply every step exactly once.
+pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<Migrated> {
+    let (start, legacy) = match inspect(conn, path)? {
+        State::Foreign => return Err(KbError::Foreign { path: path.to_path_buf() }),
+        State::Empty => (0, false),
+        State::Kb(v) => (v, v == 0),
+    };
+    if start > SCHEMA_VERSION {
+        return Err(KbError::TooNew { path: path.to_path_buf(), found: start, supported: SCHEMA_VERSION });
+    }
+    if start == SCHEMA_VERSION {
+        return Ok(Migrated::Current);
+    }
+    // journal_mode is persistent and cannot change inside a transaction.
+    let _: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).at(path)?;
+    for m in MIGRATIONS {
+        super::retry_busy(|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(path)?;
+            let current = user_version(&tx, path)?;
+            if current >= m.version {
+                return Ok(());
+            }
+            if m.version == 1 {
+                adopt_legacy(&tx, path)?;
+            }
+            tx.execute_batch(m.sql).at(path)?;
+            if m.version == 1 {
+                // Index rows that existed before the identifier index did (adopted databases).
+                tx.execute_batch("INSERT INTO findings_ident(findings_ident) VALUES ('rebuild');").at(path)?;
+            }
+            tx.execute_batch(&format!("PRAGMA user_version = {}", m.version)).at(path)?;
+            tx.commit().at(path)
+        })?;
+    }
+    Ok(if start == 0 && !legacy { Migrated::Created } else { Migrated::Upgraded(start) })
+}
+
+/// What [`migrate`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Migrated {
+    Current,
+    Created,
+    /// From this version (0 = a database of the pre-Rust tooling).
+    Upgraded(i64),
+}
+
+/// A database made by the bash + sqlite3 tooling has the spec's tables but lacks the columns
+/// version 1 added; `CREATE TABLE IF NOT EXISTS` would not add them.
+fn adopt_legacy(conn: &Connection, path: &Path) -> Result<()> {
+    let has_findings: bool = conn
+        .query_row(
+            "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = 'findings'",
+            [],
+            |r| r.get(0),
+        )
+        .at(path)?;
+    if !has_findings {
+        return Ok(());
+    }
+    let cols = table_columns(conn, "findings").at(path)?;
+    if !cols.iter().any(|c| c == "source_id") {
+        conn.execute_batch(
+            "ALTER TABLE findings ADD COLUMN source_id INTEGER REFERENCES sources(id) ON DELETE CASCADE",
+        )
+        .at(path)?;
+    }
+    if !cols.iter().any(|c| c == "origin") {
+        conn.execute_batch("ALTER TABLE findings ADD COLUMN origin TEXT").at(path)?;
+    }
+    Ok(())
+}
+
+/// Column names of `table` (empty when the table does not exist).
+pub(crate) fn table_columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let rows = stmt.query_map([table], |r| r.get::<_, String>(0))?;
+    rows.collect()
+}

@@ -1,0 +1,379 @@
+//! `mk search`: full-text BM25 over prose plus identifier matching, with duplicates collapsed.
+//!
+//! Ranking, best first:
+//! 1. **exact**: the whole query equals a theorem name (also `Finset.card_le_card` for
+//!    `card_le_card`), a technique name, or a problem id compared by [`problem_key`];
+//! 2. **identifier**: the whole query is a substring of one of those names (trigram index);
+//! 3. **text**: BM25 over `findings_fts` with the spec's column weights.
+//!
+//! Within a tier, findings that also match the text query come first, by BM25. Findings that
+//! state the same thing (same type, name and whitespace-normalized statement) are shown once,
+//! with the other slots listed.
+
+pub mod query;
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::error::{AtPath, Result};
+use super::model::{Finding, FindingType};
+use super::sql::{normalize_ws, problem_key, problem_key_sql};
+use super::Kb;
+pub use query::ParsedQuery;
+
+/// Filters and size of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Number of results (after collapsing duplicates).
+    pub limit: usize,
+    /// Only this `domains.id`.
+    pub domain: Option<String>,
+    /// Only this finding type.
+    pub finding_type: Option<FindingType>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { limit: 5, domain: None, finding_type: None }
+    }
+}
+
+/// How a hit matched the query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchKind {
+    Exact,
+    Identifier,
+    Text,
+}
+
+/// One search result: a finding, its relevance and where else the same statement appears.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// BM25 relevance (higher is better); 0 for findings matched by identifier only.
+    pub score: f64,
+    #[serde(rename = "match")]
+    pub match_kind: MatchKind,
+    /// Other slots where the same statement was stored, ascending.
+    pub also_in_slots: Vec<i64>,
+    /// How many other findings were collapsed into this one.
+    pub duplicates: usize,
+}
+
+/// Candidates fetched per round; grows when duplicates leave too few distinct results.
+const POOL: usize = 200;
+/// Most matching findings BM25 ranks per query (the newest ones); see `text_candidates`.
+pub const RANK_CAP: usize = 1_000;
+const MAX_POOL: usize = 12_800;
+
+struct Candidate {
+    finding: Finding,
+    kind: MatchKind,
+    /// For identifier matches, how close the name is to the query (lower is closer).
+    closeness: (u8, usize),
+    /// BM25 as FTS5 reports it (lower is better), when the text query matched.
+    bm25: Option<f64>,
+}
+
+impl Kb {
+    /// Searches findings; any text is accepted (see [`query`]). An empty result is not an
+    /// error; use [`Kb::finding_count`] to tell an empty knowledge base from no match.
+    pub fn search(&self, text: &str, opts: &SearchOptions) -> Result<Vec<SearchHit>> {
+        let parsed = ParsedQuery::parse(text);
+        let fts = parsed.to_fts5();
+        let ident = query::identifier_candidate(text);
+        let filters = Filters {
+            domain: opts.domain.clone(),
+            kind: opts.finding_type.map(|t| t.as_str().to_string()),
+        };
+        let limit = opts.limit.max(1);
+        let mut pool = POOL.max(limit * 4);
+        loop {
+            let mut cands = Vec::new();
+            if let Some(id) = &ident {
+                self.exact_candidates(id, &filters, pool, &mut cands)?;
+                self.identifier_candidates(id, &filters, pool, &mut cands)?;
+            }
+            let mut text_full = false;
+            if let Some(q) = &fts {
+                text_full = self.text_candidates(q, &filters, pool, &mut cands)? == pool;
+            }
+            let hits = self.rank_and_group(cands, limit)?;
+            if hits.len() >= limit || !text_full || pool >= MAX_POOL {
+                return Ok(hits);
+            }
+            pool *= 8;
+        }
+    }
+
+    /// Number of findings stored.
+    pub fn finding_count(&self) -> Result<i64> {
+        self.conn
+            .query_row("SELECT count(*) FROM findings", [], |r| r.get(0))
+            .at(&self.path)
+    }
+
+    fn exact_candidates(&self, ident: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<()> {
+        let key = problem_key(ident);
+        let sql = format!(
+            "SELECT {cols} FROM findings f
+             WHERE (f.theorem_name = ?1 COLLATE NOCASE OR f.proof_technique = ?1 COLLATE NOCASE
+                    OR {pkey} = ?2)
+               AND (?3 IS NULL OR f.domain_id = ?3) AND (?4 IS NULL OR f.finding_type = ?4)
+             ORDER BY f.id DESC LIMIT ?5",
+            cols = Finding::columns("f."),
+            pkey = problem_key_sql("f.problem_id"),
+        );
+        let key = (!key.is_empty()).then_some(key);
+        let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
+        let rows = stmt
+            .query_map(
+                rusqlite::params![ident, key, f.domain, f.kind, pool as i64],
+                |r| Ok(Finding::from_row(r, 0)),
+            )
+            .at(&self.path)?;
+        for finding in rows {
+            out.push(Candidate { finding: finding.at(&self.path)?, kind: MatchKind::Exact, closeness: (0, 0), bm25: None });
+        }
+        Ok(())
+    }
+
+    /// Substring matches in names. Also promotes `Namespace.name` to exact for query `name`.
+    fn identifier_candidates(&self, ident: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<()> {
+        // Trigrams need three characters; identifiers contain no spaces.
+        if ident.chars().count() < 3 || ident.contains(char::is_whitespace) {
+            return Ok(());
+        }
+        let sql = format!(
+            "SELECT {cols} FROM findings_ident JOIN findings f ON f.id = findings_ident.rowid
+             WHERE findings_ident MATCH ?1
+               AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
+             ORDER BY findings_ident.rowid DESC LIMIT ?4",
+            cols = Finding::columns("f."),
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
+        let rows = stmt
+            .query_map(
+                rusqlite::params![query::quote(ident), f.domain, f.kind, pool as i64],
+                |r| Ok(Finding::from_row(r, 0)),
+            )
+            .at(&self.path)?;
+        let suffix = format!(".{}", ident.to_lowercase());
+        for finding in rows {
+            let finding = finding.at(&self.path)?;
+            let namespaced = finding
+                .theorem_name
+                .as_deref()
+                .is_some_and(|n| n.to_lowercase().ends_with(&suffix));
+            let kind = if namespaced { MatchKind::Exact } else { MatchKind::Identifier };
+            let closeness = closeness(&finding, &ident.to_lowercase());
+            out.push(Candidate { finding, kind, closeness, bm25: None });
+        }
+        Ok(())
+    }
+
+    /// BM25 candidates. Returns how many rows were ranked (== the cap means there may be more).
+    ///
+    /// Ranking costs a few microseconds per matching row, so a query matching most of a large
+    /// knowledge base would take hundreds of milliseconds. BM25 therefore ranks at most the
+    /// newest [`RANK_CAP`] matching findings (FTS5 streams matches newest first and stops);
+    /// narrower queries (more words, a phrase, `--type`, `--domain`) reach further back.
+    fn text_candidates(&self, fts: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<usize> {
+        let sql = format!(
+            "SELECT c.score, {cols} FROM (
+                SELECT findings_fts.rowid AS id, findings_fts.rank AS score
+                FROM findings_fts JOIN findings f ON f.id = findings_fts.rowid
+                WHERE findings_fts MATCH ?1
+                  AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
+                ORDER BY findings_fts.rowid DESC LIMIT ?5) c
+             JOIN findings f ON f.id = c.id
+             ORDER BY c.score LIMIT ?4",
+            cols = Finding::columns("f."),
+        );
+        let cap = RANK_CAP.max(pool);
+        let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
+        let rows = stmt
+            .query_map(rusqlite::params![fts, f.domain, f.kind, pool as i64, cap as i64], |r| {
+                Ok((r.get::<_, f64>(0)?, Finding::from_row(r, 1)))
+            })
+            .at(&self.path)?;
+        let mut n = 0;
+        for row in rows {
+            let (rank, finding) = row.at(&self.path)?;
+            out.push(Candidate { finding, kind: MatchKind::Text, closeness: (0, 0), bm25: Some(rank) });
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn rank_and_group(&self, cands: Vec<Candidate>, limit: usize) -> Result<Vec<SearchHit>> {
+        // Merge by id: best kind, and the text score wherever the text query matched.
+        let mut by_id: HashMap<i64, Candidate> = HashMap::new();
+        for c in cands {
+            match by_id.get_mut(&c.finding.id) {
+                Some(e) => {
+                    if c.kind < e.kind {
+                        e.kind = c.kind;
+                        e.closeness = c.closeness;
+                    }
+                    e.bm25 = e.bm25.or(c.bm25);
+                }
+                None => {
+                    by_id.insert(c.finding.id, c);
+                }
+            }
+        }
+        let mut all: Vec<Candidate> = by_id.into_values().collect();
+        all.sort_by(|a, b| {
+            a.kind
+                .cmp(&b.kind)
+                .then_with(|| a.closeness.cmp(&b.closeness))
+                .then_with(|| match (a.bm25, b.bm25) {
+                    (Some(x), Some(y)) => x.total_cmp(&y),
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => type_order(&a.finding).cmp(&type_order(&b.finding)),
+                })
+                .then_with(|| b.finding.id.cmp(&a.finding.id))
+        });
+
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut hits = Vec::new();
+        for c in all {
+            let key = group_key(&c.finding);
+            if !seen.insert(key.clone()) {
+                continue;
+            }
+            let (also_in_slots, duplicates) = self.siblings(&c.finding, &key)?;
+            hits.push(SearchHit {
+                score: c.bm25.map(|r| -r).unwrap_or(0.0),
+                match_kind: c.kind,
+                also_in_slots,
+                duplicates,
+                finding: c.finding,
+            });
+            if hits.len() == limit {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+
+    /// Other findings stating the same thing: their slots (ascending, without the
+    /// representative's own) and their number.
+    fn siblings(&self, f: &Finding, key: &str) -> Result<(Vec<i64>, usize)> {
+        let (sql, value) = match &f.theorem_name {
+            Some(name) => (
+                "SELECT id, finding_type, title, description, theorem_name, theorem_statement, source_slot
+                 FROM findings WHERE theorem_name = ?1 COLLATE NOCASE AND finding_type = ?2 LIMIT 5000",
+                name,
+            ),
+            None => (
+                "SELECT id, finding_type, title, description, theorem_name, theorem_statement, source_slot
+                 FROM findings WHERE title = ?1 AND finding_type = ?2 LIMIT 5000",
+                &f.title,
+            ),
+        };
+        let mut stmt = self.conn.prepare_cached(sql).at(&self.path)?;
+        let rows = stmt
+            .query_map([value, &f.finding_type], |r| {
+                let probe = Finding {
+                    id: r.get(0)?,
+                    finding_type: super::sql::text_at(r, 1).unwrap_or_default(),
+                    title: super::sql::text_at(r, 2).unwrap_or_default(),
+                    description: super::sql::text_at(r, 3).unwrap_or_default(),
+                    theorem_name: super::sql::text_at(r, 4),
+                    theorem_statement: super::sql::text_at(r, 5),
+                    source_slot: super::sql::int_at(r, 6),
+                    ..empty_finding()
+                };
+                Ok(probe)
+            })
+            .at(&self.path)?;
+        let mut slots = Vec::new();
+        let mut dups = 0;
+        for probe in rows {
+            let probe = probe.at(&self.path)?;
+            if probe.id == f.id || group_key(&probe) != key {
+                continue;
+            }
+            dups += 1;
+            if let Some(s) = probe.source_slot.filter(|s| Some(*s) != f.source_slot) {
+                slots.push(s);
+            }
+        }
+        slots.sort_unstable();
+        slots.dedup();
+        Ok((slots, dups))
+    }
+}
+
+struct Filters {
+    domain: Option<String>,
+    kind: Option<String>,
+}
+
+/// Same type, same name (or title), same statement (or description) up to whitespace.
+fn group_key(f: &Finding) -> String {
+    let name = f.theorem_name.as_deref().unwrap_or(&f.title);
+    let body = f.theorem_statement.as_deref().unwrap_or(&f.description);
+    format!("{}\u{1}{}\u{1}{}", f.finding_type, name.to_lowercase(), normalize_ws(body))
+}
+
+/// How well a name containing `query` (lowercase) fits it: names where the query starts a
+/// name component (`card_le` in `Finset.card_le_card`) first, then shorter names.
+fn closeness(f: &Finding, query: &str) -> (u8, usize) {
+    [&f.theorem_name, &f.problem_id, &f.proof_technique]
+        .into_iter()
+        .flatten()
+        .filter_map(|name| {
+            let lower = name.to_lowercase();
+            let at = lower.find(query)?;
+            let boundary = at == 0 || lower[..at].ends_with(['.', '_', ' ']);
+            Some((u8::from(!boundary), name.chars().count()))
+        })
+        .min()
+        .unwrap_or((2, usize::MAX))
+}
+
+/// Among equally matched identifier hits, what a user most likely wants first.
+fn type_order(f: &Finding) -> u8 {
+    match f.kind() {
+        Some(FindingType::Theorem) => 0,
+        Some(FindingType::FalseLemma) => 1,
+        Some(FindingType::Failure) => 2,
+        Some(FindingType::Technique) => 3,
+        _ => 4,
+    }
+}
+
+fn empty_finding() -> Finding {
+    Finding {
+        id: 0,
+        finding_type: String::new(),
+        domain_id: None,
+        title: String::new(),
+        description: String::new(),
+        problem_id: None,
+        source_slot: None,
+        source_submission_uuid: None,
+        source_file: None,
+        theorem_name: None,
+        theorem_statement: None,
+        proof_technique: None,
+        mathlib_imports: None,
+        proof_lines: None,
+        counterexample: None,
+        why_failed: None,
+        avoid_pattern: None,
+        confidence: None,
+        created_at: None,
+        updated_at: None,
+        tags: None,
+        notes: None,
+        source_id: None,
+    }
+}

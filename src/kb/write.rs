@@ -1,0 +1,396 @@
+//! Storing extracted files: sources plus their findings, one file all-or-nothing.
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use serde::Serialize;
+
+use super::error::{AtPath, KbError, Result};
+use super::model::{Confidence, FindingType, NewFinding, ProblemUpsert, SourceRecord};
+use super::{domain_alias, retry_busy, Kb};
+
+/// Files per transaction in [`Kb::write_batch`]: large enough to amortize the commit, small
+/// enough that other writers are not kept waiting for long.
+const CHUNK: usize = 256;
+
+/// Hex blake3 digest of a file's bytes, the `sources.content_hash` every writer must use.
+pub fn content_hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// One extracted file: its source row, its findings and optionally its problem.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct FileItem {
+    pub source: SourceRecord,
+    pub findings: Vec<NewFinding>,
+    pub problem: Option<ProblemUpsert>,
+}
+
+/// What happened to one file in [`Kb::write_batch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// A path not seen before.
+    Added,
+    /// A known path with new content: its old findings were removed, the new ones stored.
+    Replaced,
+    /// A known path with the same content hash: nothing was written.
+    Unchanged,
+    /// Nothing of this file was written (see [`FileOutcome::error`]); the others were.
+    Failed,
+}
+
+/// Per-file result of [`Kb::write_batch`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileOutcome {
+    pub path: String,
+    pub status: FileStatus,
+    pub findings_added: usize,
+    pub findings_removed: usize,
+    /// Why the file failed, one line.
+    pub error: Option<String>,
+}
+
+impl Kb {
+    /// The stored content hash of `path`, to skip unchanged files before parsing them.
+    pub fn source_hash(&self, path: &str) -> Result<Option<String>> {
+        self.conn
+            .prepare_cached("SELECT content_hash FROM sources WHERE path = ?1")
+            .and_then(|mut s| s.query_row([path], |r| r.get(0)).optional())
+            .at(&self.path)
+    }
+
+    /// Every stored `path → content_hash`, for extractors that scan thousands of files.
+    pub fn source_hashes(&self) -> Result<HashMap<String, String>> {
+        let mut stmt = self.conn.prepare("SELECT path, content_hash FROM sources").at(&self.path)?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .at(&self.path)?;
+        rows.collect::<rusqlite::Result<_>>().at(&self.path)
+    }
+
+    /// Stores extracted files. Each file is all-or-nothing (a savepoint per file) and files are
+    /// committed in transactions of a few hundred, retried when another writer holds the lock.
+    ///
+    /// For each file: the same path with the same `content_hash` is [`FileStatus::Unchanged`];
+    /// a known path with a new hash has its old findings deleted and the new ones inserted
+    /// ([`FileStatus::Replaced`]); a new path is [`FileStatus::Added`]. A file whose findings
+    /// are invalid (unknown domain, empty title, …) is [`FileStatus::Failed`] and the batch goes
+    /// on. Findings inherit `source_file`, `source_slot`, `problem_id` and
+    /// `source_submission_uuid` from the source when they leave them `None`. When a
+    /// [`ProblemUpsert`] is given, the problem is created or merged and its counters move by
+    /// what this file added or replaced.
+    ///
+    /// Both full-text indexes are maintained by triggers inside the same transaction.
+    pub fn write_batch(&mut self, items: impl IntoIterator<Item = FileItem>) -> Result<Vec<FileOutcome>> {
+        let domains = self.domain_ids()?;
+        let mut outcomes = Vec::new();
+        let mut iter = items.into_iter().peekable();
+        while iter.peek().is_some() {
+            let chunk: Vec<FileItem> = iter.by_ref().take(CHUNK).collect();
+            let path = self.path.clone();
+            let conn = &mut self.conn;
+            let chunk_outcomes = retry_busy(|| {
+                let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&path)?;
+                let mut out = Vec::with_capacity(chunk.len());
+                for item in &chunk {
+                    out.push(write_file(&mut tx, item, &domains).at(&path)?);
+                }
+                tx.commit().at(&path)?;
+                Ok(out)
+            })?;
+            outcomes.extend(chunk_outcomes);
+        }
+        Ok(outcomes)
+    }
+
+    /// Deletes a source and its findings (a result file that no longer exists).
+    /// Returns how many findings were removed; 0 when the path was unknown.
+    pub fn remove_source(&mut self, source_path: &str) -> Result<usize> {
+        let path = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&path)?;
+            let removed = tx
+                .execute(
+                    "DELETE FROM findings WHERE source_id IN (SELECT id FROM sources WHERE path = ?1)",
+                    [source_path],
+                )
+                .at(&path)?;
+            tx.execute("DELETE FROM sources WHERE path = ?1", [source_path]).at(&path)?;
+            tx.commit().at(&path)?;
+            Ok(removed)
+        })
+    }
+
+    /// Inserts one finding outside any source (recorded by hand, or migrated).
+    pub fn insert_finding(&mut self, finding: &NewFinding) -> Result<i64> {
+        let domains = self.domain_ids()?;
+        let domain = check_finding(finding, &domains)?;
+        let path = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&path)?;
+            let id = insert_finding(&tx, finding, domain.as_deref(), None, None).at(&path)?;
+            tx.commit().at(&path)?;
+            Ok(id)
+        })
+    }
+}
+
+/// Writes one file inside a savepoint. SQLite errors that are not about this file's data (busy,
+/// I/O) abort the whole transaction; validation and constraint errors fail only this file.
+fn write_file(conn: &mut rusqlite::Transaction<'_>, item: &FileItem, domains: &[String]) -> rusqlite::Result<FileOutcome> {
+    let src = &item.source;
+    let mut outcome = FileOutcome {
+        path: src.path.clone(),
+        status: FileStatus::Failed,
+        findings_added: 0,
+        findings_removed: 0,
+        error: None,
+    };
+    let existing: Option<(i64, String)> = conn
+        .prepare_cached("SELECT id, content_hash FROM sources WHERE path = ?1")?
+        .query_row([&src.path], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    if let Some((_, hash)) = &existing {
+        if *hash == src.content_hash {
+            outcome.status = FileStatus::Unchanged;
+            return Ok(outcome);
+        }
+    }
+    let checked = check_item(item, domains);
+    let (finding_domains, problem_domain) = match checked {
+        Ok(v) => v,
+        Err(e) => {
+            outcome.error = Some(e.to_string());
+            return Ok(outcome);
+        }
+    };
+
+    let mut sp = conn.savepoint()?;
+    let result = (|| -> rusqlite::Result<FileOutcome> {
+        let mut out = outcome.clone();
+        let (source_id, old_counts) = match existing {
+            Some((id, _)) => {
+                let old = file_counts(&sp, id)?;
+                out.findings_removed = sp.execute("DELETE FROM findings WHERE source_id = ?1", [id])?;
+                sp.execute(
+                    "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
+                        aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
+                        parse_error_count = ?9, sorry_count = ?10, axiom_count = ?11,
+                        extracted_at = datetime('now')
+                     WHERE id = ?1",
+                    params![
+                        id, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
+                        src.aristotle_uuid, src.lean_version, src.mathlib_version,
+                        src.parse_error_count, src.sorry_count, src.axiom_count
+                    ],
+                )?;
+                out.status = FileStatus::Replaced;
+                (id, old)
+            }
+            None => {
+                sp.execute(
+                    "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
+                        lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    params![
+                        src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
+                        src.aristotle_uuid, src.lean_version, src.mathlib_version,
+                        src.parse_error_count, src.sorry_count, src.axiom_count
+                    ],
+                )?;
+                out.status = FileStatus::Added;
+                (sp.last_insert_rowid(), (0, 0))
+            }
+        };
+        for (f, domain) in item.findings.iter().zip(&finding_domains) {
+            insert_finding(&sp, f, domain.as_deref(), Some((source_id, src)), None)?;
+            out.findings_added += 1;
+        }
+        if let Some(p) = &item.problem {
+            let new_counts = count_new(&item.findings);
+            let added = i64::from(out.status == FileStatus::Added);
+            upsert_problem(&sp, p, problem_domain.as_deref(), added, new_counts, old_counts)?;
+        }
+        Ok(out)
+    })();
+    match result {
+        Ok(out) => {
+            sp.commit()?;
+            Ok(out)
+        }
+        Err(e) if is_data_error(&e) => {
+            sp.rollback()?;
+            outcome.error = Some(e.to_string());
+            Ok(outcome)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Constraint violations and the like belong to one file; everything else to the batch.
+fn is_data_error(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ConstraintViolation) | Some(rusqlite::ErrorCode::TooBig)
+            | Some(rusqlite::ErrorCode::TypeMismatch)
+    )
+}
+
+type Domains = (Vec<Option<String>>, Option<String>);
+
+fn check_item(item: &FileItem, domains: &[String]) -> Result<Domains> {
+    if item.source.path.trim().is_empty() {
+        return Err(KbError::Invalid("source path is empty".into()));
+    }
+    if item.source.content_hash.trim().is_empty() {
+        return Err(KbError::Invalid(format!("{}: content_hash is empty", item.source.path)));
+    }
+    let finding_domains = item
+        .findings
+        .iter()
+        .map(|f| check_finding(f, domains))
+        .collect::<Result<Vec<_>>>()?;
+    let problem_domain = match &item.problem {
+        Some(p) if p.id.trim().is_empty() => {
+            return Err(KbError::Invalid("problem id is empty".into()));
+        }
+        Some(p) => p.domain_id.as_deref().map(|d| resolve_domain(d, domains)).transpose()?,
+        None => None,
+    };
+    Ok((finding_domains, problem_domain))
+}
+
+/// Validates a finding; returns its resolved domain.
+pub(crate) fn check_finding(f: &NewFinding, domains: &[String]) -> Result<Option<String>> {
+    if f.title.trim().is_empty() {
+        return Err(KbError::Invalid("a finding needs a non-empty title".into()));
+    }
+    f.domain_id.as_deref().map(|d| resolve_domain(d, domains)).transpose()
+}
+
+pub(crate) fn resolve_domain(given: &str, domains: &[String]) -> Result<String> {
+    let t = given.trim();
+    if let Some(k) = domains.iter().find(|k| k.eq_ignore_ascii_case(t)) {
+        return Ok(k.clone());
+    }
+    match domain_alias(t) {
+        Some(a) if domains.iter().any(|k| k == a) => Ok(a.to_string()),
+        _ => Err(KbError::Invalid(format!(
+            "unknown domain '{given}' (known: {})",
+            domains.join(", ")
+        ))),
+    }
+}
+
+/// Inserts a finding; `source` fills provenance the finding leaves empty.
+pub(crate) fn insert_finding(
+    conn: &Connection,
+    f: &NewFinding,
+    domain: Option<&str>,
+    source: Option<(i64, &SourceRecord)>,
+    origin: Option<&str>,
+) -> rusqlite::Result<i64> {
+    let (source_id, src) = match source {
+        Some((id, s)) => (Some(id), Some(s)),
+        None => (None, None),
+    };
+    let or_src = |own: &Option<String>, from: fn(&SourceRecord) -> &Option<String>| -> Option<String> {
+        own.clone().or_else(|| src.and_then(|s| from(s).clone()))
+    };
+    let source_file = f.source_file.clone().or_else(|| src.map(|s| s.path.clone()));
+    let slot = f.source_slot.or_else(|| src.and_then(|s| s.slot));
+    conn.prepare_cached(
+        "INSERT INTO findings (finding_type, domain_id, title, description, problem_id,
+            source_slot, source_submission_uuid, source_file, theorem_name, theorem_statement,
+            proof_technique, mathlib_imports, proof_lines, counterexample, why_failed,
+            avoid_pattern, confidence, tags, notes, source_id, origin)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+    )?
+    .execute(params![
+        f.finding_type.as_str(),
+        domain,
+        f.title,
+        f.description,
+        or_src(&f.problem_id, |s| &s.problem_id),
+        slot,
+        or_src(&f.source_submission_uuid, |s| &s.aristotle_uuid),
+        source_file,
+        f.theorem_name,
+        f.theorem_statement,
+        f.proof_technique,
+        f.mathlib_imports,
+        f.proof_lines,
+        f.counterexample,
+        f.why_failed,
+        f.avoid_pattern,
+        f.confidence.as_str(),
+        f.tags,
+        f.notes,
+        source_id,
+        origin,
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// (verified theorems, failures) of a stored source: what its problem's counters include.
+fn file_counts(conn: &Connection, source_id: i64) -> rusqlite::Result<(i64, i64)> {
+    conn.prepare_cached(
+        "SELECT coalesce(sum(finding_type = 'theorem' AND confidence = 'verified'), 0),
+                coalesce(sum(finding_type = 'failure'), 0)
+         FROM findings WHERE source_id = ?1",
+    )?
+    .query_row([source_id], |r| Ok((r.get(0)?, r.get(1)?)))
+}
+
+fn count_new(findings: &[NewFinding]) -> (i64, i64) {
+    let proven = findings
+        .iter()
+        .filter(|f| f.finding_type == FindingType::Theorem && f.confidence == Confidence::Verified)
+        .count() as i64;
+    let failed = findings.iter().filter(|f| f.finding_type == FindingType::Failure).count() as i64;
+    (proven, failed)
+}
+
+/// SQL rank of a problem status: the status only moves up, and `false` is final.
+const STATUS_RANK: &str = "CASE {} WHEN 'in_flight' THEN 1 WHEN 'partial' THEN 2 WHEN 'proven' THEN 3 WHEN 'false' THEN 4 ELSE 0 END";
+
+fn upsert_problem(
+    conn: &Connection,
+    p: &ProblemUpsert,
+    domain: Option<&str>,
+    added: i64,
+    new: (i64, i64),
+    old: (i64, i64),
+) -> rusqlite::Result<()> {
+    let rank_new = STATUS_RANK.replace("{}", "excluded.status");
+    let rank_old = STATUS_RANK.replace("{}", "problems.status");
+    let sql = format!(
+        "INSERT INTO problems (id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result)
+         VALUES (?1, ?2, ?3, coalesce(?4, 'open'), ?5, max(?6, 0), max(?7, 0), ?8, ?9)
+         ON CONFLICT(id) DO UPDATE SET
+            domain_id = coalesce(problems.domain_id, excluded.domain_id),
+            status = CASE WHEN ?4 IS NOT NULL AND {rank_new} > {rank_old} THEN excluded.status ELSE problems.status END,
+            submission_count = coalesce(problems.submission_count, 0) + ?5,
+            proven_count = max(0, coalesce(problems.proven_count, 0) + ?6),
+            failed_count = max(0, coalesce(problems.failed_count, 0) + ?7),
+            statement = coalesce(problems.statement, excluded.statement),
+            best_result = coalesce(excluded.best_result, problems.best_result),
+            updated_at = datetime('now')"
+    );
+    conn.prepare_cached(&sql)?.execute(params![
+        p.id.trim(),
+        p.name.clone().unwrap_or_else(|| p.id.trim().to_string()),
+        domain,
+        p.status.map(|s| s.as_str()),
+        added,
+        new.0 - old.0,
+        new.1 - old.1,
+        p.statement,
+        p.best_result,
+    ])?;
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! `mf extract`: findings from hand-written result files, idempotence, replacement, bad input.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use rusqlite::Connection;
+use serde_json::Value;
+use tempfile::TempDir;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/results")
+}
+
+/// A scratch project with copies of the result fixtures and a knowledge.db path.
+struct Project {
+    dir: TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = TempDir::new().unwrap();
+        fs::create_dir(dir.path().join("results")).unwrap();
+        for entry in fs::read_dir(fixtures()).unwrap() {
+            let entry = entry.unwrap();
+            fs::copy(entry.path(), dir.path().join("results").join(entry.file_name())).unwrap();
+        }
+        Project { dir }
+    }
+
+    fn results(&self) -> PathBuf {
+        self.dir.path().join("results")
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("kb/knowledge.db")
+    }
+
+    fn extract(&self, args: &[&str]) -> (Value, String, i32) {
+        let out = Command::cargo_bin("mf")
+            .unwrap()
+            .arg("extract")
+            .arg("--db")
+            .arg(self.db())
+            .arg("--json")
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+        (value, String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
+    }
+
+    fn extract_all(&self) -> (Value, String, i32) {
+        let results = self.results();
+        self.extract(&["--all", results.to_str().unwrap()])
+    }
+
+    fn conn(&self) -> Connection {
+        Connection::open(self.db()).unwrap()
+    }
+
+    /// `finding_type` counts for findings from files whose name contains `file`.
+    fn types(&self, file: &str) -> Vec<(String, i64)> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT finding_type, COUNT(*) FROM findings WHERE source_file LIKE ?1 \
+                 GROUP BY finding_type ORDER BY finding_type",
+            )
+            .unwrap();
+        stmt.query_map([format!("%{file}%")], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    fn count(&self, sql: &str) -> i64 {
+        self.conn().query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+}
+
+fn pairs(p: &[(&str, i64)]) -> Vec<(String, i64)> {
+    p.iter().map(|(t, n)| (t.to_string(), *n)).collect()
+}
+
+#[test]
+fn result_files_become_findings_by_the_spec_and_aristotles_verdicts() {
+    let p = Project::new();
+    let (v, stderr, code) = p.extract_all();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["summary"]["files"], 3);
+    assert_eq!(v["summary"]["added"], 3);
+    assert_eq!(v["summary"]["files_with_parse_errors"], 0);
+
+    assert_eq!(
+        p.types("slot614_"),
+        pairs(&[("failure", 2), ("false_lemma", 1), ("theorem", 2)])
+    );
+    assert_eq!(p.types("slot615_"), pairs(&[("failure", 1), ("theorem", 2)]));
+    assert_eq!(p.types("graph_coloring"), pairs(&[("technique", 1), ("theorem", 2)]));
+
+    let conn = p.conn();
+    let (name, statement, counterexample, confidence): (String, String, String, String) = conn
+        .query_row(
+            "SELECT theorem_name, theorem_statement, counterexample, confidence FROM findings \
+             WHERE finding_type = 'false_lemma'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(name, "Erdos850.all_odd_prime");
+    assert_eq!(statement, "all_odd_prime (p : ℕ) (hp : p.Prime) : Odd p");
+    assert!(counterexample.starts_with("theorem all_odd_prime_neg"), "{counterexample}");
+    assert_eq!(confidence, "disproven");
+
+    let why: String = conn
+        .query_row(
+            "SELECT why_failed FROM findings WHERE theorem_name = 'Erdos850.uses_missing'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(why.contains("Unknown identifier `prime_le_cube`"), "{why}");
+    let why: String = conn
+        .query_row(
+            "SELECT why_failed FROM findings WHERE theorem_name = 'Erdos850.triple_factors'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(why, "Aristotle failed to find a proof");
+
+    // Theorem findings: exact statement, the declaration's own technique, confidence.
+    let rows: Vec<(String, String, String, String)> = conn
+        .prepare(
+            "SELECT theorem_name, theorem_statement, proof_technique, confidence FROM findings \
+             WHERE finding_type = 'theorem' ORDER BY theorem_name",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let expected = [
+        ("Erdos850.prime_le_sq", "prime_le_sq (p : ℕ) (hp : p.Prime) : p ≤ p ^ 2", "nonlinear arithmetic (nlinarith)", "medium"),
+        ("Erdos850.two_mul_pos", "two_mul_pos (n : ℕ) (hn : 0 < n) : 0 < 2 * n", "linear arithmetic (omega)", "medium"),
+        ("a1", "a1 : (1 : ℕ) + 1 = 2", "numerical normalization", "medium"),
+        ("adj_symm'", "adj_symm' {V : Type*} (G : SimpleGraph V) {a b : V} (h : G.Adj a b) : G.Adj b a", "exact", "verified"),
+        ("by_induction", "by_induction (n : ℕ) : 0 ≤ n", "induction", "verified"),
+        ("s3", "s3 (n : ℕ) (h : 0 < n) : 1 ≤ n", "exact", "medium"),
+    ];
+    let expected: Vec<(String, String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(rows, expected);
+
+    // Sources: header uuid, slot, counts.
+    let (uuid, slot, sorries, problem): (String, i64, i64, String) = conn
+        .query_row(
+            "SELECT aristotle_uuid, slot, sorry_count, problem_id FROM sources WHERE path LIKE '%slot614_%'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(uuid, "0b7a4f0e-1111-4c3e-9a55-8f1d2c3b4a5e");
+    assert_eq!((slot, sorries, problem.as_str()), (614, 2, "erdos_850"));
+    let domain: String = conn
+        .query_row("SELECT domain_id FROM problems WHERE id = 'graph_coloring_sketch'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(domain, "combinatorics");
+    assert_eq!(p.count("SELECT COUNT(*) FROM problems WHERE id = 'erdos_850'"), 1);
+}
+
+#[test]
+fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
+    let p = Project::new();
+    let (_, _, code) = p.extract_all();
+    assert_eq!(code, 0);
+    let total = p.count("SELECT COUNT(*) FROM findings");
+
+    let (v, _, code) = p.extract_all();
+    assert_eq!(code, 0);
+    assert_eq!(v["summary"]["unchanged"], 3);
+    assert_eq!(v["summary"]["findings_added"], 0);
+    assert_eq!(p.count("SELECT COUNT(*) FROM findings"), total);
+
+    // Close one hole: the file's findings are replaced, nothing is duplicated.
+    let file = p.results().join("slot615_erdos_850_sketch_result.lean");
+    let text = fs::read_to_string(&file).unwrap();
+    fs::write(&file, text.replacen("theorem s1 (n : ℕ) : n ≤ n ^ 2 := by\n  sorry", "theorem s1 (n : ℕ) : n ≤ n ^ 2 := by\n  nlinarith", 1)).unwrap();
+    let (v, _, code) = p.extract_all();
+    assert_eq!(code, 0);
+    assert_eq!((v["summary"]["replaced"].as_u64(), v["summary"]["unchanged"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(v["summary"]["findings_removed"], 3);
+    assert_eq!(p.types("slot615_"), pairs(&[("theorem", 3)]));
+    assert_eq!(p.count("SELECT COUNT(*) FROM findings"), total);
+    // The full-text index follows the table: the removed failure is no longer found.
+    assert_eq!(
+        p.count("SELECT COUNT(*) FROM findings_fts WHERE findings_fts MATCH '\"Failed attempt\"'"),
+        0
+    );
+    p.conn()
+        .execute("INSERT INTO findings_fts(findings_fts) VALUES('integrity-check')", [])
+        .expect("FTS index consistent with findings");
+}
+
+#[test]
+fn single_files_take_slot_and_problem_overrides() {
+    let p = Project::new();
+    let file = p.results().join("graph_coloring_sketch.lean");
+    let (v, stderr, code) = p.extract(&[file.to_str().unwrap(), "--slot", "77", "--problem-id", "ramsey_r33"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["summary"]["files"], 1);
+    assert_eq!(p.count("SELECT COUNT(*) FROM findings WHERE source_slot = 77 AND problem_id = 'ramsey_r33'"), 3);
+}
+
+#[test]
+fn bad_files_are_reported_and_the_rest_is_stored() {
+    let p = Project::new();
+    fs::write(p.results().join("slot900_gzipped_result.lean"), b"\x1f\x8b\x08\x00\x00\x00garbage").unwrap();
+    fs::write(p.results().join("slot901_latin1_result.lean"), b"-- caf\xe9\n").unwrap();
+    let (v, stderr, code) = p.extract_all();
+    assert_eq!(code, 1);
+    assert_eq!(v["summary"]["added"], 3);
+    assert_eq!(v["summary"]["failed"], 2);
+    assert!(stderr.contains("slot900_gzipped_result.lean: binary file"), "{stderr}");
+    assert!(stderr.contains("slot901_latin1_result.lean:1: invalid UTF-8"), "{stderr}");
+    let failed: Vec<&Value> = v["files"].as_array().unwrap().iter().filter(|f| f["status"] == "failed").collect();
+    assert_eq!(failed.len(), 2);
+    assert!(p.count("SELECT COUNT(*) FROM findings") > 0);
+}
+
+#[test]
+fn usage_mistakes_are_explained() {
+    let p = Project::new();
+    let results = p.results();
+    let (_, stderr, code) = p.extract(&[results.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("is a directory; use `mf extract --all"), "{stderr}");
+    let (_, stderr, code) = p.extract(&["missing_result.lean"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("missing_result.lean: no such file or directory"), "{stderr}");
+    Command::cargo_bin("mf").unwrap().args(["extract", "--all", "x", "--slot", "3"]).assert().code(2);
+}

@@ -1,0 +1,269 @@
+//! The knowledge-base API the extractor uses: batch writes, change detection, index
+//! consistency, concurrency, and opening bad files.
+
+mod common;
+
+use std::path::Path;
+
+use math_forge::kb::{
+    content_hash, Confidence, FailureInput, FileItem, FileStatus, FindingType, Kb, KbError, NewFinding,
+    ProblemStatus, ProblemUpsert, SearchOptions, SourceRecord,
+};
+
+fn item(path: &str, content: &str, theorems: &[&str]) -> FileItem {
+    FileItem {
+        source: SourceRecord {
+            path: path.into(),
+            content_hash: content_hash(content.as_bytes()),
+            size_bytes: content.len() as u64,
+            slot: Some(900),
+            problem_id: Some("demo_1".into()),
+            ..Default::default()
+        },
+        findings: theorems
+            .iter()
+            .map(|t| NewFinding {
+                finding_type: FindingType::Theorem,
+                domain_id: Some("number-theory".into()),
+                title: format!("{t} (theorem)"),
+                description: format!("Proven theorem {t}"),
+                theorem_name: Some(t.to_string()),
+                confidence: Confidence::Verified,
+                ..Default::default()
+            })
+            .collect(),
+        problem: Some(ProblemUpsert { id: "demo_1".into(), status: Some(ProblemStatus::Partial), ..Default::default() }),
+    }
+}
+
+fn problem_counts(kb: &Kb) -> (i64, i64, String) {
+    kb.connection()
+        .query_row("SELECT submission_count, proven_count, status FROM problems WHERE id = 'demo_1'", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap()
+}
+
+#[test]
+fn added_unchanged_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut kb = Kb::open(&dir.path().join("k.db")).unwrap();
+    let out = kb.write_batch([item("a.lean", "v1", &["alpha_one", "alpha_two"]), item("b.lean", "v1", &["beta"])]).unwrap();
+    assert_eq!(out.iter().map(|o| (o.status, o.findings_added)).collect::<Vec<_>>(), [(FileStatus::Added, 2), (FileStatus::Added, 1)]);
+    assert_eq!(problem_counts(&kb), (2, 3, "partial".into()));
+    assert_eq!(kb.source_hash("a.lean").unwrap(), Some(content_hash(b"v1")));
+    assert_eq!(kb.source_hash("zzz.lean").unwrap(), None);
+    assert_eq!(kb.source_hashes().unwrap().len(), 2);
+
+    let out = kb.write_batch([item("a.lean", "v1", &["alpha_one", "alpha_two"])]).unwrap();
+    assert_eq!(out[0].status, FileStatus::Unchanged);
+    assert_eq!(out[0].findings_added, 0);
+    assert_eq!(kb.finding_count().unwrap(), 3);
+
+    let out = kb.write_batch([item("a.lean", "v2", &["alpha_three"])]).unwrap();
+    assert_eq!((out[0].status, out[0].findings_added, out[0].findings_removed), (FileStatus::Replaced, 1, 2));
+    assert_eq!(kb.finding_count().unwrap(), 2);
+    // Re-extraction is not a new submission; the proven counter follows the findings.
+    assert_eq!(problem_counts(&kb), (2, 2, "partial".into()));
+    kb.check_indexes().unwrap();
+    let hits = kb.search("alpha_one", &SearchOptions::default()).unwrap();
+    assert!(hits.is_empty(), "old findings left both indexes: {hits:?}");
+    let hits = kb.search("alpha_thr", &SearchOptions::default()).unwrap();
+    assert_eq!(hits[0].finding.theorem_name.as_deref(), Some("alpha_three"));
+    assert_eq!(hits[0].finding.domain_id.as_deref(), Some("nt"), "domain alias resolved");
+    assert_eq!(hits[0].finding.source_file.as_deref(), Some("a.lean"), "provenance from the source");
+    assert_eq!(hits[0].finding.source_slot, Some(900));
+
+    assert_eq!(kb.remove_source("a.lean").unwrap(), 1);
+    assert_eq!(kb.source_hash("a.lean").unwrap(), None);
+    kb.check_indexes().unwrap();
+}
+
+#[test]
+fn an_invalid_file_fails_alone_and_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut kb = Kb::open(&dir.path().join("k.db")).unwrap();
+    let mut bad_domain = item("bad.lean", "x", &["good_one", "bad_one"]);
+    bad_domain.findings[1].domain_id = Some("topology".into());
+    let mut empty_title = item("empty.lean", "x", &["t"]);
+    empty_title.findings[0].title = "  ".into();
+    let out = kb.write_batch([item("ok.lean", "x", &["fine"]), bad_domain, empty_title, item("ok2.lean", "y", &["fine2"])]).unwrap();
+    let statuses: Vec<FileStatus> = out.iter().map(|o| o.status).collect();
+    assert_eq!(statuses, [FileStatus::Added, FileStatus::Failed, FileStatus::Failed, FileStatus::Added]);
+    assert!(out[1].error.as_deref().unwrap().contains("unknown domain 'topology'"), "{:?}", out[1].error);
+    assert!(out[2].error.as_deref().unwrap().contains("non-empty title"));
+    assert_eq!(kb.source_hash("bad.lean").unwrap(), None, "no partial file");
+    assert_eq!(kb.finding_count().unwrap(), 2);
+    kb.check_indexes().unwrap();
+}
+
+#[test]
+fn concurrent_writers_neither_fail_nor_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    Kb::open(&path).unwrap();
+    let writers: Vec<_> = (0..3)
+        .map(|w| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut kb = Kb::open(&path).unwrap();
+                for round in 0..5 {
+                    let items: Vec<FileItem> = (0..60)
+                        .map(|i| item(&format!("w{w}/r{round}/f{i}.lean"), &format!("{w}-{round}-{i}"), &["t_a", "t_b"]))
+                        .collect();
+                    let out = kb.write_batch(items).unwrap();
+                    assert!(out.iter().all(|o| o.status == FileStatus::Added));
+                    kb.record_failure(&FailureInput {
+                        problem: "demo_1".into(),
+                        approach: format!("approach {w}"),
+                        why: "too slow".into(),
+                        ..Default::default()
+                    })
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let kb = Kb::open_existing(&path).unwrap();
+    assert_eq!(kb.finding_count().unwrap(), 3 * 5 * 60 * 2 + 3 * 5);
+    assert_eq!(problem_counts(&kb).0, 3 * 5 * 60);
+    let attempts: i64 = kb
+        .connection()
+        .query_row("SELECT sum(attempts) FROM strategies WHERE problem_id = 'demo_1'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(attempts, 15);
+    kb.check_indexes().unwrap();
+    let ok: String = kb.connection().query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(ok, "ok");
+}
+
+#[test]
+fn a_writer_waits_for_another_process_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let mut kb = Kb::open(&path).unwrap();
+    let holder = rusqlite::Connection::open(&path).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE; INSERT INTO sources (path, content_hash, size_bytes) VALUES ('held', 'h', 0);").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        holder.execute_batch("COMMIT").unwrap();
+    });
+    let out = kb.write_batch([item("x.lean", "x", &["x"])]).unwrap();
+    assert_eq!(out[0].status, FileStatus::Added);
+    release.join().unwrap();
+    assert_eq!(kb.source_hashes().unwrap().len(), 2);
+}
+
+fn err_of(r: Result<Kb, KbError>) -> KbError {
+    r.expect_err("expected an error")
+}
+
+#[test]
+fn opening_bad_files_explains_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+
+    let e = err_of(Kb::open_existing(&p("missing.db")));
+    assert!(matches!(e, KbError::Missing { .. }));
+    let msg = e.to_string();
+    assert!(msg.contains("missing.db") && msg.contains("mk init") && !msg.contains('\n'), "{msg}");
+
+    std::fs::write(p("text.db"), "SQLite format 3? no, just a text file pretending\n".repeat(200)).unwrap();
+    for e in [err_of(Kb::open_existing(&p("text.db"))), err_of(Kb::open(&p("text.db"))), err_of(Kb::open_read_only(&p("text.db")))] {
+        let msg = e.to_string();
+        assert!(matches!(e, KbError::NotADatabase { .. }), "{msg}");
+        assert!(msg.contains("text.db") && msg.contains("mk init") && !msg.contains('\n'), "{msg}");
+    }
+
+    // A real database that is not ours (tracking.db by mistake) is never modified.
+    let tracking = common::build_tracking(dir.path(), "tracking.sql");
+    let before = std::fs::read(&tracking).unwrap();
+    for e in [err_of(Kb::open(&tracking)), err_of(Kb::open_existing(&tracking))] {
+        assert!(matches!(e, KbError::Foreign { .. }), "{e}");
+        assert!(e.to_string().contains("tracking.db"));
+    }
+    assert_eq!(std::fs::read(&tracking).unwrap(), before);
+
+    Kb::open(&p("new.db")).unwrap();
+    rusqlite::Connection::open(p("new.db")).unwrap().execute_batch("PRAGMA user_version = 99").unwrap();
+    let e = err_of(Kb::open_existing(&p("new.db")));
+    assert!(matches!(e, KbError::TooNew { found: 99, .. }), "{e}");
+    assert!(e.to_string().contains("upgrade math-forge"));
+
+    std::fs::write(p("empty.db"), "").unwrap();
+    assert!(matches!(err_of(Kb::open_existing(&p("empty.db"))), KbError::Missing { .. }));
+    Kb::open(&p("empty.db")).unwrap();
+    Kb::open_existing(&p("empty.db")).unwrap();
+
+    assert!(matches!(err_of(Kb::open_existing(dir.path())), KbError::NotADatabase { .. }));
+
+    // A truncated database: the header survives, the pages do not.
+    let good = p("trunc.db");
+    let mut kb = Kb::open(&good).unwrap();
+    kb.write_batch(common::corpus()).unwrap();
+    drop(kb);
+    let bytes = std::fs::read(&good).unwrap();
+    let wal = p("trunc.db-wal");
+    if wal.exists() {
+        std::fs::remove_file(&wal).unwrap();
+    }
+    std::fs::write(&good, &bytes[..bytes.len().min(4096 + 100)]).unwrap();
+    match Kb::open_existing(&good).and_then(|kb| kb.search("erdos", &SearchOptions::default()).map(|_| kb)) {
+        Ok(_) => {}
+        Err(e) => assert!(!e.to_string().contains('\n'), "{e}"),
+    }
+}
+
+#[test]
+fn read_only_connection_refuses_every_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::build_kb(dir.path());
+    let kb = Kb::open_read_only(&db).unwrap();
+    for sql in [
+        "DELETE FROM findings",
+        "INSERT INTO domains (id, name) VALUES ('x', 'x')",
+        "UPDATE findings SET title = 'x'",
+        "DROP TABLE findings",
+        "CREATE TABLE t (x)",
+        "PRAGMA user_version = 7",
+        "VACUUM",
+        "REPLACE INTO domains (id, name) VALUES ('nt', 'x')",
+        "WITH x AS (SELECT 1) DELETE FROM findings",
+    ] {
+        let e = kb.query_read_only(sql).expect_err(sql);
+        assert!(matches!(e, KbError::NotReadOnly { .. } | KbError::Sqlite { .. }), "{sql}: {e}");
+    }
+    let attach = format!("ATTACH DATABASE '{}' AS other", dir.path().join("other.db").display());
+    assert!(kb.query_read_only(&attach).is_err());
+    assert!(!dir.path().join("other.db").exists());
+    assert!(matches!(kb.query_read_only("SELECT 1; DELETE FROM findings"), Err(KbError::Invalid(_))));
+    let r = kb.query_read_only("SELECT count(*) AS n FROM findings").unwrap();
+    assert_eq!(r.columns, ["n"]);
+    assert_eq!(r.rows, [[serde_json::json!(14)]]);
+    drop(kb);
+    assert_eq!(Kb::open_existing(&db).unwrap().finding_count().unwrap(), 14);
+}
+
+#[test]
+fn schema_file_is_the_embedded_one() {
+    // The embedded schema is what a new database gets; user_version marks it.
+    let dir = tempfile::tempdir().unwrap();
+    let kb = Kb::open(&dir.path().join("k.db")).unwrap();
+    assert_eq!(kb.schema_version().unwrap(), math_forge::kb::SCHEMA_VERSION);
+    let journal: String = kb.connection().query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(journal, "wal");
+    let fk: i64 = kb.connection().query_row("PRAGMA foreign_keys", [], |r| r.get(0)).unwrap();
+    assert_eq!(fk, 1);
+    let sql = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/knowledge.sql")).unwrap();
+    for object in ["findings_fts", "findings_ident", "sources", "v_problem_dashboard", "v_near_miss_findings", "queue_cache"] {
+        assert!(sql.contains(object));
+        let n: i64 = kb
+            .connection()
+            .query_row("SELECT count(*) FROM sqlite_schema WHERE name = ?1", [object], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1, "{object}");
+    }
+}
