@@ -61,18 +61,77 @@ impl Rng {
 }
 
 const MATH: &[&str] = &[
-    "prime", "divisor", "residue", "quadratic", "modular", "induction", "parity", "pigeonhole",
-    "bound", "sieve", "lacunary", "coprime", "factor", "sum", "product", "graph", "cover",
-    "packing", "triangle", "clique", "matching", "sequence", "limit", "integral", "polynomial",
-    "root", "field", "ring", "group", "order", "cyclic", "norm", "valuation", "density",
-    "powerful", "consecutive", "square", "cube", "gcd", "lcm", "totient", "mobius", "euler",
-    "fermat", "legendre", "jacobi", "criterion", "lemma", "theorem", "card", "finset",
-    "injective", "surjective", "monotone", "convex", "continuous", "measure", "bijection",
+    "prime",
+    "divisor",
+    "residue",
+    "quadratic",
+    "modular",
+    "induction",
+    "parity",
+    "pigeonhole",
+    "bound",
+    "sieve",
+    "lacunary",
+    "coprime",
+    "factor",
+    "sum",
+    "product",
+    "graph",
+    "cover",
+    "packing",
+    "triangle",
+    "clique",
+    "matching",
+    "sequence",
+    "limit",
+    "integral",
+    "polynomial",
+    "root",
+    "field",
+    "ring",
+    "group",
+    "order",
+    "cyclic",
+    "norm",
+    "valuation",
+    "density",
+    "powerful",
+    "consecutive",
+    "square",
+    "cube",
+    "gcd",
+    "lcm",
+    "totient",
+    "mobius",
+    "euler",
+    "fermat",
+    "legendre",
+    "jacobi",
+    "criterion",
+    "lemma",
+    "theorem",
+    "card",
+    "finset",
+    "injective",
+    "surjective",
+    "monotone",
+    "convex",
+    "continuous",
+    "measure",
+    "bijection",
 ];
 const TECHNIQUES: &[&str] = &[
-    "induction", "linear arithmetic (omega)", "finite computation (native_decide)",
-    "numerical normalization", "ring tactic", "interval case analysis", "field simplification",
-    "calculational proof", "QR + Euler criterion", "pigeonhole", "double counting",
+    "induction",
+    "linear arithmetic (omega)",
+    "finite computation (native_decide)",
+    "numerical normalization",
+    "ring tactic",
+    "interval case analysis",
+    "field simplification",
+    "calculational proof",
+    "QR + Euler criterion",
+    "pigeonhole",
+    "double counting",
 ];
 const PROBLEM_KINDS: &[&str] = &["erdos", "tuza", "ft", "putnam", "kurepa", "oeis"];
 
@@ -81,7 +140,9 @@ fn word(rng: &mut Rng) -> String {
     if rng.below(2) == 0 {
         MATH[rng.zipf(MATH.len())].to_string()
     } else {
-        let syll = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "do", "be", "zu", "fo", "gi"];
+        let syll = [
+            "ka", "lo", "mi", "ne", "su", "ta", "ri", "do", "be", "zu", "fo", "gi",
+        ];
         let n = 2 + rng.below(3);
         let mut w: String = (0..n).map(|_| syll[rng.zipf(syll.len())]).collect();
         w.push_str(&rng.below(50).to_string());
@@ -141,17 +202,27 @@ fn corpus() -> Vec<FileItem> {
                         NewFinding {
                             finding_type: FindingType::Theorem,
                             title: format!("{name} (lemma)"),
-                            description: format!("Proven lemma from slot{slot}: {}", &stmt[..stmt.len().min(200)]),
+                            description: format!(
+                                "Proven lemma from slot{slot}: {}",
+                                &stmt[..stmt.len().min(200)]
+                            ),
                             theorem_name: Some(name),
                             theorem_statement: Some(stmt),
                             proof_technique: Some(technique.into()),
-                            confidence: if rng.below(4) == 0 { Confidence::Medium } else { Confidence::Verified },
+                            confidence: if rng.below(4) == 0 {
+                                Confidence::Medium
+                            } else {
+                                Confidence::Verified
+                            },
                             tags: Some(domain.into()),
                             ..Default::default()
                         }
                     }
                 };
-                findings.push(NewFinding { domain_id: Some(domain.into()), ..f });
+                findings.push(NewFinding {
+                    domain_id: Some(domain.into()),
+                    ..f
+                });
             }
             FileItem {
                 source: SourceRecord {
@@ -163,7 +234,12 @@ fn corpus() -> Vec<FileItem> {
                     ..Default::default()
                 },
                 findings,
-                problem: Some(ProblemUpsert { id: problem, domain_id: Some(domain.into()), status: Some(ProblemStatus::Partial), ..Default::default() }),
+                problem: Some(ProblemUpsert {
+                    id: problem,
+                    domain_id: Some(domain.into()),
+                    status: Some(ProblemStatus::Partial),
+                    ..Default::default()
+                }),
             }
         })
         .collect()
@@ -195,7 +271,9 @@ fn knowledge_db() -> PathBuf {
 }
 
 fn mk_bin() -> PathBuf {
-    std::env::var_os("MK_BIN").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_mk")))
+    std::env::var_os("MK_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_mk")))
 }
 
 fn run_once(bin: &Path, db: &Path, query: &str) -> Duration {
@@ -220,7 +298,10 @@ fn queries(db: &Path) -> Vec<(String, String)> {
     let one = |sql: &str| -> String { kb.connection().query_row(sql, [], |r| r.get(0)).unwrap() };
     let name = one("SELECT theorem_name FROM findings WHERE theorem_name LIKE 'erdos%' ORDER BY id LIMIT 1 OFFSET 500");
     let problem = one("SELECT problem_id FROM findings WHERE problem_id LIKE 'erdos%' ORDER BY id LIMIT 1 OFFSET 500");
-    let mut q = vec![("exact_theorem_name".to_string(), name), ("problem_id".to_string(), problem)];
+    let mut q = vec![
+        ("exact_theorem_name".to_string(), name),
+        ("problem_id".to_string(), problem),
+    ];
     q.extend(QUERIES.iter().map(|(n, s)| (n.to_string(), s.to_string())));
     q
 }
@@ -230,7 +311,10 @@ fn bench(c: &mut Criterion) {
     let bin = mk_bin();
     let queries = queries(&db);
     let mut group = c.benchmark_group("mk_search_100k");
-    group.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
     for (name, query) in &queries {
         group.bench_function(name.as_str(), |b| {
             b.iter_custom(|iters| (0..iters).map(|_| run_once(&bin, &db, query)).sum())
@@ -241,16 +325,35 @@ fn bench(c: &mut Criterion) {
     // The percentile table: every query, RUNS times each, whole process.
     const RUNS: usize = 50;
     let mut all = Vec::new();
-    eprintln!("\nmk search, whole process, {FINDINGS} findings, {RUNS} runs per query ({})", bin.display());
-    eprintln!("{:<20} {:>8} {:>8} {:>8}", "query", "p50 ms", "p90 ms", "max ms");
+    eprintln!(
+        "\nmk search, whole process, {FINDINGS} findings, {RUNS} runs per query ({})",
+        bin.display()
+    );
+    eprintln!(
+        "{:<20} {:>8} {:>8} {:>8}",
+        "query", "p50 ms", "p90 ms", "max ms"
+    );
     for (name, query) in &queries {
-        let mut t: Vec<f64> = (0..RUNS).map(|_| run_once(&bin, &db, query).as_secs_f64() * 1e3).collect();
+        let mut t: Vec<f64> = (0..RUNS)
+            .map(|_| run_once(&bin, &db, query).as_secs_f64() * 1e3)
+            .collect();
         t.sort_by(f64::total_cmp);
-        eprintln!("{name:<20} {:>8.2} {:>8.2} {:>8.2}", pct(&t, 0.5), pct(&t, 0.9), t[t.len() - 1]);
+        eprintln!(
+            "{name:<20} {:>8.2} {:>8.2} {:>8.2}",
+            pct(&t, 0.5),
+            pct(&t, 0.9),
+            t[t.len() - 1]
+        );
         all.extend(t);
     }
     all.sort_by(f64::total_cmp);
-    eprintln!("{:<20} {:>8.2} {:>8.2} {:>8.2}", "ALL", pct(&all, 0.5), pct(&all, 0.9), all[all.len() - 1]);
+    eprintln!(
+        "{:<20} {:>8.2} {:>8.2} {:>8.2}",
+        "ALL",
+        pct(&all, 0.5),
+        pct(&all, 0.9),
+        all[all.len() - 1]
+    );
 }
 
 fn pct(sorted: &[f64], p: f64) -> f64 {

@@ -36,7 +36,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             texts
                 .iter()
-                .map(|t| Outline::of("", &ParsedFile::parse(t.clone())).declarations.len())
+                .map(|t| {
+                    Outline::of("", &ParsedFile::parse(t.clone()))
+                        .declarations
+                        .len()
+                })
                 .sum::<usize>()
         })
     });

@@ -7,6 +7,10 @@ pub fn corpus_dir() -> PathBuf {
     let dir = std::env::var_os("MF_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    assert!(dir.is_dir(), "corpus not found at {}; set MF_CORPUS", dir.display());
+    assert!(
+        dir.is_dir(),
+        "corpus not found at {}; set MF_CORPUS",
+        dir.display()
+    );
     dir
 }

@@ -7,27 +7,87 @@ use crate::lean::ParsedFile;
 const SIGNALS: &[(&str, &[&str], &[&str])] = &[
     (
         "nt",
-        &["Mathlib.NumberTheory", "Mathlib.Data.ZMod", "Mathlib.RingTheory", "Mathlib.FieldTheory", "Mathlib.Data.Nat.Prime"],
-        &["Prime", "ZMod", "Coprime", "gcd", "lcm", "padicValNat", "factorization", "divisors",
-          "properDivisors", "totient", "legendreSym", "Squarefree", "primeFactors", "digits", "ModEq"],
+        &[
+            "Mathlib.NumberTheory",
+            "Mathlib.Data.ZMod",
+            "Mathlib.RingTheory",
+            "Mathlib.FieldTheory",
+            "Mathlib.Data.Nat.Prime",
+        ],
+        &[
+            "Prime",
+            "ZMod",
+            "Coprime",
+            "gcd",
+            "lcm",
+            "padicValNat",
+            "factorization",
+            "divisors",
+            "properDivisors",
+            "totient",
+            "legendreSym",
+            "Squarefree",
+            "primeFactors",
+            "digits",
+            "ModEq",
+        ],
     ),
     (
         "algebra",
-        &["Mathlib.Algebra", "Mathlib.GroupTheory", "Mathlib.LinearAlgebra"],
-        &["Subgroup", "MonoidHom", "RingHom", "Polynomial", "Ideal", "Module", "Matrix", "orderOf",
-          "QuotientGroup", "MulAction"],
+        &[
+            "Mathlib.Algebra",
+            "Mathlib.GroupTheory",
+            "Mathlib.LinearAlgebra",
+        ],
+        &[
+            "Subgroup",
+            "MonoidHom",
+            "RingHom",
+            "Polynomial",
+            "Ideal",
+            "Module",
+            "Matrix",
+            "orderOf",
+            "QuotientGroup",
+            "MulAction",
+        ],
     ),
     (
         "combinatorics",
         &["Mathlib.Combinatorics"],
-        &["SimpleGraph", "sym2", "Sym2", "Hypergraph", "cliqueFinset", "edgeFinset", "Adj",
-          "chromaticNumber", "IsClique"],
+        &[
+            "SimpleGraph",
+            "sym2",
+            "Sym2",
+            "Hypergraph",
+            "cliqueFinset",
+            "edgeFinset",
+            "Adj",
+            "chromaticNumber",
+            "IsClique",
+        ],
     ),
     (
         "analysis",
-        &["Mathlib.Analysis", "Mathlib.MeasureTheory", "Mathlib.Topology"],
-        &["Tendsto", "deriv", "integral", "MeasureTheory", "Continuous", "atTop", "Asymptotics",
-          "IsBigO", "rpow", "log", "exp", "sqrt"],
+        &[
+            "Mathlib.Analysis",
+            "Mathlib.MeasureTheory",
+            "Mathlib.Topology",
+        ],
+        &[
+            "Tendsto",
+            "deriv",
+            "integral",
+            "MeasureTheory",
+            "Continuous",
+            "atTop",
+            "Asymptotics",
+            "IsBigO",
+            "rpow",
+            "log",
+            "exp",
+            "sqrt",
+        ],
     ),
 ];
 
@@ -78,7 +138,10 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
             break;
         }
     }
-    let best = scores.iter().enumerate().max_by_key(|(i, s)| (**s, std::cmp::Reverse(*i)));
+    let best = scores
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, s)| (**s, std::cmp::Reverse(*i)));
     match best {
         Some((i, s)) if *s > 0 => SIGNALS[i].0,
         _ => DEFAULT_DOMAIN,

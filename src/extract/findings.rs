@@ -32,7 +32,10 @@ pub struct FileFacts<'a> {
 }
 
 /// The findings of a file and the problem row it updates.
-pub fn generate(outline: &Outline, facts: &FileFacts<'_>) -> (Vec<NewFinding>, Option<ProblemUpsert>) {
+pub fn generate(
+    outline: &Outline,
+    facts: &FileFacts<'_>,
+) -> (Vec<NewFinding>, Option<ProblemUpsert>) {
     let sorries = outline.sorry_count();
     let axioms = outline.axioms.len();
     let load_failures = facts
@@ -71,8 +74,11 @@ pub fn generate(outline: &Outline, facts: &FileFacts<'_>) -> (Vec<NewFinding>, O
             continue;
         }
         technique::merge(&mut proven_tactics, &decl.tactics);
-        let technique = technique::primary(&decl.tactics)
-            .or_else(|| decl.tactics.is_empty().then(|| "term-mode proof".to_string()));
+        let technique = technique::primary(&decl.tactics).or_else(|| {
+            decl.tactics
+                .is_empty()
+                .then(|| "term-mode proof".to_string())
+        });
         findings.push(NewFinding {
             finding_type: FindingType::Theorem,
             title: format!("{} ({})", display_name(decl), decl.kind),
@@ -85,7 +91,11 @@ pub fn generate(outline: &Outline, facts: &FileFacts<'_>) -> (Vec<NewFinding>, O
             theorem_statement: Some(decl.statement.clone()),
             proof_technique: technique,
             proof_lines: Some((decl.end_line + 1 - decl.line) as i64),
-            confidence: if is_proven { Confidence::Verified } else { Confidence::Medium },
+            confidence: if is_proven {
+                Confidence::Verified
+            } else {
+                Confidence::Medium
+            },
             tags: Some(facts.domain.to_string()),
             // The spec's near-miss view reads the file's hole count from here.
             notes: (!is_proven).then(|| format!("sorry={sorries}")),
@@ -105,7 +115,13 @@ pub fn generate(outline: &Outline, facts: &FileFacts<'_>) -> (Vec<NewFinding>, O
                      Tactics: {}. Key imports: {}.",
                     facts.problem_id.unwrap_or("(unknown)"),
                     tactic_names.join(", "),
-                    outline.imports.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+                    outline
+                        .imports
+                        .iter()
+                        .take(5)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 proof_technique: Some(technique.clone()),
                 proof_lines: Some(facts.text.lines().count() as i64),
@@ -189,7 +205,11 @@ fn verdict_finding(
         kind => {
             let why = match kind {
                 VerdictKind::LoadFailure { lean_error } if !lean_error.is_empty() => {
-                    format!("{}: {}", kind.summary(), truncate(lean_error, MAX_EVIDENCE_CHARS))
+                    format!(
+                        "{}: {}",
+                        kind.summary(),
+                        truncate(lean_error, MAX_EVIDENCE_CHARS)
+                    )
                 }
                 _ => kind.summary(),
             };
@@ -199,8 +219,11 @@ fn verdict_finding(
                 description: format!(
                     "{} for {name} in {origin}{}",
                     kind.summary(),
-                    decl.map(|d| format!(": {}", truncate(&d.statement, DESCRIPTION_STATEMENT_CHARS)))
-                        .unwrap_or_default()
+                    decl.map(|d| format!(
+                        ": {}",
+                        truncate(&d.statement, DESCRIPTION_STATEMENT_CHARS)
+                    ))
+                    .unwrap_or_default()
                 ),
                 theorem_name,
                 theorem_statement,

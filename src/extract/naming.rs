@@ -30,7 +30,10 @@ pub fn from_path(path: &Path) -> FileNaming {
             words.remove(0);
         }
     }
-    while words.last().is_some_and(|w| DECORATIONS.contains(&w.to_ascii_lowercase().as_str())) {
+    while words
+        .last()
+        .is_some_and(|w| DECORATIONS.contains(&w.to_ascii_lowercase().as_str()))
+    {
         words.pop();
     }
     FileNaming {
@@ -41,7 +44,9 @@ pub fn from_path(path: &Path) -> FileNaming {
 
 /// `slot614` → 614, `slot224c` → 224 (lettered variants of one slot).
 fn slot_number(word: &str) -> Option<i64> {
-    let rest = word.strip_prefix("slot").or_else(|| word.strip_prefix("Slot"))?;
+    let rest = word
+        .strip_prefix("slot")
+        .or_else(|| word.strip_prefix("Slot"))?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let tail = &rest[digits.len()..];
     if digits.is_empty() || !tail.chars().all(|c| c.is_ascii_alphabetic()) || tail.len() > 2 {
@@ -54,7 +59,10 @@ fn problem_id(words: &[&str]) -> Option<String> {
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
     let first = lower.first()?;
     // `erdos128` → `erdos_128`
-    let letters: String = first.chars().take_while(char::is_ascii_alphabetic).collect();
+    let letters: String = first
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect();
     let digits = &first[letters.len()..];
     if !letters.is_empty() && !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
         return Some(format!("{letters}_{digits}"));
@@ -87,10 +95,22 @@ mod tests {
             naming("slot611_ft_p3_cubic_character_contradiction_result.lean"),
             (Some(611), Some("ft_p3".into()))
         );
-        assert_eq!(naming("slot17_tuza_nu4.lean"), (Some(17), Some("tuza_nu4".into())));
-        assert_eq!(naming("slot224c_different_edges.lean"), (Some(224), Some("different_edges".into())));
-        assert_eq!(naming("erdos128_finset_v3.lean"), (None, Some("erdos_128".into())));
-        assert_eq!(naming("erdos_1059_erdos_1059.lean"), (None, Some("erdos_1059".into())));
+        assert_eq!(
+            naming("slot17_tuza_nu4.lean"),
+            (Some(17), Some("tuza_nu4".into()))
+        );
+        assert_eq!(
+            naming("slot224c_different_edges.lean"),
+            (Some(224), Some("different_edges".into()))
+        );
+        assert_eq!(
+            naming("erdos128_finset_v3.lean"),
+            (None, Some("erdos_128".into()))
+        );
+        assert_eq!(
+            naming("erdos_1059_erdos_1059.lean"),
+            (None, Some("erdos_1059".into()))
+        );
     }
 
     #[test]
@@ -101,6 +121,9 @@ mod tests {
             naming("leinster_cyclic_perfect_group.lean"),
             (None, Some("leinster_cyclic_perfect".into()))
         );
-        assert_eq!(naming("slotted_thing.lean"), (None, Some("slotted_thing".into())));
+        assert_eq!(
+            naming("slotted_thing.lean"),
+            (None, Some("slotted_thing".into()))
+        );
     }
 }

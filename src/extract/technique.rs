@@ -3,15 +3,46 @@
 use std::collections::BTreeMap;
 
 /// Tactics that characterize a proof outright when present, most specific first.
-const DECISIVE: &[&str] = &["native_decide", "decide", "induction", "calc", "interval_cases", "fin_cases"];
+const DECISIVE: &[&str] = &[
+    "native_decide",
+    "decide",
+    "induction",
+    "calc",
+    "interval_cases",
+    "fin_cases",
+];
 
 /// Tactics that can name a technique by being the most used; generic glue such as `have`,
 /// `intro` or `constructor` says nothing about how a proof works.
 const CHARACTERISTIC: &[&str] = &[
-    "native_decide", "decide", "omega", "simp", "ring", "norm_num", "induction", "cases",
-    "contradiction", "exact", "apply", "calc", "interval_cases", "field_simp", "zify",
-    "push_cast", "nlinarith", "linarith", "positivity", "aesop", "grind", "gcongr", "polyrith",
-    "fin_cases", "bound", "ring_nf", "simp_all", "tauto",
+    "native_decide",
+    "decide",
+    "omega",
+    "simp",
+    "ring",
+    "norm_num",
+    "induction",
+    "cases",
+    "contradiction",
+    "exact",
+    "apply",
+    "calc",
+    "interval_cases",
+    "field_simp",
+    "zify",
+    "push_cast",
+    "nlinarith",
+    "linarith",
+    "positivity",
+    "aesop",
+    "grind",
+    "gcongr",
+    "polyrith",
+    "fin_cases",
+    "bound",
+    "ring_nf",
+    "simp_all",
+    "tauto",
 ];
 
 /// The name a technique is stored under.
@@ -54,7 +85,10 @@ pub fn primary(tactics: &BTreeMap<String, usize>) -> Option<String> {
 }
 
 fn rank(tactic: &str) -> usize {
-    CHARACTERISTIC.iter().position(|t| *t == tactic).unwrap_or(usize::MAX)
+    CHARACTERISTIC
+        .iter()
+        .position(|t| *t == tactic)
+        .unwrap_or(usize::MAX)
 }
 
 /// Adds `other`'s counts into `into`.
@@ -81,7 +115,10 @@ mod tests {
     #[test]
     fn otherwise_the_most_used_characteristic_tactic() {
         let t = counts(&[("have", 20), ("nlinarith", 3), ("simp", 2)]);
-        assert_eq!(primary(&t).as_deref(), Some("nonlinear arithmetic (nlinarith)"));
+        assert_eq!(
+            primary(&t).as_deref(),
+            Some("nonlinear arithmetic (nlinarith)")
+        );
         let tie = counts(&[("omega", 2), ("simp", 2)]);
         assert_eq!(primary(&tie).as_deref(), Some("linear arithmetic (omega)"));
     }

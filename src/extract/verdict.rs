@@ -97,7 +97,9 @@ impl VerdictKind {
             VerdictKind::NoProof => "Aristotle failed to find a proof".into(),
             VerdictKind::False { .. } => "Aristotle found this statement to be false".into(),
             VerdictKind::LoadFailure { .. } => "Aristotle failed to load this code".into(),
-            VerdictKind::WrongTurn { reason_code: Some(c) } => {
+            VerdictKind::WrongTurn {
+                reason_code: Some(c),
+            } => {
                 format!("Aristotle took a wrong turn (reason code {c})")
             }
             VerdictKind::WrongTurn { reason_code: None } => "Aristotle took a wrong turn".into(),
@@ -112,24 +114,37 @@ mod tests {
 
     #[test]
     fn classifies_each_verdict() {
-        assert_eq!(classify("/- Aristotle failed to find a proof. -/"), Some(VerdictKind::NoProof));
-        assert_eq!(classify("/- Aristotle ran out of time. -/"), Some(VerdictKind::OutOfTime));
+        assert_eq!(
+            classify("/- Aristotle failed to find a proof. -/"),
+            Some(VerdictKind::NoProof)
+        );
+        assert_eq!(
+            classify("/- Aristotle ran out of time. -/"),
+            Some(VerdictKind::OutOfTime)
+        );
         assert_eq!(
             classify("/- Aristotle took a wrong turn (reason code: 9). Please try again. -/"),
-            Some(VerdictKind::WrongTurn { reason_code: Some(9) })
+            Some(VerdictKind::WrongTurn {
+                reason_code: Some(9)
+            })
         );
         assert_eq!(
             classify(
                 "/- Aristotle failed to load this code into its environment. Double check.\n\n\
                  Unknown identifier `foo`\n-/"
             ),
-            Some(VerdictKind::LoadFailure { lean_error: "Unknown identifier `foo`".into() })
+            Some(VerdictKind::LoadFailure {
+                lean_error: "Unknown identifier `foo`".into()
+            })
         );
-        let negation = "/- Aristotle found this block to be false. Here is a proof of the negation:\n\n\
+        let negation =
+            "/- Aristotle found this block to be false. Here is a proof of the negation:\n\n\
                         theorem neg : ¬ P := by\n  decide\n-/";
         assert_eq!(
             classify(negation),
-            Some(VerdictKind::False { negation: "theorem neg : ¬ P := by\n  decide".into() })
+            Some(VerdictKind::False {
+                negation: "theorem neg : ¬ P := by\n  decide".into()
+            })
         );
     }
 

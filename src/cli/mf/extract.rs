@@ -130,7 +130,11 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
     } else {
         writeln!(out, "{}", summary_line(&summary))?;
     }
-    Ok(if failed { ExitCode::from(EXIT_INPUT_FAILED) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(EXIT_INPUT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn progress_bar(len: usize, wanted: bool) -> Option<ProgressBar> {
@@ -138,8 +142,9 @@ fn progress_bar(len: usize, wanted: bool) -> Option<ProgressBar> {
         return None;
     }
     let bar = ProgressBar::new(len as u64);
-    let style = ProgressStyle::with_template("{spinner} extracting {pos}/{len} files {wide_bar} {eta}")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style =
+        ProgressStyle::with_template("{spinner} extracting {pos}/{len} files {wide_bar} {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)
 }

@@ -35,7 +35,11 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { limit: 5, domain: None, finding_type: None }
+        SearchOptions {
+            limit: 5,
+            domain: None,
+            finding_type: None,
+        }
     }
 }
 
@@ -116,7 +120,13 @@ impl Kb {
             .at(&self.path)
     }
 
-    fn exact_candidates(&self, ident: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<()> {
+    fn exact_candidates(
+        &self,
+        ident: &str,
+        f: &Filters,
+        pool: usize,
+        out: &mut Vec<Candidate>,
+    ) -> Result<()> {
         let key = problem_key(ident);
         let sql = format!(
             "SELECT {cols} FROM findings f
@@ -136,13 +146,24 @@ impl Kb {
             )
             .at(&self.path)?;
         for finding in rows {
-            out.push(Candidate { finding: finding.at(&self.path)?, kind: MatchKind::Exact, closeness: (0, 0), bm25: None });
+            out.push(Candidate {
+                finding: finding.at(&self.path)?,
+                kind: MatchKind::Exact,
+                closeness: (0, 0),
+                bm25: None,
+            });
         }
         Ok(())
     }
 
     /// Substring matches in names. Also promotes `Namespace.name` to exact for query `name`.
-    fn identifier_candidates(&self, ident: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<()> {
+    fn identifier_candidates(
+        &self,
+        ident: &str,
+        f: &Filters,
+        pool: usize,
+        out: &mut Vec<Candidate>,
+    ) -> Result<()> {
         // Trigrams need three characters; identifiers contain no spaces.
         if ident.chars().count() < 3 || ident.contains(char::is_whitespace) {
             return Ok(());
@@ -168,9 +189,18 @@ impl Kb {
                 .theorem_name
                 .as_deref()
                 .is_some_and(|n| n.to_lowercase().ends_with(&suffix));
-            let kind = if namespaced { MatchKind::Exact } else { MatchKind::Identifier };
+            let kind = if namespaced {
+                MatchKind::Exact
+            } else {
+                MatchKind::Identifier
+            };
             let closeness = closeness(&finding, &ident.to_lowercase());
-            out.push(Candidate { finding, kind, closeness, bm25: None });
+            out.push(Candidate {
+                finding,
+                kind,
+                closeness,
+                bm25: None,
+            });
         }
         Ok(())
     }
@@ -181,7 +211,13 @@ impl Kb {
     /// knowledge base would take hundreds of milliseconds. BM25 therefore ranks at most the
     /// newest [`RANK_CAP`] matching findings (FTS5 streams matches newest first and stops);
     /// narrower queries (more words, a phrase, `--type`, `--domain`) reach further back.
-    fn text_candidates(&self, fts: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<usize> {
+    fn text_candidates(
+        &self,
+        fts: &str,
+        f: &Filters,
+        pool: usize,
+        out: &mut Vec<Candidate>,
+    ) -> Result<usize> {
         let sql = format!(
             "SELECT c.score, {cols} FROM (
                 SELECT findings_fts.rowid AS id, findings_fts.rank AS score
@@ -196,14 +232,20 @@ impl Kb {
         let cap = RANK_CAP.max(pool);
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
-            .query_map(rusqlite::params![fts, f.domain, f.kind, pool as i64, cap as i64], |r| {
-                Ok((r.get::<_, f64>(0)?, Finding::from_row(r, 1)))
-            })
+            .query_map(
+                rusqlite::params![fts, f.domain, f.kind, pool as i64, cap as i64],
+                |r| Ok((r.get::<_, f64>(0)?, Finding::from_row(r, 1))),
+            )
             .at(&self.path)?;
         let mut n = 0;
         for row in rows {
             let (rank, finding) = row.at(&self.path)?;
-            out.push(Candidate { finding, kind: MatchKind::Text, closeness: (0, 0), bm25: Some(rank) });
+            out.push(Candidate {
+                finding,
+                kind: MatchKind::Text,
+                closeness: (0, 0),
+                bm25: Some(rank),
+            });
             n += 1;
         }
         Ok(n)
@@ -320,7 +362,12 @@ struct Filters {
 fn group_key(f: &Finding) -> String {
     let name = f.theorem_name.as_deref().unwrap_or(&f.title);
     let body = f.theorem_statement.as_deref().unwrap_or(&f.description);
-    format!("{}\u{1}{}\u{1}{}", f.finding_type, name.to_lowercase(), normalize_ws(body))
+    format!(
+        "{}\u{1}{}\u{1}{}",
+        f.finding_type,
+        name.to_lowercase(),
+        normalize_ws(body)
+    )
 }
 
 /// How well a name containing `query` (lowercase) fits it: names where the query starts a

@@ -39,7 +39,10 @@ pub struct Term {
 impl ParsedQuery {
     /// Parses user text. Never fails; text with nothing searchable gives an empty query.
     pub fn parse(input: &str) -> ParsedQuery {
-        let clean: String = input.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        let clean: String = input
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
         let mut groups = Vec::new();
         let mut group = Group::default();
         let mut negate = false;
@@ -102,7 +105,12 @@ impl ParsedQuery {
             .groups
             .iter()
             .map(|g| {
-                let mut s = g.must.iter().map(term_expr).collect::<Vec<_>>().join(" AND ");
+                let mut s = g
+                    .must
+                    .iter()
+                    .map(term_expr)
+                    .collect::<Vec<_>>()
+                    .join(" AND ");
                 for t in &g.not {
                     s.push_str(" NOT ");
                     s.push_str(&quote(&t.text));
@@ -214,7 +222,10 @@ mod tests {
     #[test]
     fn phrases_and_hostile_text() {
         assert_eq!(fts(r#""card le""#), Some(r#"("card le")"#.into()));
-        assert_eq!(fts(r#"ab "unterminated"#), Some(r#"("ab" AND "unterminated")"#.into()));
+        assert_eq!(
+            fts(r#"ab "unterminated"#),
+            Some(r#"("ab" AND "unterminated")"#.into())
+        );
         assert_eq!(fts("* : ( ) - ∀ ≤"), None);
         assert_eq!(fts("a:b"), Some(r#"("a:b")"#.into()));
         assert_eq!(fts("a:bcd;"), Some(r#"(("a:bcd;" OR "a:bcd;"*))"#.into()));
@@ -228,7 +239,10 @@ mod tests {
 
     #[test]
     fn identifier_candidate_strips_quotes() {
-        assert_eq!(identifier_candidate(r#"  "erdos_850"  "#).as_deref(), Some("erdos_850"));
+        assert_eq!(
+            identifier_candidate(r#"  "erdos_850"  "#).as_deref(),
+            Some("erdos_850")
+        );
         assert_eq!(identifier_candidate("\"\""), None);
     }
 }
