@@ -478,6 +478,13 @@ fn spec_rejects_section_variables_in_scope() {
     assert_eq!(code, 1);
     assert_eq!(checks(&r), ["spec"]);
     assert_eq!(r["reasons"][0]["line"], 5);
+    assert_eq!(
+        r["reasons"][0]["message"],
+        "`[h : Fact False]` (line 5) would become a hypothesis of `add_zero'`, so Lean would \
+         check a weaker statement than the text shows; state the theorem without section variables"
+    );
+    // The statement itself is the spec's.
+    assert_eq!(r["spec"]["expected"], r["spec"]["found"]);
 }
 
 #[test]
@@ -496,4 +503,86 @@ fn unreadable_spec_is_an_error() {
             "mf: {}: not a lemma spec: missing field `signature`",
             bad.display()
         )));
+}
+
+/// The real corpus: every theorem's own signature, used as a spec, reads back as the same
+/// statement (the spec parser handles real statements: `let`, `fun`, `∑ x ∈ s`, comments…).
+#[test]
+fn every_corpus_theorem_matches_a_spec_of_its_own_signature() {
+    use math_forge::lean::batch::parse_files;
+    use math_forge::lean::walk::{lean_files, IgnoreRules};
+    use math_forge::lean::Outline;
+    use math_forge::verify::spec::{check, Spec};
+
+    let corpus = std::env::var_os("MF_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let (files, _) = lean_files(&[corpus], IgnoreRules::HiddenOnly);
+    assert!(files.len() > 2000, "corpus not found");
+    let mut checked = 0usize;
+    let mut failures = Vec::new();
+    parse_files(
+        &files,
+        |result| {
+            let Ok((source, parsed)) = result else {
+                return (0, Vec::new());
+            };
+            if parsed.error_count() > 0 {
+                return (0, Vec::new());
+            }
+            let outline = Outline::of("", &parsed);
+            let mut checked = 0;
+            let mut failures = Vec::new();
+            for d in &outline.declarations {
+                let unique = outline
+                    .declarations
+                    .iter()
+                    .filter(|x| x.full_name == d.full_name)
+                    .count()
+                    == 1;
+                if !matches!(d.kind.as_str(), "theorem" | "lemma") || !unique {
+                    continue;
+                }
+                let Some(body) = &d.body else { continue };
+                let spec = Spec {
+                    name: d.full_name.clone(),
+                    signature: parsed.text[d.span.start..body.start].to_string(),
+                };
+                let (result, _) = check(&spec, &parsed, &outline);
+                checked += 1;
+                if result.expected.is_none() || result.expected != result.found {
+                    failures.push(format!(
+                        "{}:{} {}: expected {:?}, found {:?}",
+                        source.path.display(),
+                        d.line,
+                        d.full_name,
+                        result.expected,
+                        result.found
+                    ));
+                }
+            }
+            (checked, failures)
+        },
+        |(n, f)| {
+            checked += n;
+            failures.extend(f);
+        },
+    );
+    eprintln!(
+        "spec check: {checked} corpus theorems, {} failures",
+        failures.len()
+    );
+    assert!(checked > 10_000, "only {checked} theorems checked");
+    // Known grammar gap: a term-level `let … :=` chain in a theorem's type swallows the
+    // theorem's own `:= by …`, so the declaration has no body and the check fails (safely).
+    const KNOWN_GRAMMAR_GAPS: &[&str] = &[" erdos_938_gcd_powerful: "];
+    let unexpected: Vec<&String> = failures
+        .iter()
+        .filter(|f| !KNOWN_GRAMMAR_GAPS.iter().any(|k| f.contains(k)))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "{:#?}",
+        &unexpected[..unexpected.len().min(20)]
+    );
 }

@@ -20,6 +20,7 @@
 pub mod lake;
 pub mod messages;
 pub mod spec;
+pub mod variables;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -147,7 +148,8 @@ pub fn verify(options: &Options) -> Result<Report, VerifyError> {
     let structural_pass = reasons.is_empty();
 
     let spec = options.spec.as_ref().map(|spec| {
-        let (result, spec_reasons) = spec::check(spec, &parsed);
+        let outline = crate::lean::Outline::of(&shown, &parsed);
+        let (result, spec_reasons) = spec::check(spec, &parsed, &outline);
         reasons.extend(spec_reasons);
         result
     });

@@ -8,9 +8,9 @@
 //!
 //! The statement is compared token by token (the grammar's leaves from after the name up to
 //! the `:=`, comments excluded), which is whitespace-insensitive without merging `a b` into
-//! `ab`. The declaration must be a `theorem` or `lemma`, and the file may not declare section
-//! variables in scope of it (`variable`, `include`): Lean adds those as hypotheses, so the
-//! proved statement would be weaker than the text shows.
+//! `ab`. The declaration must be a `theorem` or `lemma`, and Lean must not add section variables
+//! to it as hypotheses (see [`super::variables`]), which would make the proved statement weaker
+//! than the text shows.
 
 use std::path::Path;
 
@@ -20,14 +20,7 @@ use tree_sitter::Node;
 use super::{Check, Reason};
 use crate::lean::idents::components;
 use crate::lean::syntax::tokens;
-use crate::lean::ParsedFile;
-
-/// Commands that add section variables to later declarations.
-const VARIABLE_KINDS: &[&str] = &["variable", "include"];
-
-/// Commands that open and close scopes.
-const SCOPE_OPEN: &[&str] = &["namespace", "section"];
-const SCOPE_CLOSE: &str = "end";
+use crate::lean::{Outline, ParsedFile};
 
 /// Declaration keywords a proved lemma may use.
 const PROOF_KINDS: &[&str] = &["theorem", "lemma"];
@@ -88,8 +81,8 @@ pub struct SpecCheck {
     pub matches: bool,
 }
 
-/// Checks `file` against `spec`; every problem becomes a reason.
-pub fn check(spec: &Spec, file: &ParsedFile) -> (SpecCheck, Vec<Reason>) {
+/// Checks `file` (whose outline is `outline`) against `spec`; every problem becomes a reason.
+pub fn check(spec: &Spec, file: &ParsedFile, outline: &Outline) -> (SpecCheck, Vec<Reason>) {
     let mut result = SpecCheck {
         name: spec.name.clone(),
         declaration: None,
@@ -120,13 +113,22 @@ pub fn check(spec: &Spec, file: &ParsedFile) -> (SpecCheck, Vec<Reason>) {
         );
     }
 
-    let outline = crate::lean::Outline::of("", file);
-    let wanted = components(spec.name.trim());
-    let found: Vec<_> = outline
+    // The exact full name if the file declares it, else any name that ends with the spec's
+    // (`foo` is `Ns.foo` inside `namespace Ns`).
+    let name = spec.name.trim();
+    let wanted = components(name);
+    let mut found: Vec<_> = outline
         .declarations
         .iter()
-        .filter(|d| components(&d.full_name).ends_with(&wanted))
+        .filter(|d| d.full_name == name)
         .collect();
+    if found.is_empty() {
+        found = outline
+            .declarations
+            .iter()
+            .filter(|d| components(&d.full_name).ends_with(&wanted))
+            .collect();
+    }
     let decl = match found.as_slice() {
         [] => {
             fail(
@@ -182,13 +184,13 @@ pub fn check(spec: &Spec, file: &ParsedFile) -> (SpecCheck, Vec<Reason>) {
             );
         }
     }
-    for line in variables_in_scope(file, decl.span.start) {
+    for added in super::variables::added_hypotheses(file, node) {
         fail(
-            Some(line),
+            Some(added.line),
             format!(
-                "section variables declared on line {line} are in scope of `{}`; \
-                 Lean may add them as hypotheses, so state the theorem without them",
-                decl.full_name
+                "`{}` (line {}) would become a hypothesis of `{}`, so Lean would check a weaker \
+                 statement than the text shows; state the theorem without section variables",
+                added.text, added.line, decl.full_name
             ),
         );
     }
@@ -248,30 +250,4 @@ fn declaration_node(file: &ParsedFile, start: usize, end: usize) -> Option<Node<
         }
         node = node.parent()?;
     }
-}
-
-/// Lines of `variable`/`include` commands before byte `at` whose scope is still open there.
-fn variables_in_scope(file: &ParsedFile, at: usize) -> Vec<usize> {
-    // One frame per open namespace or section; the bottom frame is the file.
-    let mut frames: Vec<Vec<usize>> = vec![Vec::new()];
-    let root = file.root();
-    let mut cursor = root.walk();
-    for node in root.named_children(&mut cursor) {
-        if node.start_byte() >= at {
-            break;
-        }
-        let kind = node.kind();
-        if SCOPE_OPEN.contains(&kind) {
-            frames.push(Vec::new());
-        } else if kind == SCOPE_CLOSE {
-            if frames.len() > 1 {
-                frames.pop();
-            }
-        } else if VARIABLE_KINDS.contains(&kind) {
-            if let Some(frame) = frames.last_mut() {
-                frame.push(node.start_position().row + 1);
-            }
-        }
-    }
-    frames.concat()
 }
