@@ -586,3 +586,22 @@ fn every_corpus_theorem_matches_a_spec_of_its_own_signature() {
         &unexpected[..unexpected.len().min(20)]
     );
 }
+
+#[test]
+fn spec_rejects_instances_that_change_what_the_statement_means() {
+    let (r, code) = report(
+        with_lake("clean")
+            .arg(fixture("Instance.lean"))
+            .arg("--spec")
+            .arg(fixture("spec_succ_le_self.json")),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(checks(&r), ["spec"]);
+    assert_eq!(r["spec"]["expected"], r["spec"]["found"]);
+    assert_eq!(
+        r["reasons"][0]["message"],
+        "`instance (priority := high) weirdLE : LE ℕ := ⟨fun _ _ => T…` (line 3) can change \
+         what the statement of `succ_le_self` means without changing its text; the spec check \
+         cannot vouch for it"
+    );
+}

@@ -8,9 +8,11 @@
 //!
 //! The statement is compared token by token (the grammar's leaves from after the name up to
 //! the `:=`, comments excluded), which is whitespace-insensitive without merging `a b` into
-//! `ab`. The declaration must be a `theorem` or `lemma`, and Lean must not add section variables
-//! to it as hypotheses (see [`super::variables`]), which would make the proved statement weaker
-//! than the text shows.
+//! `ab`. The declaration must be a `theorem` or `lemma`, and the same text must mean the same
+//! statement: Lean must not add section variables to it as hypotheses (see
+//! [`super::variables`]), and no notation, macro or instance may be declared before it (a local
+//! `instance : LE ℕ := ⟨fun _ _ => True⟩` makes `n + 1 ≤ n` provable). Other changes of context
+//! (`open`, options) are not checked.
 
 use std::path::Path;
 
@@ -194,6 +196,16 @@ pub fn check(spec: &Spec, file: &ParsedFile, outline: &Outline) -> (SpecCheck, V
             ),
         );
     }
+    for (line, text) in meaning_changers(file, node) {
+        fail(
+            Some(line),
+            format!(
+                "`{text}` (line {line}) can change what the statement of `{}` means without \
+                 changing its text; the spec check cannot vouch for it",
+                decl.full_name
+            ),
+        );
+    }
     result.matches = reasons.is_empty();
     (result, reasons)
 }
@@ -250,4 +262,51 @@ fn declaration_node(file: &ParsedFile, start: usize, end: usize) -> Option<Node<
         }
         node = node.parent()?;
     }
+}
+
+/// Commands before `decl` that can change what its statement means while its text stays the
+/// same: notation, macros and other syntax extensions, and instances (`instance`,
+/// `@[instance]`, `attribute [instance]`). Line and first line of text of each.
+fn meaning_changers(file: &ParsedFile, decl: Node<'_>) -> Vec<(usize, String)> {
+    let is_instance_attribute =
+        |a: Node<'_>| file.text_of(a).split_whitespace().any(|w| w == "instance");
+    let has_instance_attribute = |n: Node<'_>| {
+        let mut cursor = n.walk();
+        let attributes: Vec<Node<'_>> = match n.kind() {
+            "attribute_command" => n.named_children(&mut cursor).collect(),
+            _ => n
+                .child_by_field_name("attributes")
+                .map(|a| a.named_children(&mut cursor).collect())
+                .unwrap_or_default(),
+        };
+        attributes
+            .into_iter()
+            .any(|a| a.kind() == "attribute" && is_instance_attribute(a))
+    };
+    let mut found = Vec::new();
+    let mut cursor = file.root().walk();
+    crate::lean::outline::for_each_descendant(&mut cursor, |n| {
+        if n.end_byte() > decl.start_byte() {
+            return;
+        }
+        let changes = match n.kind() {
+            "syntax_command" => true,
+            "declaration" => {
+                n.child_by_field_name("kind")
+                    .is_some_and(|k| file.text_of(k) == "instance")
+                    || has_instance_attribute(n)
+            }
+            "attribute_command" => has_instance_attribute(n),
+            _ => false,
+        };
+        if changes {
+            let first = file.text_of(n).lines().next().unwrap_or("");
+            let mut text = crate::lean::outline::collapse_whitespace(first);
+            if text.chars().count() > 60 {
+                text = text.chars().take(59).collect::<String>() + "…";
+            }
+            found.push((n.start_position().row + 1, text));
+        }
+    });
+    found
 }
