@@ -4,6 +4,7 @@
 //! knowledge.db ([`kb`]) → queries. The [`cli`] layer renders and never computes.
 
 pub mod cli;
+pub mod cursor;
 pub mod extract;
 pub mod kb;
 pub mod lean;

@@ -69,3 +69,32 @@ fn sorries_are_counted_only_where_they_are_code() {
 fn modifiers_attributes_namespaces_and_kinds() {
     check_fixture("modifiers");
 }
+
+/// Written in Mathlib's style, not taken from the corpus the grammar was tuned on.
+#[test]
+fn mathlib_style_code_the_grammar_was_not_tuned_on() {
+    check_fixture("mathlib_style");
+}
+
+/// Lean core style: `prelude`, equations, `termination_by`, `do`, `mutual`, macros.
+#[test]
+fn lean_core_style_code_the_grammar_was_not_tuned_on() {
+    check_fixture("lean_core_style");
+}
+
+/// CRLF line endings change nothing in the outline.
+#[test]
+fn crlf_files_have_the_same_outline() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lean");
+    let tmp = tempfile::TempDir::new().unwrap();
+    let text = std::fs::read_to_string(dir.join("sorry_tricky.lean")).unwrap();
+    let crlf = tmp.path().join("sorry_tricky.lean");
+    std::fs::write(&crlf, text.replace('\n', "\r\n")).unwrap();
+    let mut lf = outline_json(&dir.join("sorry_tricky.lean"));
+    let mut cr = outline_json(&crlf);
+    assert_eq!(cr["error_nodes"], 0);
+    for v in [&mut lf, &mut cr] {
+        v.as_object_mut().unwrap().remove("path");
+    }
+    assert_eq!(lf, cr);
+}

@@ -107,11 +107,11 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
             }
         }
     }
-    let identifier = tree_sitter_lean_identifier_kind();
+    let kinds = node_kinds();
     let mut cursor = file.root().walk();
-    loop {
+    'walk: loop {
         let node = cursor.node();
-        if node.kind_id() == identifier {
+        if node.kind_id() == kinds.identifier {
             let name = file.text_of(node);
             for component in name.split('.') {
                 for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
@@ -121,21 +121,15 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
                 }
             }
         }
-        if cursor.goto_first_child() || cursor.goto_next_sibling() {
+        // Statements and definitions say what a file is about; tactic proofs mostly name
+        // general lemmas, and skipping them halves the walk.
+        if node.kind_id() != kinds.by_block && cursor.goto_first_child() {
             continue;
         }
-        let mut done = false;
-        loop {
+        while !cursor.goto_next_sibling() {
             if !cursor.goto_parent() {
-                done = true;
-                break;
+                break 'walk;
             }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-        }
-        if done {
-            break;
         }
     }
     let best = scores
@@ -148,10 +142,18 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
     }
 }
 
-fn tree_sitter_lean_identifier_kind() -> u16 {
-    static ID: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
-    *ID.get_or_init(|| {
+struct Kinds {
+    identifier: u16,
+    by_block: u16,
+}
+
+fn node_kinds() -> &'static Kinds {
+    static KINDS: std::sync::OnceLock<Kinds> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
         let lang: tree_sitter::Language = tree_sitter_lean::LANGUAGE.into();
-        lang.id_for_node_kind("identifier", true)
+        Kinds {
+            identifier: lang.id_for_node_kind("identifier", true),
+            by_block: lang.id_for_node_kind("by_block", true),
+        }
     })
 }

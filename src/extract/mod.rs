@@ -79,7 +79,10 @@ impl Summary {
 /// A file ready to be written, or the reason it will not be.
 enum Prepared {
     Unchanged(FileReport),
-    Item { item: FileItem, report: FileReport },
+    Item {
+        item: Box<FileItem>,
+        report: FileReport,
+    },
     Failed(FileReport),
 }
 
@@ -106,37 +109,51 @@ pub fn run(
     let known: HashMap<String, String> = kb.source_hashes()?;
     let mut summary = Summary::default();
     let mut done = 0;
-    for chunk in files.chunks(BATCH) {
-        let prepared: Vec<Prepared> = chunk
-            .par_iter()
-            .map(|path| prepare(path, &known, overrides))
-            .collect();
-        let mut items = Vec::new();
-        let mut pending = Vec::new();
-        for p in prepared {
-            match p {
-                Prepared::Unchanged(r) | Prepared::Failed(r) => {
-                    summary.count(&r);
-                    report(&r);
-                }
-                Prepared::Item { item, report } => {
-                    items.push(item);
-                    pending.push(report);
+    // Preparing (read, hash, parse, outline) runs on the rayon pool while this thread writes
+    // the previous batch: SQLite's work overlaps with parsing instead of adding to it.
+    std::thread::scope(|scope| {
+        let (sender, batches) = std::sync::mpsc::sync_channel::<(usize, Vec<Prepared>)>(1);
+        let known = &known;
+        scope.spawn(move || {
+            for chunk in files.chunks(BATCH) {
+                let prepared = chunk
+                    .par_iter()
+                    .map(|path| prepare(path, known, overrides))
+                    .collect();
+                if sender.send((chunk.len(), prepared)).is_err() {
+                    return; // the writer stopped on a database error
                 }
             }
+        });
+        for (len, prepared) in batches {
+            let mut items = Vec::new();
+            let mut pending = Vec::new();
+            for p in prepared {
+                match p {
+                    Prepared::Unchanged(r) | Prepared::Failed(r) => {
+                        summary.count(&r);
+                        report(&r);
+                    }
+                    Prepared::Item { item, report } => {
+                        items.push(*item);
+                        pending.push(report);
+                    }
+                }
+            }
+            let outcomes = kb.write_batch(items)?;
+            for (mut r, outcome) in pending.into_iter().zip(outcomes) {
+                r.status = outcome.status;
+                r.findings_added = outcome.findings_added;
+                r.findings_removed = outcome.findings_removed;
+                r.error = outcome.error;
+                summary.count(&r);
+                report(&r);
+            }
+            done += len;
+            progress(done);
         }
-        let outcomes = kb.write_batch(items)?;
-        for (mut r, outcome) in pending.into_iter().zip(outcomes) {
-            r.status = outcome.status;
-            r.findings_added = outcome.findings_added;
-            r.findings_removed = outcome.findings_removed;
-            r.error = outcome.error;
-            summary.count(&r);
-            report(&r);
-        }
-        done += chunk.len();
-        progress(done);
-    }
+        Ok::<(), crate::kb::KbError>(())
+    })?;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -180,7 +197,7 @@ fn prepare(path: &Path, known: &HashMap<String, String>, overrides: &Overrides) 
     report.declarations = item.1;
     report.parse_errors = item.2;
     Prepared::Item {
-        item: item.0,
+        item: Box::new(item.0),
         report,
     }
 }

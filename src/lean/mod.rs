@@ -5,6 +5,7 @@
 //! tree into what the rest of math-forge needs: declarations, sorries, axioms, tactics, imports.
 
 pub mod batch;
+pub mod compare;
 pub mod header;
 pub mod idents;
 pub mod outline;

@@ -144,8 +144,9 @@ fn kinds() -> &'static Kinds {
     })
 }
 
-/// Tactic heads that structure a proof rather than name a tactic.
-const STRUCTURAL_HEADS: &[&str] = &["·", "."];
+/// Tactic heads that structure a proof rather than name a tactic: focusing bullets and the
+/// `<;>` combinator (the tactics on either side are counted themselves).
+const STRUCTURAL_HEADS: &[&str] = &["·", ".", "<;>"];
 
 impl Outline {
     /// Reads the outline of a parsed file.
@@ -245,7 +246,7 @@ impl<'f> Builder<'f> {
                 self.outline
                     .declarations
                     .first()
-                    .map_or(true, |d| c.span.start < d.span.start)
+                    .is_none_or(|d| c.span.start < d.span.start)
             })
             .take(3)
             .find_map(|c| AristotleHeader::from_comment(&self.file.text[c.span.clone()]))

@@ -71,11 +71,21 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // A reader that stops early (`mf outline … | head`) is not an error.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mf: {e:#}");
             ExitCode::from(EXIT_INPUT_FAILED)
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Paths given on the command line.
