@@ -26,7 +26,6 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::outline::for_each_descendant;
 use super::syntax::{ParsedFile, Position};
 
 /// A set of declaration names to look for.
@@ -72,6 +71,15 @@ impl NameSet {
 
     /// The names of the set that `token` references (see the module documentation).
     pub fn referenced_by(&self, token: &str) -> Vec<&str> {
+        // Most tokens share no component with any name: answer those without allocating.
+        let plain = !token.contains('«');
+        if plain
+            && !token
+                .split('.')
+                .any(|p| self.by_last.contains_key(p.trim_start_matches('@')))
+        {
+            return Vec::new();
+        }
         let token: Vec<&str> = name_parts(token).collect();
         let mut found: Vec<usize> = Vec::new();
         for (i, part) in token.iter().enumerate() {
@@ -149,17 +157,30 @@ pub struct Reference {
 pub fn code_identifiers(file: &ParsedFile) -> Vec<Node<'_>> {
     let mut out = Vec::new();
     let mut cursor = file.root().walk();
-    for_each_descendant(&mut cursor, |node| {
-        if node.kind() == "identifier" && !is_declared_name(node) {
-            out.push(node);
+    // The kinds of the cursor's ancestors (`Node::parent` walks down from the root each time).
+    let mut parents: Vec<&str> = Vec::new();
+    loop {
+        let node = cursor.node();
+        if node.kind() == "identifier" {
+            let declared =
+                cursor.field_name() == Some("name") && parents.last() == Some(&"declaration");
+            if !declared {
+                out.push(node);
+            }
+        } else if cursor.goto_first_child() {
+            parents.push(node.kind());
+            continue;
         }
-    });
-    out
-}
-
-fn is_declared_name(node: Node<'_>) -> bool {
-    node.parent()
-        .is_some_and(|p| p.kind() == "declaration" && p.child_by_field_name("name") == Some(node))
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+            parents.pop();
+        }
+    }
 }
 
 /// Every reference in `file` to a name of `names`, in document order (a token that references

@@ -83,13 +83,22 @@ impl<'f> Checker<'f, '_> {
         for node in nodes {
             self.node(node);
         }
+        if root.has_error() {
+            for error in self.file.error_nodes() {
+                let mut cursor = error.walk();
+                let leaves: Vec<Node<'f>> = error
+                    .children(&mut cursor)
+                    .filter(|c| c.child_count() == 0)
+                    .collect();
+                for leaf in leaves {
+                    self.unparsed_token(leaf);
+                }
+            }
+        }
     }
 
     fn node(&mut self, node: Node<'f>) {
         let kind = node.kind();
-        if node.child_count() == 0 && node.parent().is_some_and(|p| p.is_error()) {
-            self.unparsed_token(node);
-        }
         if !node.is_named() {
             return; // keywords and punctuation; e.g. the `sorry` token inside a `sorry` node
         }
