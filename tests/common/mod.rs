@@ -8,14 +8,22 @@ use std::path::{Path, PathBuf};
 use math_forge::kb::{FileItem, FileStatus, Kb};
 
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 /// `mk` running in `cwd` with none of the path variables of the caller's environment.
 pub fn mk(cwd: &Path) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"));
     cmd.current_dir(cwd);
-    for var in ["MATH_FORGE_DB", "MATH_FORGE_TRACKING_DB", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PROJECT_DIR", "NO_COLOR"] {
+    for var in [
+        "MATH_FORGE_DB",
+        "MATH_FORGE_TRACKING_DB",
+        "CLAUDE_PLUGIN_ROOT",
+        "CLAUDE_PROJECT_DIR",
+        "NO_COLOR",
+    ] {
         cmd.env_remove(var);
     }
     cmd
@@ -31,7 +39,10 @@ pub fn build_kb(dir: &Path) -> PathBuf {
     let path = dir.join("knowledge.db");
     let mut kb = Kb::open(&path).unwrap();
     let outcomes = kb.write_batch(corpus()).unwrap();
-    assert!(outcomes.iter().all(|o| o.status == FileStatus::Added), "{outcomes:?}");
+    assert!(
+        outcomes.iter().all(|o| o.status == FileStatus::Added),
+        "{outcomes:?}"
+    );
     path
 }
 
@@ -39,7 +50,8 @@ pub fn build_kb(dir: &Path) -> PathBuf {
 pub fn build_tracking(dir: &Path, sql_fixture: &str) -> PathBuf {
     let path = dir.join(sql_fixture.replace(".sql", ".db"));
     let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch(&std::fs::read_to_string(fixture(sql_fixture)).unwrap()).unwrap();
+    conn.execute_batch(&std::fs::read_to_string(fixture(sql_fixture)).unwrap())
+        .unwrap();
     path
 }
 
@@ -51,12 +63,20 @@ pub fn mk_json(cwd: &Path, args: &[&str]) -> serde_json::Value {
         "mk {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("mk {args:?}: invalid JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "mk {args:?}: invalid JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }
 
 pub fn stdout_of(cwd: &Path, args: &[&str]) -> String {
     let out = mk(cwd).args(args).output().unwrap();
-    assert!(out.status.success(), "mk {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "mk {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
