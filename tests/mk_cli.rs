@@ -670,3 +670,26 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr_line(&out).contains("neither a domain"));
 }
+
+#[test]
+fn help_without_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [&[][..], &["help"], &["--help"]] {
+        let text = stdout_of(dir.path(), args);
+        assert!(
+            text.contains("Usage: mk")
+                && text.contains("recommend")
+                && text.contains("$MATH_FORGE_DB"),
+            "{args:?}: {text}"
+        );
+    }
+    let text = stdout_of(dir.path(), &["help", "search"]);
+    assert!(
+        text.contains("--domain") && text.contains("--type"),
+        "{text}"
+    );
+    assert!(
+        !dir.path().join(".math-forge").exists(),
+        "help creates nothing"
+    );
+}

@@ -110,8 +110,11 @@ enum Command {
         #[arg(long, short = 'n', default_value_t = 10)]
         limit: usize,
     },
-    /// Print this help
-    Help,
+    /// Print this help, or a command's
+    Help {
+        /// The command to explain
+        command: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -349,7 +352,17 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         return Ok(());
     };
     match command {
-        Command::Help => write!(out, "{}", Cli::command().render_long_help())?,
+        Command::Help { command } => {
+            let mut cli = Cli::command();
+            let help = match command.as_deref().and_then(|c| cli.find_subcommand_mut(c)) {
+                Some(sub) => sub
+                    .clone()
+                    .bin_name(format!("mk {}", sub.get_name()))
+                    .render_long_help(),
+                None => cli.render_long_help(),
+            };
+            write!(out, "{help}")?;
+        }
         Command::Init { from_tracking } => init(&ctx, from_tracking.as_deref(), out)?,
         Command::Search {
             query,
@@ -369,7 +382,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             if ctx.json {
                 json(out, &hits)?;
             } else if hits.is_empty() {
-                show::no_results(out, &text, kb.finding_count()? == 0)?;
+                show::no_results(out, &text, kb.is_empty()?)?;
             } else {
                 show::search(out, ctx.painter, &hits)?;
             }
@@ -381,7 +394,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             if ctx.json {
                 json(out, &report)?;
             } else {
-                show::find(out, ctx.painter, &report, kb.finding_count()? == 0)?;
+                show::find(out, ctx.painter, &report, kb.is_empty()?)?;
             }
         }
         Command::Failed { keyword, limit } => {
@@ -393,7 +406,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             if ctx.json {
                 json(out, &report)?;
             } else {
-                show::failed(out, ctx.painter, &report, kb.finding_count()? == 0)?;
+                show::failed(out, ctx.painter, &report, kb.is_empty()?)?;
             }
         }
         Command::Strategies { domain, limit } => {
@@ -403,7 +416,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             if ctx.json {
                 json(out, &report)?;
             } else {
-                show::strategies(out, ctx.painter, &report, kb.finding_count()? == 0)?;
+                show::strategies(out, ctx.painter, &report, kb.is_empty()?)?;
             }
         }
         Command::Stats => stats(&ctx, out)?,

@@ -153,7 +153,7 @@ impl Kb {
             "SELECT finding_type, total, {cols} FROM (
                 SELECT f.*, count(*) OVER (PARTITION BY finding_type) AS total,
                        row_number() OVER (PARTITION BY finding_type ORDER BY created_at DESC, id DESC) AS n
-                FROM findings f WHERE {pkey} = ?1)
+                FROM findings f INDEXED BY idx_findings_problem_key WHERE {pkey} = ?1)
              WHERE n <= ?2
              ORDER BY CASE finding_type WHEN 'theorem' THEN 0 WHEN 'false_lemma' THEN 1 WHEN 'failure' THEN 2
                       WHEN 'technique' THEN 3 ELSE 4 END, finding_type, n",

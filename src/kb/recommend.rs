@@ -188,7 +188,7 @@ impl Kb {
                 "SELECT id, domain_id FROM (
                     SELECT id, domain_id, 0 AS pri, 1 AS n FROM problems WHERE {pk} = ?1
                     UNION ALL
-                    SELECT problem_id, domain_id, 1, count(*) FROM findings WHERE {fk} = ?1 GROUP BY problem_id, domain_id
+                    SELECT problem_id, domain_id, 1, count(*) FROM findings INDEXED BY idx_findings_problem_key WHERE {fk} = ?1 GROUP BY problem_id, domain_id
                     UNION ALL
                     SELECT problem_id, domain_id, 2, count(*) FROM strategies WHERE {sk} = ?1 GROUP BY problem_id, domain_id)
                  ORDER BY domain_id IS NULL, pri, n DESC LIMIT 1",
@@ -219,7 +219,7 @@ impl Kb {
             &format!(
                 "SELECT approach_name, max(attempts, 1) FROM strategies WHERE {} = ?1 AND outcome = 'failed'
                  UNION ALL
-                 SELECT proof_technique, 1 FROM findings
+                 SELECT proof_technique, 1 FROM findings INDEXED BY idx_findings_problem_key
                  WHERE {} = ?1 AND finding_type = 'failure' AND proof_technique IS NOT NULL
                    AND source_id IS NOT NULL",
                 problem_key_sql("problem_id"),
@@ -247,7 +247,7 @@ impl Kb {
         let names = self.rows(
             &format!(
                 "SELECT approach_name FROM strategies WHERE {} = ?1 AND outcome = 'failed'
-                 UNION SELECT proof_technique FROM findings
+                 UNION SELECT proof_technique FROM findings INDEXED BY idx_findings_problem_key
                  WHERE {} = ?1 AND finding_type = 'failure' AND proof_technique IS NOT NULL AND source_id IS NOT NULL",
                 problem_key_sql("problem_id"),
                 problem_key_sql("problem_id")

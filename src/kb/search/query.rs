@@ -96,8 +96,19 @@ impl ParsedQuery {
     }
 
     /// The FTS5 MATCH expression, or `None` when empty. Only quoted strings and operators we
-    /// emit ourselves appear in it, so it always parses.
+    /// emit ourselves appear in it, so it always parses. Words of three or more characters
+    /// also match as prefixes.
     pub fn to_fts5(&self) -> Option<String> {
+        self.expression(true)
+    }
+
+    /// [`ParsedQuery::to_fts5`] without prefix matching: whole words only. Much cheaper on a
+    /// large index, since FTS5 merges the doclists of every word a prefix expands to.
+    pub fn to_fts5_words(&self) -> Option<String> {
+        self.expression(false)
+    }
+
+    fn expression(&self, prefixes: bool) -> Option<String> {
         if self.groups.is_empty() {
             return None;
         }
@@ -108,7 +119,7 @@ impl ParsedQuery {
                 let mut s = g
                     .must
                     .iter()
-                    .map(term_expr)
+                    .map(|t| term_expr(t, prefixes))
                     .collect::<Vec<_>>()
                     .join(" AND ");
                 for t in &g.not {
@@ -139,9 +150,9 @@ pub fn quote(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
 }
 
-fn term_expr(t: &Term) -> String {
+fn term_expr(t: &Term, prefixes: bool) -> String {
     let q = quote(&t.text);
-    if t.phrase || last_token_chars(&t.text) < MIN_PREFIX_CHARS {
+    if !prefixes || t.phrase || last_token_chars(&t.text) < MIN_PREFIX_CHARS {
         q
     } else {
         // The exact form is listed too so that whole-word matches outrank prefix-only ones.
@@ -206,6 +217,15 @@ mod tests {
     fn words_become_quoted_prefix_terms() {
         assert_eq!(fts("induct"), Some(r#"(("induct" OR "induct"*))"#.into()));
         assert_eq!(fts("n le"), Some(r#"("n" AND "le")"#.into()));
+    }
+
+    #[test]
+    fn whole_words_variant_has_no_prefixes() {
+        let q = ParsedQuery::parse("induct OR card NOT xyz");
+        assert_eq!(
+            q.to_fts5_words(),
+            Some(r#"("induct") OR ("card" NOT "xyz")"#.into())
+        );
     }
 
     #[test]
