@@ -1,21 +1,13 @@
-//! Where `mf lint` gets the names of false lemmas: the one seam to tracking.db.
-//!
-//! TODO(lead): use `crate::tracking` once it is merged; this reads the table directly.
-//!
-//! The database is found at `--tracking PATH`, else `$MATH_FORGE_TRACKING_DB`, else
-//! `./submissions/tracking.db`. It is opened read-only. A database or table that is not there
-//! (or not readable) means no names, with a note saying so; only a file named with
+//! Where `mf lint` gets the names of false lemmas: tracking.db, found as every math-forge tool
+//! finds it (`--tracking`, `$MATH_FORGE_TRACKING_DB`, `$CLAUDE_PROJECT_DIR/submissions/…`,
+//! `./submissions/tracking.db` here or above) and read through [`crate::tracking`]. A database
+//! or table that is not there means no names, with a note saying so; only a file named with
 //! `--tracking` must exist.
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
-
-/// The environment variable naming tracking.db.
-pub const ENV_VAR: &str = "MATH_FORGE_TRACKING_DB";
-
-/// Where tracking.db is looked for when nothing names it.
-pub const DEFAULT_PATH: &str = "submissions/tracking.db";
+use crate::kb::{resolve_tracking_db, Reason};
+use crate::tracking::Tracking;
 
 /// The false lemmas found, and a note for the user when none could be read.
 #[derive(Debug, Clone, Default)]
@@ -34,53 +26,46 @@ pub struct TrackingError {
 
 /// Loads the false-lemma names. `explicit` is the `--tracking` argument.
 pub fn load(explicit: Option<&Path>) -> Result<FalseLemmas, TrackingError> {
-    let (path, named) = match (explicit, std::env::var_os(ENV_VAR)) {
-        (Some(p), _) => (p.to_path_buf(), true),
-        (None, Some(p)) if !p.is_empty() => (PathBuf::from(p), false),
-        _ => (PathBuf::from(DEFAULT_PATH), false),
-    };
-    if !path.is_file() {
-        if named {
+    let resolved = resolve_tracking_db(explicit);
+    let shown = shown_path(&resolved.path);
+    if !resolved.path.is_file() {
+        if resolved.reason == Reason::Flag {
             return Err(TrackingError {
-                path,
+                path: resolved.path,
                 reason: "no such file".into(),
             });
         }
         return Ok(FalseLemmas {
             names: Vec::new(),
             note: Some(format!(
-                "no tracking.db at {}; false-lemma references not checked",
-                path.display()
+                "no tracking.db at {shown}; false-lemma references not checked"
             )),
         });
     }
-    Ok(match read_names(&path) {
-        Ok(names) => FalseLemmas { names, note: None },
-        Err(e) => FalseLemmas {
-            names: Vec::new(),
-            note: Some(format!(
-                "{}: {e}; false-lemma references not checked",
-                path.display()
-            )),
-        },
-    })
+    let tracking = Tracking::open(&resolved.path);
+    let mut names: Vec<String> = tracking
+        .all_false_lemmas()
+        .into_iter()
+        .filter_map(|lemma| lemma.lemma_name)
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+        .collect();
+    names.sort();
+    names.dedup();
+    let unreadable = !tracking.is_available() || !tracking.has("false_lemmas", Some("lemma_name"));
+    let note = unreadable.then(|| {
+        let why = tracking.notes().join("; ");
+        format!("{why}; false-lemma references not checked")
+    });
+    Ok(FalseLemmas { names, note })
 }
 
-fn read_names(path: &Path) -> rusqlite::Result<Vec<String>> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    let mut stmt = conn.prepare("SELECT lemma_name FROM false_lemmas")?;
-    let rows = stmt.query_map([], |row| row.get::<_, Option<String>>(0))?;
-    let mut names = Vec::new();
-    for name in rows {
-        if let Some(name) = name? {
-            let name = name.trim();
-            if !name.is_empty() {
-                names.push(name.to_string());
-            }
-        }
-    }
-    Ok(names)
+/// The path relative to the current directory when it is below it, as the user would write it.
+fn shown_path(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from(path))
+        .display()
+        .to_string()
 }
