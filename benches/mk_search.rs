@@ -8,11 +8,13 @@
 //!
 //! Cargo builds `target/release/mk` for the bench (override with `MK_BIN=/path/to/mk`). The
 //! knowledge base is generated once through the public batch writer and cached at
-//! `target/bench-data/mk_search_100k_v1.db` (delete it to rebuild). Each measurement spawns
+//! `target/bench-data/mk_search_100k_v2.db` (delete it to rebuild). Each measurement spawns
 //! the real binary, which opens the database, runs the search and prints text to a pipe, so the
 //! numbers include process start-up, like a user's or a hook's call. Besides criterion's
 //! per-query estimates, a percentile table (p50/p90/max over every run of every query) is
-//! printed at the end; that p50 is the figure the issue asks for.
+//! printed at the end; its `ALL` p50 is the figure the issue asks for. The `(mk --version)` row
+//! is the bare process start-up on the same machine at the same moment: on a shared machine it
+//! shows how much of the time is load rather than search.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -157,7 +159,15 @@ fn sentence(rng: &mut Rng, words: usize) -> String {
 fn corpus() -> Vec<FileItem> {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let files = FINDINGS / PER_FILE;
-    let shared = "theorem Finset.card_le_card_of_injOn {s : Finset α} {t : Finset β} (f : α → β) (hf : ∀ a ∈ s, f a ∈ t) (f_inj : Set.InjOn f s) : s.card ≤ t.card";
+    // Some lemmas are proven again and again ("dozens of times" in the users' corpus): 40 shared
+    // lemmas, one in every fifth file, so each appears about 50 times.
+    let shared: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            let name = if i == 0 { "Finset.card_le_card_of_injOn".to_string() } else { format!("Finset.shared_lemma_{i}_{}", word(&mut rng)) };
+            let stmt = format!("theorem {name} {{s : Finset α}} {{t : Finset β}} (f : α → β) (hf : ∀ a ∈ s, f a ∈ t) : s.card ≤ t.card + {i}");
+            (name, stmt)
+        })
+        .collect();
     (0..files)
         .map(|slot| {
             let kind = PROBLEM_KINDS[rng.zipf(PROBLEM_KINDS.len())];
@@ -168,12 +178,15 @@ fn corpus() -> Vec<FileItem> {
             let mut findings = Vec::with_capacity(PER_FILE);
             for k in 0..PER_FILE {
                 let f = match k {
-                    0 if slot % 7 == 0 => NewFinding {
+                    0 if slot % 5 == 0 => NewFinding {
                         finding_type: FindingType::Theorem,
-                        title: "Finset.card_le_card_of_injOn (theorem)".into(),
-                        description: format!("Proven theorem from slot{slot}: {shared}"),
-                        theorem_name: Some("Finset.card_le_card_of_injOn".into()),
-                        theorem_statement: Some(shared.into()),
+                        title: format!("{} (theorem)", shared[(slot / 5) % 40].0),
+                        description: format!(
+                            "Proven theorem from slot{slot}: {}",
+                            shared[(slot / 5) % 40].1
+                        ),
+                        theorem_name: Some(shared[(slot / 5) % 40].0.clone()),
+                        theorem_statement: Some(shared[(slot / 5) % 40].1.clone()),
                         proof_technique: Some("injection counting".into()),
                         confidence: Confidence::Verified,
                         ..Default::default()
@@ -249,7 +262,7 @@ fn knowledge_db() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    let path = target.join("bench-data").join("mk_search_100k_v1.db");
+    let path = target.join("bench-data").join("mk_search_100k_v2.db");
     if let Ok(kb) = Kb::open_existing(&path) {
         if kb.finding_count().unwrap() == FINDINGS as i64 {
             return path;
@@ -332,6 +345,27 @@ fn bench(c: &mut Criterion) {
     eprintln!(
         "{:<20} {:>8} {:>8} {:>8}",
         "query", "p50 ms", "p90 ms", "max ms"
+    );
+    let mut t: Vec<f64> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            let ok = Command::new(&bin)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok);
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    eprintln!(
+        "{:<20} {:>8.2} {:>8.2} {:>8.2}",
+        "(mk --version)",
+        pct(&t, 0.5),
+        pct(&t, 0.9),
+        t[t.len() - 1]
     );
     for (name, query) in &queries {
         let mut t: Vec<f64> = (0..RUNS)

@@ -13,20 +13,24 @@
 // Lexical classes (Rust regex syntax, see RustRegex)
 // ---------------------------------------------------------------------------
 
-// Lean excludes λ, Π and Σ from identifiers (they are binder notation).
-const ID_FIRST = String.raw`[[_\p{L}]--[λΠΣ]]`;
-const ID_REST = String.raw`[[_\p{L}0-9'!?\u{2080}-\u{2089}]--[λΠΣ]]`;
+// Identifier characters follow Lean's `isLetterLike` / `isSubScriptAlnum`:
+// ASCII letters, Greek (without λ, Π, Σ), Coptic, polytonic Greek, the
+// letter-like block (ℕ ℝ ...), mathematical alphanumerics, and subscripts.
+const LETTER_LIKE = String.raw`\u{C0}-\u{D6}\u{D8}-\u{F6}\u{F8}-\u{17F}\u{3B1}-\u{3BA}\u{3BC}-\u{3C9}\u{391}-\u{39F}\u{3A1}\u{3A2}\u{3A4}-\u{3A9}\u{3CA}-\u{3FB}\u{1F00}-\u{1FFE}\u{2100}-\u{214F}\u{1D49C}-\u{1D59F}`;
+const SUBSCRIPT = String.raw`\u{2080}-\u{2089}\u{2090}-\u{209C}\u{1D62}-\u{1D6A}\u{2C7C}`;
+const ID_FIRST = String.raw`[A-Za-z_${LETTER_LIKE}]`;
+const ID_REST = String.raw`[A-Za-z_0-9'!?${LETTER_LIKE}${SUBSCRIPT}]`;
 const ID_PART = String.raw`(?:${ID_FIRST}${ID_REST}*|«[^»\n]*»)`;
 const IDENT = String.raw`${ID_PART}(?:\.(?:${ID_PART}|[0-9]+))*`;
 
-// Characters that may form operators: everything that is not whitespace, a
-// letter, a digit, an identifier char, a bracket, a separator, a quote, or a
+// Characters that may form operators: everything that is not whitespace, an
+// identifier character, a digit, a bracket, a separator, a quote, or a
 // binder symbol.  `:` is excluded so that `:=`/`:` stay separate tokens.
-const SYM = String.raw`[^\s\p{L}0-9_'"\x60,;:()\[\]{}⟨⟩⦃⦄‹›⟪⟫«»∀∃∑∏⋃⋂⨆⨅∫∮⨁⨂∐]`;
+const SYM = String.raw`[^\s A-Za-z_0-9${LETTER_LIKE}'"\x60,;:()\[\]{}⟨⟩⦃⦄‹›⟪⟫«»∀∃∑∏⋃⋂⨆⨅∫∮⨁⨂∐λΠΣ]`;
 
 const BINDER_OPS = [
   '∀', '∃', '∃!', 'Π', 'Σ', "Σ'", '∑', "∑'", '∏', "∏'", '⋃', '⋂', '⨆', '⨅',
-  '∫', '∫⁻', '∮', '⨁', '⨂', '∐', '∀ᶠ', '∃ᶠ', '∀ᵐ', '∃ᵐ', '∑ᶠ', '∏ᶠ',
+  '∫', '∫⁻', '∮', '⨁', '⨂', '∐', '∀ᶠ', '∃ᶠ', '∀ᵐ', '∃ᵐ', '∑ᶠ', '∏ᶠ', 'exists', 'forall',
 ];
 
 const DECL_KW_NAMED = ['theorem', 'lemma', 'def', 'abbrev', 'axiom', 'opaque'];
@@ -83,6 +87,8 @@ module.exports = grammar({
     $._then,
     $._else,
     $._calc_start,
+    $._abs_bar,
+    $._calc_steps_start,
     $._error_sentinel,
   ],
 
@@ -93,7 +99,22 @@ module.exports = grammar({
 
   supertypes: $ => [],
 
-  inline: $ => [],
+  inline: $ => [
+    $._atom,
+    $._term_part,
+    $._group,
+    $._comma_tok,
+    $._bar_tok,
+    $._then_tok,
+    $._else_tok,
+    $._tactic_arg,
+    $._tactic_sep,
+    $._term_keyword,
+    $._do_item,
+    $._binder,
+    $._bracket_binder,
+    $._term,
+  ],
 
   conflicts: $ => [],
 
@@ -195,7 +216,7 @@ module.exports = grammar({
 
     hash_command: $ => prec.right(seq(
       field('command', $.hash_keyword),
-      repeat(choice($._term_part, ':', $._comma_tok)),
+      repeat(choice($._term_part, $._comma_tok)),
       optional($._in_command),
     )),
 
@@ -263,6 +284,7 @@ module.exports = grammar({
         seq(
           field('kind', alias($._kind_named, $.declaration_kind)),
           field('name', $.identifier),
+          optional($.universe_params),
           repeat($._binder),
           optional($._type_ascription),
           optional($._def_body),
@@ -285,8 +307,7 @@ module.exports = grammar({
           field('kind', alias($._kind_structure, $.declaration_kind)),
           field('name', $.identifier),
           repeat($._binder),
-          optional($.extends),
-          optional($._type_ascription),
+          optional(choice($.extends, $._type_ascription)),
           optional(field('body', $.structure_body)),
         ),
         seq(
@@ -303,6 +324,8 @@ module.exports = grammar({
     _kind_named: $ => choice(...DECL_KW_NAMED),
     _kind_structure: $ => choice('structure', 'class'),
     _kind_inductive: $ => choice('inductive', seq('class', 'inductive')),
+
+    universe_params: $ => seq('.{', sep1($._comma_tok, $.identifier), '}'),
 
     instance_priority: $ => seq('(', 'priority', ':=', repeat1($._term_part), ')'),
 
@@ -329,14 +352,13 @@ module.exports = grammar({
     _def_body: $ => choice(
       seq(
         field('body', choice($.value, $.equations)),
-        repeat(choice($.termination_by, $.decreasing_by)),
         optional($.where_decls),
       ),
       field('body', $.where_fields),
     ),
 
     // `:= term`
-    value: $ => seq(':=', $._term),
+    value: $ => seq(':=', repeat1(choice($._term_part, ';'))),
 
     // `| pat => term` ...
     equations: $ => repeat1($.alternative),
@@ -390,9 +412,14 @@ module.exports = grammar({
 
     deriving_clause: $ => seq('deriving', sep1($._comma_tok, $.identifier)),
 
+    // `termination_by` / `decreasing_by` are parts of the preceding term (so
+    // that they also work after `let rec` and `where` definitions); the
+    // measure follows `termination_by` as sibling parts.
     termination_by: $ => prec.right(seq(
-      choice('termination_by', "termination_by?"),
-      repeat(choice($._term_part, '=>')),
+      choice('termination_by', 'termination_by?'),
+      optional('structural'),
+      repeat($.identifier),
+      optional('=>'),
     )),
 
     decreasing_by: $ => seq('decreasing_by', $._tactic_block),
@@ -418,8 +445,11 @@ module.exports = grammar({
       $.binder_notation,
       $.by_block,
       $.have,
-      $.show,
-      $.if_then_else,
+      $.termination_by,
+      $.decreasing_by,
+      $._term_keyword,
+      ':',
+      alias($._abs_bar, $.operator),
       $.match,
       $.do_block,
       $.calc,
@@ -460,57 +490,42 @@ module.exports = grammar({
       $._term_part,
       $._comma_tok,
       $._bar_tok,
-      ':',
       ':=',
       ';',
       '=>',
       'with',
     )),
 
+    // Binder heads: a term is flat, so `fun x =>`, `∀ x ∈ s,` and
+    // `have h : T :=` are parts of the sequence and scope over the parts that
+    // follow them (up to the end of the enclosing term or group).
     fun: $ => prec.right(seq(
       choice('fun', 'λ'),
       choice(
-        seq(
-          repeat1(choice($._term_part, ':')),
-          choice('=>', '↦'),
-          $._term,
-        ),
+        seq(repeat1($._term_part), choice('=>', '↦')),
         repeat1($.alternative),
       ),
     )),
 
-    binder_notation: $ => prec.right(seq(
-      field('binder', alias(choice(...BINDER_OPS), $.binder_symbol)),
-      repeat1(choice($._term_part, ':')),
+    binder_notation: $ => seq(
+      field('binder', $.binder_symbol),
+      repeat1($._term_part),
       $._comma_tok,
-      $._term,
-    )),
+    ),
 
     by_block: $ => seq('by', $._tactic_block),
 
     have: $ => prec.right(seq(
-      choice('have', 'haveI', 'let', 'letI', 'suffices'),
-      repeat1(choice($._term_part, ':', ':=', $._bar_tok)),
-      optional(seq(';', $._term)),
+      choice('have', 'haveI', 'let', 'letI'),
+      repeat($._term_part),
+      choice(':=', '←', repeat1($.alternative)),
     )),
 
-    show: $ => prec.right(seq(
-      'show',
-      $._term,
-      optional(seq('from', $._term)),
-    )),
-
-    if_then_else: $ => prec.right(seq(
-      'if',
-      repeat1(choice($._term_part, ':')),
-      $._then_tok,
-      $._term,
-      optional(seq($._else_tok, $._term)),
-    )),
+    _term_keyword: $ => choice('show', 'from', 'suffices', 'if', $._then_tok, $._else_tok),
 
     match: $ => prec.right(seq(
       'match',
-      repeat1(choice($._term_part, ':', $._comma_tok)),
+      repeat1(choice($._term_part, $._comma_tok)),
       'with',
       repeat1($.alternative),
     )),
@@ -522,16 +537,44 @@ module.exports = grammar({
       $._term,
     )),
 
-    do_block: $ => seq(
-      'do',
+    do_block: $ => seq('do', $._do_seq),
+
+    _do_seq: $ => seq(
       $._layout_start,
-      $.do_element,
-      repeat(seq(choice($._layout_sep, ';', seq(';', $._layout_sep)), $.do_element)),
+      $._do_item,
+      repeat(seq(choice($._layout_sep, ';', seq(';', $._layout_sep)), $._do_item)),
       optional(';'),
       $._layout_end,
     ),
 
-    do_element: $ => prec.right(repeat1(choice($._term_part, ':=', ':', '=>'))),
+    _do_item: $ => choice($.do_element, $.do_if, $.do_match),
+
+    do_element: $ => prec.right(repeat1(choice(
+      $._term_part, ':=', '=>', '←', $._comma_tok, $._bar_tok,
+    ))),
+
+    // `if` / `match` at the start of a `do` element take `do` sequences.
+    do_if: $ => prec.right(1, seq(
+      'if',
+      repeat1($._term_part),
+      $._then_tok,
+      $._do_seq,
+      optional(seq($._else_tok, $._do_seq)),
+    )),
+
+    do_match: $ => prec(1, seq(
+      'match',
+      repeat1(choice($._term_part, $._comma_tok)),
+      'with',
+      repeat1($.do_alternative),
+    )),
+
+    do_alternative: $ => seq(
+      $._bar_tok,
+      repeat1(choice($._term_part, $._comma_tok, $._bar_tok)),
+      '=>',
+      $._do_seq,
+    ),
 
     calc: $ => seq('calc', $._calc_steps),
 
@@ -540,7 +583,7 @@ module.exports = grammar({
       sep1($._layout_sep, $.calc_step),
       $._layout_end,
       optional(seq(
-        $._layout_start,
+        $._calc_steps_start,
         sep1($._layout_sep, $.calc_step),
         $._layout_end,
       )),
@@ -607,13 +650,13 @@ module.exports = grammar({
       seq(field('head', alias('calc', $.identifier)), $._calc_steps),
       seq(
         field('head', alias('match', $.identifier)),
-        repeat1(choice($._term_part, ':', $._comma_tok)),
+        repeat1(choice($._term_part, $._comma_tok)),
         'with',
         repeat1($.tactic_alternative),
       ),
       prec.right(seq(
         field('head', alias('if', $.identifier)),
-        repeat1(choice($._term_part, ':')),
+        repeat1($._term_part),
         $._then_tok,
         $._tactic_block,
         optional(seq($._else_tok, $._tactic_block)),
@@ -621,13 +664,15 @@ module.exports = grammar({
       // rcases patterns may contain `|`
       prec.right(seq(
         field('head', alias(choice('obtain', 'rcases', 'rintro', 'rintros'), $.identifier)),
-        repeat(choice($._term_part, ':', ':=', $._bar_tok, $._comma_tok)),
+        repeat(choice($._term_part, ':=', $._bar_tok, $._comma_tok)),
         optional($.with_clause),
       )),
       // comma separated witnesses
       prec.right(seq(
-        field('head', alias(choice('use', 'use!', 'exists', 'existsi', 'refine_lift'), $.identifier)),
+        field('head', alias(choice('use', 'use!', 'exists', 'existsi', 'refine_lift',
+          "induction'", "cases'", 'fin_cases', 'interval_cases'), $.identifier)),
         repeat(choice($._term_part, $._comma_tok, ':=')),
+        optional($.with_clause),
       )),
       seq(field('head', alias('open', $.identifier)), repeat1(choice($.identifier, alias('scoped', $.identifier))), 'in', $.tactic),
       seq(field('head', alias('set_option', $.identifier)), $.identifier, $._option_value, 'in', $.tactic),
@@ -635,7 +680,6 @@ module.exports = grammar({
 
     _tactic_arg: $ => choice(
       $._term_part,
-      ':',
       ':=',
     ),
 
@@ -644,8 +688,8 @@ module.exports = grammar({
       choice(
         repeat1($.tactic_alternative),
         seq(
-          choice($._term_part, ':'),
-          repeat(choice($._term_part, ':', $._bar_tok, $._comma_tok)),
+          $._term_part,
+          repeat(choice($._term_part, $._bar_tok, $._comma_tok)),
         ),
       ),
     ),
@@ -672,7 +716,7 @@ module.exports = grammar({
       $.name_literal,
       $.syntax_quotation,
       $.operator,
-      alias(choice(...BINDER_OPS), $.operator),
+      alias($._binder_sym, $.operator),
       $._comma_tok,
       $._bar_tok,
       ':', ':=', ';', '=>', '::',
@@ -697,6 +741,10 @@ module.exports = grammar({
     // Tokens
     // -----------------------------------------------------------------------
 
+    binder_symbol: $ => choice($._binder_sym, 'exists', 'forall'),
+
+    _binder_sym: $ => token(choice(...BINDER_OPS.filter(o => !/^[a-z]/.test(o)))),
+
     _comma_tok: $ => alias($._comma, ','),
     _then_tok: $ => alias($._then, 'then'),
     _else_tok: $ => alias($._else, 'else'),
@@ -710,6 +758,9 @@ module.exports = grammar({
       new RustRegex(String.raw`${SYM}+'*`),
       '::',
       "''",
+      "'",
+      '⋃₀',
+      '⋂₀',
     )),
 
     number: $ => token(choice(

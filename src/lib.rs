@@ -9,4 +9,6 @@ pub mod extract;
 pub mod hook;
 pub mod kb;
 pub mod lean;
+pub mod lint;
 pub mod tracking;
+pub mod verify;

@@ -100,12 +100,28 @@ pub struct CandidateProblem {
 }
 
 const FALSE_LEMMA_COLS: &[&str] = &[
-    "id", "lemma_name", "false_statement", "false_statement_english", "frontier_id",
-    "counterexample", "why_false", "avoid_pattern", "evidence_level", "impact",
+    "id",
+    "lemma_name",
+    "false_statement",
+    "false_statement_english",
+    "frontier_id",
+    "counterexample",
+    "why_false",
+    "avoid_pattern",
+    "evidence_level",
+    "impact",
 ];
 const SUBMISSION_COLS: &[&str] = &[
-    "id", "uuid", "filename", "problem_id", "status", "sorry_count", "proven_count",
-    "created_at", "completed_at", "verified",
+    "id",
+    "uuid",
+    "filename",
+    "problem_id",
+    "status",
+    "sorry_count",
+    "proven_count",
+    "created_at",
+    "completed_at",
+    "verified",
 ];
 
 impl Tracking {
@@ -119,14 +135,20 @@ impl Tracking {
             notes: RefCell::new(Vec::new()),
         };
         if !path.is_file() {
-            t.note(format!("tracking.db not found at {}; tracking cross-references skipped", path.display()));
+            t.note(format!(
+                "tracking.db not found at {}; tracking cross-references skipped",
+                path.display()
+            ));
             return t;
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = match Connection::open_with_flags(path, flags) {
             Ok(c) => c,
             Err(e) => {
-                t.note(format!("cannot open tracking.db at {}: {e}", path.display()));
+                t.note(format!(
+                    "cannot open tracking.db at {}: {e}",
+                    path.display()
+                ));
                 return t;
             }
         };
@@ -171,8 +193,16 @@ impl Tracking {
 
     /// False lemmas whose name, statement, reason, impact or frontier mention `needle`.
     pub fn false_lemmas_matching(&self, needle: Option<&str>, limit: usize) -> Vec<FalseLemma> {
-        let Some(cols) = self.select_list("false_lemmas", "fl", FALSE_LEMMA_COLS) else { return vec![] };
-        let search = ["lemma_name", "why_false", "impact", "frontier_id", "false_statement"];
+        let Some(cols) = self.select_list("false_lemmas", "fl", FALSE_LEMMA_COLS) else {
+            return vec![];
+        };
+        let search = [
+            "lemma_name",
+            "why_false",
+            "impact",
+            "frontier_id",
+            "false_statement",
+        ];
         let (cond, params) = self.like_any("false_lemmas", "fl", &search, needle);
         let sql = format!("SELECT {cols} FROM false_lemmas fl WHERE {cond} LIMIT {limit}");
         self.rows(&sql, params, false_lemma_from_row)
@@ -181,7 +211,9 @@ impl Tracking {
     /// False lemmas about a problem: frontier id equal (by problem key) or its id mentioned in
     /// the name or impact.
     pub fn false_lemmas_for_problem(&self, problem: &str, limit: usize) -> Vec<FalseLemma> {
-        let Some(cols) = self.select_list("false_lemmas", "fl", FALSE_LEMMA_COLS) else { return vec![] };
+        let Some(cols) = self.select_list("false_lemmas", "fl", FALSE_LEMMA_COLS) else {
+            return vec![];
+        };
         let mut conds = Vec::new();
         if self.has("false_lemmas", Some("frontier_id")) {
             conds.push(format!("{} = ?2", problem_key_sql("fl.frontier_id")));
@@ -205,7 +237,9 @@ impl Tracking {
 
     /// Submissions for a problem (problem id by key, or mentioned in the file name), newest first.
     pub fn submissions_for_problem(&self, problem: &str, limit: usize) -> Vec<Submission> {
-        let Some(cols) = self.select_list("submissions", "s", SUBMISSION_COLS) else { return vec![] };
+        let Some(cols) = self.select_list("submissions", "s", SUBMISSION_COLS) else {
+            return vec![];
+        };
         let mut conds = Vec::new();
         if self.has("submissions", Some("problem_id")) {
             conds.push(format!("{} = ?2", problem_key_sql("s.problem_id")));
@@ -217,12 +251,20 @@ impl Tracking {
         if conds.is_empty() {
             return vec![];
         }
-        let order = if self.has("submissions", Some("created_at")) { "s.created_at DESC" } else { "s.rowid DESC" };
+        let order = if self.has("submissions", Some("created_at")) {
+            "s.created_at DESC"
+        } else {
+            "s.rowid DESC"
+        };
         let sql = format!(
             "SELECT {cols} FROM submissions s WHERE ({}) AND ?1 IS NOT NULL AND ?2 IS NOT NULL ORDER BY {order} LIMIT {limit}",
             conds.join(" OR ")
         );
-        self.rows(&sql, vec![like_contains(problem), problem_key(problem)], submission_from_row)
+        self.rows(
+            &sql,
+            vec![like_contains(problem), problem_key(problem)],
+            submission_from_row,
+        )
     }
 
     /// Every false lemma (for migration).
@@ -236,9 +278,20 @@ impl Tracking {
             return vec![];
         }
         let pt = |c: &str| self.expr("proven_theorems", "pt", c);
-        let joined = self.has("submissions", Some("id")) && self.has("proven_theorems", Some("submission_id"));
-        let s = |c: &str| if joined { self.expr("submissions", "s", c) } else { "NULL".to_string() };
-        let join = if joined { "LEFT JOIN submissions s ON pt.submission_id = s.id" } else { "" };
+        let joined = self.has("submissions", Some("id"))
+            && self.has("proven_theorems", Some("submission_id"));
+        let s = |c: &str| {
+            if joined {
+                self.expr("submissions", "s", c)
+            } else {
+                "NULL".to_string()
+            }
+        };
+        let join = if joined {
+            "LEFT JOIN submissions s ON pt.submission_id = s.id"
+        } else {
+            ""
+        };
         let sql = format!(
             "SELECT {}, {}, {}, {}, {}, {}, {}, {}, {} FROM proven_theorems pt {join} ORDER BY pt.rowid",
             self.id_expr("proven_theorems", "pt"),
@@ -308,10 +361,18 @@ impl Tracking {
     /// Every candidate problem.
     pub fn candidate_problems(&self) -> Vec<CandidateProblem> {
         let cols = [
-            "id", "name", "domain", "status", "submissions_count", "proven_count",
-            "false_lemma_count", "statement",
+            "id",
+            "name",
+            "domain",
+            "status",
+            "submissions_count",
+            "proven_count",
+            "false_lemma_count",
+            "statement",
         ];
-        let Some(list) = self.select_list("candidate_problems", "cp", &cols) else { return vec![] };
+        let Some(list) = self.select_list("candidate_problems", "cp", &cols) else {
+            return vec![];
+        };
         let sql = format!("SELECT {list} FROM candidate_problems cp ORDER BY cp.rowid");
         self.rows(&sql, Vec::new(), |r| CandidateProblem {
             id: text_at(r, 0),
@@ -327,20 +388,28 @@ impl Tracking {
 
     /// Row counts of the tables we read, for `mk stats` (`None` = table missing).
     pub fn table_counts(&self) -> Vec<(String, Option<i64>)> {
-        ["submissions", "proven_theorems", "false_lemmas", "failed_approaches", "candidate_problems"]
-            .iter()
-            .map(|t| {
-                let n = if self.has(t, None) {
-                    self.rows(&format!("SELECT count(*) FROM \"{t}\""), Vec::new(), |r| int_at(r, 0))
-                        .into_iter()
-                        .next()
-                        .flatten()
-                } else {
-                    None
-                };
-                (t.to_string(), n)
-            })
-            .collect()
+        [
+            "submissions",
+            "proven_theorems",
+            "false_lemmas",
+            "failed_approaches",
+            "candidate_problems",
+        ]
+        .iter()
+        .map(|t| {
+            let n = if self.has(t, None) {
+                self.rows(&format!("SELECT count(*) FROM \"{t}\""), Vec::new(), |r| {
+                    int_at(r, 0)
+                })
+                .into_iter()
+                .next()
+                .flatten()
+            } else {
+                None
+            };
+            (t.to_string(), n)
+        })
+        .collect()
     }
 
     fn note(&self, msg: String) {
@@ -396,14 +465,26 @@ impl Tracking {
         }
         Some(
             cols.iter()
-                .map(|c| if *c == "id" { self.id_expr(table, alias) } else { self.expr(table, alias, c) })
+                .map(|c| {
+                    if *c == "id" {
+                        self.id_expr(table, alias)
+                    } else {
+                        self.expr(table, alias, c)
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
         )
     }
 
     /// `(c1 LIKE ?1 OR c2 LIKE ?1 …)` over the columns that exist; `1` without a needle.
-    fn like_any(&self, table: &str, alias: &str, cols: &[&str], needle: Option<&str>) -> (String, Vec<String>) {
+    fn like_any(
+        &self,
+        table: &str,
+        alias: &str,
+        cols: &[&str],
+        needle: Option<&str>,
+    ) -> (String, Vec<String>) {
         let Some(needle) = needle.filter(|n| !n.trim().is_empty()) else {
             return ("1".to_string(), Vec::new());
         };
@@ -415,12 +496,22 @@ impl Tracking {
         if conds.is_empty() {
             return ("0".to_string(), Vec::new());
         }
-        (format!("({})", conds.join(" OR ")), vec![like_contains(needle.trim())])
+        (
+            format!("({})", conds.join(" OR ")),
+            vec![like_contains(needle.trim())],
+        )
     }
 
     /// Runs a read; any error becomes a note and an empty result.
-    fn rows<T>(&self, sql: &str, params: Vec<String>, map: impl Fn(&rusqlite::Row<'_>) -> T) -> Vec<T> {
-        let Some(conn) = &self.conn else { return vec![] };
+    fn rows<T>(
+        &self,
+        sql: &str,
+        params: Vec<String>,
+        map: impl Fn(&rusqlite::Row<'_>) -> T,
+    ) -> Vec<T> {
+        let Some(conn) = &self.conn else {
+            return vec![];
+        };
         let run = || -> rusqlite::Result<Vec<T>> {
             let mut stmt = conn.prepare(sql)?;
             let rows = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| Ok(map(r)))?;
@@ -528,12 +619,17 @@ impl Tracking {
 }
 
 fn read_schema(conn: &Connection) -> rusqlite::Result<HashMap<String, HashSet<String>>> {
-    let mut tables = conn.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')")?;
-    let names: Vec<String> = tables.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let mut tables =
+        conn.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')")?;
+    let names: Vec<String> = tables
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     let mut cols = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
     let mut schema = HashMap::new();
     for t in names {
-        let set: HashSet<String> = cols.query_map([&t], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        let set: HashSet<String> = cols
+            .query_map([&t], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
         schema.insert(t, set);
     }
     Ok(schema)
@@ -613,6 +709,10 @@ mod tests {
         let t = Tracking::open(&p);
         assert!(!t.is_available());
         assert!(t.submissions_for_problem("x", 5).is_empty());
-        assert!(t.notes()[0].contains("not a readable SQLite database"), "{:?}", t.notes());
+        assert!(
+            t.notes()[0].contains("not a readable SQLite database"),
+            "{:?}",
+            t.notes()
+        );
     }
 }

@@ -23,7 +23,11 @@ impl Project {
         fs::create_dir(dir.path().join("results")).unwrap();
         for entry in fs::read_dir(fixtures()).unwrap() {
             let entry = entry.unwrap();
-            fs::copy(entry.path(), dir.path().join("results").join(entry.file_name())).unwrap();
+            fs::copy(
+                entry.path(),
+                dir.path().join("results").join(entry.file_name()),
+            )
+            .unwrap();
         }
         Project { dir }
     }
@@ -48,7 +52,11 @@ impl Project {
             .unwrap();
         let stdout = String::from_utf8(out.stdout).unwrap();
         let value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-        (value, String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
+        (
+            value,
+            String::from_utf8(out.stderr).unwrap(),
+            out.status.code().unwrap(),
+        )
     }
 
     fn extract_all(&self) -> (Value, String, i32) {
@@ -97,8 +105,14 @@ fn result_files_become_findings_by_the_spec_and_aristotles_verdicts() {
         p.types("slot614_"),
         pairs(&[("failure", 2), ("false_lemma", 1), ("theorem", 2)])
     );
-    assert_eq!(p.types("slot615_"), pairs(&[("failure", 1), ("theorem", 2)]));
-    assert_eq!(p.types("graph_coloring"), pairs(&[("technique", 1), ("theorem", 2)]));
+    assert_eq!(
+        p.types("slot615_"),
+        pairs(&[("failure", 1), ("theorem", 2)])
+    );
+    assert_eq!(
+        p.types("graph_coloring"),
+        pairs(&[("technique", 1), ("theorem", 2)])
+    );
 
     let conn = p.conn();
     let (name, statement, counterexample, confidence): (String, String, String, String) = conn
@@ -111,7 +125,10 @@ fn result_files_become_findings_by_the_spec_and_aristotles_verdicts() {
         .unwrap();
     assert_eq!(name, "Erdos850.all_odd_prime");
     assert_eq!(statement, "all_odd_prime (p : ℕ) (hp : p.Prime) : Odd p");
-    assert!(counterexample.starts_with("theorem all_odd_prime_neg"), "{counterexample}");
+    assert!(
+        counterexample.starts_with("theorem all_odd_prime_neg"),
+        "{counterexample}"
+    );
     assert_eq!(confidence, "disproven");
 
     let why: String = conn
@@ -143,11 +160,36 @@ fn result_files_become_findings_by_the_spec_and_aristotles_verdicts() {
         .map(Result::unwrap)
         .collect();
     let expected = [
-        ("Erdos850.prime_le_sq", "prime_le_sq (p : ℕ) (hp : p.Prime) : p ≤ p ^ 2", "nonlinear arithmetic (nlinarith)", "medium"),
-        ("Erdos850.two_mul_pos", "two_mul_pos (n : ℕ) (hn : 0 < n) : 0 < 2 * n", "linear arithmetic (omega)", "medium"),
-        ("a1", "a1 : (1 : ℕ) + 1 = 2", "numerical normalization", "medium"),
-        ("adj_symm'", "adj_symm' {V : Type*} (G : SimpleGraph V) {a b : V} (h : G.Adj a b) : G.Adj b a", "exact", "verified"),
-        ("by_induction", "by_induction (n : ℕ) : 0 ≤ n", "induction", "verified"),
+        (
+            "Erdos850.prime_le_sq",
+            "prime_le_sq (p : ℕ) (hp : p.Prime) : p ≤ p ^ 2",
+            "nonlinear arithmetic (nlinarith)",
+            "medium",
+        ),
+        (
+            "Erdos850.two_mul_pos",
+            "two_mul_pos (n : ℕ) (hn : 0 < n) : 0 < 2 * n",
+            "linear arithmetic (omega)",
+            "medium",
+        ),
+        (
+            "a1",
+            "a1 : (1 : ℕ) + 1 = 2",
+            "numerical normalization",
+            "medium",
+        ),
+        (
+            "adj_symm'",
+            "adj_symm' {V : Type*} (G : SimpleGraph V) {a b : V} (h : G.Adj a b) : G.Adj b a",
+            "exact",
+            "verified",
+        ),
+        (
+            "by_induction",
+            "by_induction (n : ℕ) : 0 ≤ n",
+            "induction",
+            "verified",
+        ),
         ("s3", "s3 (n : ℕ) (h : 0 < n) : 1 ≤ n", "exact", "medium"),
     ];
     let expected: Vec<(String, String, String, String)> = expected
@@ -167,10 +209,17 @@ fn result_files_become_findings_by_the_spec_and_aristotles_verdicts() {
     assert_eq!(uuid, "0b7a4f0e-1111-4c3e-9a55-8f1d2c3b4a5e");
     assert_eq!((slot, sorries, problem.as_str()), (614, 2, "erdos_850"));
     let domain: String = conn
-        .query_row("SELECT domain_id FROM problems WHERE id = 'graph_coloring_sketch'", [], |r| r.get(0))
+        .query_row(
+            "SELECT domain_id FROM problems WHERE id = 'graph_coloring_sketch'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(domain, "combinatorics");
-    assert_eq!(p.count("SELECT COUNT(*) FROM problems WHERE id = 'erdos_850'"), 1);
+    assert_eq!(
+        p.count("SELECT COUNT(*) FROM problems WHERE id = 'erdos_850'"),
+        1
+    );
 }
 
 #[test]
@@ -189,10 +238,24 @@ fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
     // Close one hole: the file's findings are replaced, nothing is duplicated.
     let file = p.results().join("slot615_erdos_850_sketch_result.lean");
     let text = fs::read_to_string(&file).unwrap();
-    fs::write(&file, text.replacen("theorem s1 (n : ℕ) : n ≤ n ^ 2 := by\n  sorry", "theorem s1 (n : ℕ) : n ≤ n ^ 2 := by\n  nlinarith", 1)).unwrap();
+    fs::write(
+        &file,
+        text.replacen(
+            "theorem s1 (n : ℕ) : n ≤ n ^ 2 := by\n  sorry",
+            "theorem s1 (n : ℕ) : n ≤ n ^ 2 := by\n  nlinarith",
+            1,
+        ),
+    )
+    .unwrap();
     let (v, _, code) = p.extract_all();
     assert_eq!(code, 0);
-    assert_eq!((v["summary"]["replaced"].as_u64(), v["summary"]["unchanged"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(
+        (
+            v["summary"]["replaced"].as_u64(),
+            v["summary"]["unchanged"].as_u64()
+        ),
+        (Some(1), Some(2))
+    );
     assert_eq!(v["summary"]["findings_removed"], 3);
     assert_eq!(p.types("slot615_"), pairs(&[("theorem", 3)]));
     assert_eq!(p.count("SELECT COUNT(*) FROM findings"), total);
@@ -202,7 +265,10 @@ fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
         0
     );
     p.conn()
-        .execute("INSERT INTO findings_fts(findings_fts) VALUES('integrity-check')", [])
+        .execute(
+            "INSERT INTO findings_fts(findings_fts) VALUES('integrity-check')",
+            [],
+        )
         .expect("FTS index consistent with findings");
 }
 
@@ -210,24 +276,54 @@ fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
 fn single_files_take_slot_and_problem_overrides() {
     let p = Project::new();
     let file = p.results().join("graph_coloring_sketch.lean");
-    let (v, stderr, code) = p.extract(&[file.to_str().unwrap(), "--slot", "77", "--problem-id", "ramsey_r33"]);
+    let (v, stderr, code) = p.extract(&[
+        file.to_str().unwrap(),
+        "--slot",
+        "77",
+        "--problem-id",
+        "ramsey_r33",
+    ]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(v["summary"]["files"], 1);
-    assert_eq!(p.count("SELECT COUNT(*) FROM findings WHERE source_slot = 77 AND problem_id = 'ramsey_r33'"), 3);
+    assert_eq!(
+        p.count(
+            "SELECT COUNT(*) FROM findings WHERE source_slot = 77 AND problem_id = 'ramsey_r33'"
+        ),
+        3
+    );
 }
 
 #[test]
 fn bad_files_are_reported_and_the_rest_is_stored() {
     let p = Project::new();
-    fs::write(p.results().join("slot900_gzipped_result.lean"), b"\x1f\x8b\x08\x00\x00\x00garbage").unwrap();
-    fs::write(p.results().join("slot901_latin1_result.lean"), b"-- caf\xe9\n").unwrap();
+    fs::write(
+        p.results().join("slot900_gzipped_result.lean"),
+        b"\x1f\x8b\x08\x00\x00\x00garbage",
+    )
+    .unwrap();
+    fs::write(
+        p.results().join("slot901_latin1_result.lean"),
+        b"-- caf\xe9\n",
+    )
+    .unwrap();
     let (v, stderr, code) = p.extract_all();
     assert_eq!(code, 1);
     assert_eq!(v["summary"]["added"], 3);
     assert_eq!(v["summary"]["failed"], 2);
-    assert!(stderr.contains("slot900_gzipped_result.lean: binary file"), "{stderr}");
-    assert!(stderr.contains("slot901_latin1_result.lean:1: invalid UTF-8"), "{stderr}");
-    let failed: Vec<&Value> = v["files"].as_array().unwrap().iter().filter(|f| f["status"] == "failed").collect();
+    assert!(
+        stderr.contains("slot900_gzipped_result.lean: binary file"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("slot901_latin1_result.lean:1: invalid UTF-8"),
+        "{stderr}"
+    );
+    let failed: Vec<&Value> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "failed")
+        .collect();
     assert_eq!(failed.len(), 2);
     assert!(p.count("SELECT COUNT(*) FROM findings") > 0);
 }
@@ -238,9 +334,19 @@ fn usage_mistakes_are_explained() {
     let results = p.results();
     let (_, stderr, code) = p.extract(&[results.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("is a directory; use `mf extract --all"), "{stderr}");
+    assert!(
+        stderr.contains("is a directory; use `mf extract --all"),
+        "{stderr}"
+    );
     let (_, stderr, code) = p.extract(&["missing_result.lean"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("missing_result.lean: no such file or directory"), "{stderr}");
-    Command::cargo_bin("mf").unwrap().args(["extract", "--all", "x", "--slot", "3"]).assert().code(2);
+    assert!(
+        stderr.contains("missing_result.lean: no such file or directory"),
+        "{stderr}"
+    );
+    Command::cargo_bin("mf")
+        .unwrap()
+        .args(["extract", "--all", "x", "--slot", "3"])
+        .assert()
+        .code(2);
 }

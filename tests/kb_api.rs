@@ -6,8 +6,8 @@ mod common;
 use std::path::Path;
 
 use math_forge::kb::{
-    content_hash, Confidence, FailureInput, FileItem, FileStatus, FindingType, Kb, KbError, NewFinding,
-    ProblemStatus, ProblemUpsert, SearchOptions, SourceRecord,
+    content_hash, Confidence, FailureInput, FileItem, FileStatus, FindingType, Kb, KbError,
+    NewFinding, ProblemStatus, ProblemUpsert, SearchOptions, SourceRecord,
 };
 
 fn item(path: &str, content: &str, theorems: &[&str]) -> FileItem {
@@ -32,15 +32,21 @@ fn item(path: &str, content: &str, theorems: &[&str]) -> FileItem {
                 ..Default::default()
             })
             .collect(),
-        problem: Some(ProblemUpsert { id: "demo_1".into(), status: Some(ProblemStatus::Partial), ..Default::default() }),
+        problem: Some(ProblemUpsert {
+            id: "demo_1".into(),
+            status: Some(ProblemStatus::Partial),
+            ..Default::default()
+        }),
     }
 }
 
 fn problem_counts(kb: &Kb) -> (i64, i64, String) {
     kb.connection()
-        .query_row("SELECT submission_count, proven_count, status FROM problems WHERE id = 'demo_1'", [], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
+        .query_row(
+            "SELECT submission_count, proven_count, status FROM problems WHERE id = 'demo_1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
         .unwrap()
 }
 
@@ -48,20 +54,41 @@ fn problem_counts(kb: &Kb) -> (i64, i64, String) {
 fn added_unchanged_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let mut kb = Kb::open(&dir.path().join("k.db")).unwrap();
-    let out = kb.write_batch([item("a.lean", "v1", &["alpha_one", "alpha_two"]), item("b.lean", "v1", &["beta"])]).unwrap();
-    assert_eq!(out.iter().map(|o| (o.status, o.findings_added)).collect::<Vec<_>>(), [(FileStatus::Added, 2), (FileStatus::Added, 1)]);
+    let out = kb
+        .write_batch([
+            item("a.lean", "v1", &["alpha_one", "alpha_two"]),
+            item("b.lean", "v1", &["beta"]),
+        ])
+        .unwrap();
+    assert_eq!(
+        out.iter()
+            .map(|o| (o.status, o.findings_added))
+            .collect::<Vec<_>>(),
+        [(FileStatus::Added, 2), (FileStatus::Added, 1)]
+    );
     assert_eq!(problem_counts(&kb), (2, 3, "partial".into()));
     assert_eq!(kb.source_hash("a.lean").unwrap(), Some(content_hash(b"v1")));
     assert_eq!(kb.source_hash("zzz.lean").unwrap(), None);
     assert_eq!(kb.source_hashes().unwrap().len(), 2);
 
-    let out = kb.write_batch([item("a.lean", "v1", &["alpha_one", "alpha_two"])]).unwrap();
+    let out = kb
+        .write_batch([item("a.lean", "v1", &["alpha_one", "alpha_two"])])
+        .unwrap();
     assert_eq!(out[0].status, FileStatus::Unchanged);
     assert_eq!(out[0].findings_added, 0);
     assert_eq!(kb.finding_count().unwrap(), 3);
 
-    let out = kb.write_batch([item("a.lean", "v2", &["alpha_three"])]).unwrap();
-    assert_eq!((out[0].status, out[0].findings_added, out[0].findings_removed), (FileStatus::Replaced, 1, 2));
+    let out = kb
+        .write_batch([item("a.lean", "v2", &["alpha_three"])])
+        .unwrap();
+    assert_eq!(
+        (
+            out[0].status,
+            out[0].findings_added,
+            out[0].findings_removed
+        ),
+        (FileStatus::Replaced, 1, 2)
+    );
     assert_eq!(kb.finding_count().unwrap(), 2);
     // Re-extraction is not a new submission; the proven counter follows the findings.
     assert_eq!(problem_counts(&kb), (2, 2, "partial".into()));
@@ -70,8 +97,16 @@ fn added_unchanged_replaced() {
     assert!(hits.is_empty(), "old findings left both indexes: {hits:?}");
     let hits = kb.search("alpha_thr", &SearchOptions::default()).unwrap();
     assert_eq!(hits[0].finding.theorem_name.as_deref(), Some("alpha_three"));
-    assert_eq!(hits[0].finding.domain_id.as_deref(), Some("nt"), "domain alias resolved");
-    assert_eq!(hits[0].finding.source_file.as_deref(), Some("a.lean"), "provenance from the source");
+    assert_eq!(
+        hits[0].finding.domain_id.as_deref(),
+        Some("nt"),
+        "domain alias resolved"
+    );
+    assert_eq!(
+        hits[0].finding.source_file.as_deref(),
+        Some("a.lean"),
+        "provenance from the source"
+    );
     assert_eq!(hits[0].finding.source_slot, Some(900));
 
     assert_eq!(kb.remove_source("a.lean").unwrap(), 1);
@@ -87,10 +122,33 @@ fn an_invalid_file_fails_alone_and_leaves_nothing_behind() {
     bad_domain.findings[1].domain_id = Some("topology".into());
     let mut empty_title = item("empty.lean", "x", &["t"]);
     empty_title.findings[0].title = "  ".into();
-    let out = kb.write_batch([item("ok.lean", "x", &["fine"]), bad_domain, empty_title, item("ok2.lean", "y", &["fine2"])]).unwrap();
+    let out = kb
+        .write_batch([
+            item("ok.lean", "x", &["fine"]),
+            bad_domain,
+            empty_title,
+            item("ok2.lean", "y", &["fine2"]),
+        ])
+        .unwrap();
     let statuses: Vec<FileStatus> = out.iter().map(|o| o.status).collect();
-    assert_eq!(statuses, [FileStatus::Added, FileStatus::Failed, FileStatus::Failed, FileStatus::Added]);
-    assert!(out[1].error.as_deref().unwrap().contains("unknown domain 'topology'"), "{:?}", out[1].error);
+    assert_eq!(
+        statuses,
+        [
+            FileStatus::Added,
+            FileStatus::Failed,
+            FileStatus::Failed,
+            FileStatus::Added
+        ]
+    );
+    assert!(
+        out[1]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("unknown domain 'topology'"),
+        "{:?}",
+        out[1].error
+    );
     assert!(out[2].error.as_deref().unwrap().contains("non-empty title"));
     assert_eq!(kb.source_hash("bad.lean").unwrap(), None, "no partial file");
     assert_eq!(kb.finding_count().unwrap(), 2);
@@ -109,7 +167,13 @@ fn concurrent_writers_neither_fail_nor_corrupt() {
                 let mut kb = Kb::open(&path).unwrap();
                 for round in 0..5 {
                     let items: Vec<FileItem> = (0..60)
-                        .map(|i| item(&format!("w{w}/r{round}/f{i}.lean"), &format!("{w}-{round}-{i}"), &["t_a", "t_b"]))
+                        .map(|i| {
+                            item(
+                                &format!("w{w}/r{round}/f{i}.lean"),
+                                &format!("{w}-{round}-{i}"),
+                                &["t_a", "t_b"],
+                            )
+                        })
                         .collect();
                     let out = kb.write_batch(items).unwrap();
                     assert!(out.iter().all(|o| o.status == FileStatus::Added));
@@ -132,11 +196,18 @@ fn concurrent_writers_neither_fail_nor_corrupt() {
     assert_eq!(problem_counts(&kb).0, 3 * 5 * 60);
     let attempts: i64 = kb
         .connection()
-        .query_row("SELECT sum(attempts) FROM strategies WHERE problem_id = 'demo_1'", [], |r| r.get(0))
+        .query_row(
+            "SELECT sum(attempts) FROM strategies WHERE problem_id = 'demo_1'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(attempts, 15);
     kb.check_indexes().unwrap();
-    let ok: String = kb.connection().query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    let ok: String = kb
+        .connection()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(ok, "ok");
 }
 
@@ -169,36 +240,62 @@ fn opening_bad_files_explains_what_to_do() {
     let e = err_of(Kb::open_existing(&p("missing.db")));
     assert!(matches!(e, KbError::Missing { .. }));
     let msg = e.to_string();
-    assert!(msg.contains("missing.db") && msg.contains("mk init") && !msg.contains('\n'), "{msg}");
+    assert!(
+        msg.contains("missing.db") && msg.contains("mk init") && !msg.contains('\n'),
+        "{msg}"
+    );
 
-    std::fs::write(p("text.db"), "SQLite format 3? no, just a text file pretending\n".repeat(200)).unwrap();
-    for e in [err_of(Kb::open_existing(&p("text.db"))), err_of(Kb::open(&p("text.db"))), err_of(Kb::open_read_only(&p("text.db")))] {
+    std::fs::write(
+        p("text.db"),
+        "SQLite format 3? no, just a text file pretending\n".repeat(200),
+    )
+    .unwrap();
+    for e in [
+        err_of(Kb::open_existing(&p("text.db"))),
+        err_of(Kb::open(&p("text.db"))),
+        err_of(Kb::open_read_only(&p("text.db"))),
+    ] {
         let msg = e.to_string();
         assert!(matches!(e, KbError::NotADatabase { .. }), "{msg}");
-        assert!(msg.contains("text.db") && msg.contains("mk init") && !msg.contains('\n'), "{msg}");
+        assert!(
+            msg.contains("text.db") && msg.contains("mk init") && !msg.contains('\n'),
+            "{msg}"
+        );
     }
 
     // A real database that is not ours (tracking.db by mistake) is never modified.
     let tracking = common::build_tracking(dir.path(), "tracking.sql");
     let before = std::fs::read(&tracking).unwrap();
-    for e in [err_of(Kb::open(&tracking)), err_of(Kb::open_existing(&tracking))] {
+    for e in [
+        err_of(Kb::open(&tracking)),
+        err_of(Kb::open_existing(&tracking)),
+    ] {
         assert!(matches!(e, KbError::Foreign { .. }), "{e}");
         assert!(e.to_string().contains("tracking.db"));
     }
     assert_eq!(std::fs::read(&tracking).unwrap(), before);
 
     Kb::open(&p("new.db")).unwrap();
-    rusqlite::Connection::open(p("new.db")).unwrap().execute_batch("PRAGMA user_version = 99").unwrap();
+    rusqlite::Connection::open(p("new.db"))
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 99")
+        .unwrap();
     let e = err_of(Kb::open_existing(&p("new.db")));
     assert!(matches!(e, KbError::TooNew { found: 99, .. }), "{e}");
     assert!(e.to_string().contains("upgrade math-forge"));
 
     std::fs::write(p("empty.db"), "").unwrap();
-    assert!(matches!(err_of(Kb::open_existing(&p("empty.db"))), KbError::Missing { .. }));
+    assert!(matches!(
+        err_of(Kb::open_existing(&p("empty.db"))),
+        KbError::Missing { .. }
+    ));
     Kb::open(&p("empty.db")).unwrap();
     Kb::open_existing(&p("empty.db")).unwrap();
 
-    assert!(matches!(err_of(Kb::open_existing(dir.path())), KbError::NotADatabase { .. }));
+    assert!(matches!(
+        err_of(Kb::open_existing(dir.path())),
+        KbError::NotADatabase { .. }
+    ));
 
     // A truncated database: the header survives, the pages do not.
     let good = p("trunc.db");
@@ -211,7 +308,9 @@ fn opening_bad_files_explains_what_to_do() {
         std::fs::remove_file(&wal).unwrap();
     }
     std::fs::write(&good, &bytes[..bytes.len().min(4096 + 100)]).unwrap();
-    match Kb::open_existing(&good).and_then(|kb| kb.search("erdos", &SearchOptions::default()).map(|_| kb)) {
+    match Kb::open_existing(&good)
+        .and_then(|kb| kb.search("erdos", &SearchOptions::default()).map(|_| kb))
+    {
         Ok(_) => {}
         Err(e) => assert!(!e.to_string().contains('\n'), "{e}"),
     }
@@ -234,13 +333,24 @@ fn read_only_connection_refuses_every_write() {
         "WITH x AS (SELECT 1) DELETE FROM findings",
     ] {
         let e = kb.query_read_only(sql).expect_err(sql);
-        assert!(matches!(e, KbError::NotReadOnly { .. } | KbError::Sqlite { .. }), "{sql}: {e}");
+        assert!(
+            matches!(e, KbError::NotReadOnly { .. } | KbError::Sqlite { .. }),
+            "{sql}: {e}"
+        );
     }
-    let attach = format!("ATTACH DATABASE '{}' AS other", dir.path().join("other.db").display());
+    let attach = format!(
+        "ATTACH DATABASE '{}' AS other",
+        dir.path().join("other.db").display()
+    );
     assert!(kb.query_read_only(&attach).is_err());
     assert!(!dir.path().join("other.db").exists());
-    assert!(matches!(kb.query_read_only("SELECT 1; DELETE FROM findings"), Err(KbError::Invalid(_))));
-    let r = kb.query_read_only("SELECT count(*) AS n FROM findings").unwrap();
+    assert!(matches!(
+        kb.query_read_only("SELECT 1; DELETE FROM findings"),
+        Err(KbError::Invalid(_))
+    ));
+    let r = kb
+        .query_read_only("SELECT count(*) AS n FROM findings")
+        .unwrap();
     assert_eq!(r.columns, ["n"]);
     assert_eq!(r.rows, [[serde_json::json!(14)]]);
     drop(kb);
@@ -253,16 +363,35 @@ fn schema_file_is_the_embedded_one() {
     let dir = tempfile::tempdir().unwrap();
     let kb = Kb::open(&dir.path().join("k.db")).unwrap();
     assert_eq!(kb.schema_version().unwrap(), math_forge::kb::SCHEMA_VERSION);
-    let journal: String = kb.connection().query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    let journal: String = kb
+        .connection()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(journal, "wal");
-    let fk: i64 = kb.connection().query_row("PRAGMA foreign_keys", [], |r| r.get(0)).unwrap();
+    let fk: i64 = kb
+        .connection()
+        .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(fk, 1);
-    let sql = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/knowledge.sql")).unwrap();
-    for object in ["findings_fts", "findings_ident", "sources", "v_problem_dashboard", "v_near_miss_findings", "queue_cache"] {
+    let sql =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/knowledge.sql"))
+            .unwrap();
+    for object in [
+        "findings_fts",
+        "findings_ident",
+        "sources",
+        "v_problem_dashboard",
+        "v_near_miss_findings",
+        "queue_cache",
+    ] {
         assert!(sql.contains(object));
         let n: i64 = kb
             .connection()
-            .query_row("SELECT count(*) FROM sqlite_schema WHERE name = ?1", [object], |r| r.get(0))
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = ?1",
+                [object],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(n, 1, "{object}");
     }

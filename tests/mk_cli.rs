@@ -7,26 +7,51 @@ use common::{build_kb, build_tracking, mk, mk_json, stdout_of};
 
 fn stderr_line(out: &std::process::Output) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(err.trim_end().lines().count(), 1, "one line expected: {err:?}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err:?}"
+    );
     err
 }
 
 #[test]
 fn missing_or_corrupt_db_is_one_line_naming_path_and_fix() {
     let dir = tempfile::tempdir().unwrap();
-    for args in [&["search", "x"][..], &["stats"], &["find", "p"], &["query", "SELECT 1"], &["recommend", "nt"]] {
+    for args in [
+        &["search", "x"][..],
+        &["stats"],
+        &["find", "p"],
+        &["query", "SELECT 1"],
+        &["recommend", "nt"],
+    ] {
         let out = mk(dir.path()).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = stderr_line(&out);
-        assert!(err.contains(".math-forge/knowledge.db") && err.contains("mk init"), "{err}");
-        assert!(err.contains("default in the current directory"), "says which rule chose the path: {err}");
+        assert!(
+            err.contains(".math-forge/knowledge.db") && err.contains("mk init"),
+            "{err}"
+        );
+        assert!(
+            err.contains("default in the current directory"),
+            "says which rule chose the path: {err}"
+        );
     }
     let bogus = dir.path().join("bogus.db");
     std::fs::write(&bogus, "not a database\n".repeat(500)).unwrap();
-    let out = mk(dir.path()).env("MATH_FORGE_DB", &bogus).args(["search", "x"]).output().unwrap();
+    let out = mk(dir.path())
+        .env("MATH_FORGE_DB", &bogus)
+        .args(["search", "x"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr_line(&out);
-    assert!(err.contains("bogus.db") && err.contains("not a usable SQLite database") && err.contains("mk init"), "{err}");
+    assert!(
+        err.contains("bogus.db")
+            && err.contains("not a usable SQLite database")
+            && err.contains("mk init"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -34,7 +59,14 @@ fn find_shows_the_dashboard_with_tracking() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
     let tracking = build_tracking(dir.path(), "tracking.sql");
-    let args = ["find", "Erdos 850", "--db", db.to_str().unwrap(), "--tracking", tracking.to_str().unwrap()];
+    let args = [
+        "find",
+        "Erdos 850",
+        "--db",
+        db.to_str().unwrap(),
+        "--tracking",
+        tracking.to_str().unwrap(),
+    ];
     let r = mk_json(dir.path(), &args);
     assert_eq!(r["problem"]["id"], "erdos_850");
     assert_eq!(r["problem"]["status"], "partial");
@@ -43,20 +75,52 @@ fn find_shows_the_dashboard_with_tracking() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|g| (g["finding_type"].as_str().unwrap(), g["total"].as_i64().unwrap()))
+        .map(|g| {
+            (
+                g["finding_type"].as_str().unwrap(),
+                g["total"].as_i64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(types, [("theorem", 5), ("technique", 1)]);
-    let files: Vec<&str> = r["submissions"].as_array().unwrap().iter().map(|s| s["filename"].as_str().unwrap()).collect();
-    assert_eq!(files, ["slot615_erdos_850_retry_result.lean", "slot614_erdos_850_triple_factors_result.lean"]);
+    let files: Vec<&str> = r["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["filename"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "slot615_erdos_850_retry_result.lean",
+            "slot614_erdos_850_triple_factors_result.lean"
+        ]
+    );
     assert_eq!(r["submissions"][0]["slot"], 615);
 
     let text = stdout_of(dir.path(), &args);
-    assert!(text.starts_with("[PARTIAL] erdos_850 — Erdős 850\n"), "{text}");
+    assert!(
+        text.starts_with("[PARTIAL] erdos_850 — Erdős 850\n"),
+        "{text}"
+    );
     assert!(text.contains("\n---\nFindings\n  [PROVEN] 5\n"), "{text}");
     assert!(text.contains("Submissions (tracking.db)"), "{text}");
 
-    let r = mk_json(dir.path(), &["find", "tuza_nu4", "--db", db.to_str().unwrap(), "--tracking", tracking.to_str().unwrap()]);
-    assert_eq!(r["false_lemmas"][0]["lemma_name"], "local_cover_le_2", "not migrated here, so shown from tracking.db");
+    let r = mk_json(
+        dir.path(),
+        &[
+            "find",
+            "tuza_nu4",
+            "--db",
+            db.to_str().unwrap(),
+            "--tracking",
+            tracking.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        r["false_lemmas"][0]["lemma_name"], "local_cover_le_2",
+        "not migrated here, so shown from tracking.db"
+    );
 
     let out = stdout_of(dir.path(), &["find", "erdos", "--db", db.to_str().unwrap()]);
     assert!(out.contains("Did you mean: erdos_364, erdos_850"), "{out}");
@@ -69,12 +133,24 @@ fn tracking_absent_or_broken_is_a_note() {
     let junk = dir.path().join("junk.db");
     std::fs::write(&junk, "garbage ".repeat(1000)).unwrap();
     for t in [dir.path().join("nowhere.db"), junk] {
-        let out = mk(dir.path()).args(["find", "erdos_850", "--db"]).arg(&db).arg("--tracking").arg(&t).output().unwrap();
+        let out = mk(dir.path())
+            .args(["find", "erdos_850", "--db"])
+            .arg(&db)
+            .arg("--tracking")
+            .arg(&t)
+            .output()
+            .unwrap();
         assert!(out.status.success());
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("[PARTIAL] erdos_850"), "{text}");
         assert!(text.contains("note: "), "{text}");
-        let out = mk(dir.path()).args(["failed", "--db"]).arg(&db).arg("--tracking").arg(&t).output().unwrap();
+        let out = mk(dir.path())
+            .args(["failed", "--db"])
+            .arg(&db)
+            .arg("--tracking")
+            .arg(&t)
+            .output()
+            .unwrap();
         assert!(out.status.success());
     }
 }
@@ -84,15 +160,59 @@ fn failed_lists_failures_and_unmigrated_false_lemmas() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
     let tracking = build_tracking(dir.path(), "tracking.sql");
-    let r = mk_json(dir.path(), &["failed", "pigeonhole", "--db", db.to_str().unwrap(), "--tracking", tracking.to_str().unwrap()]);
-    let titles: Vec<&str> = r["findings"].as_array().unwrap().iter().map(|f| f["title"].as_str().unwrap()).collect();
+    let r = mk_json(
+        dir.path(),
+        &[
+            "failed",
+            "pigeonhole",
+            "--db",
+            db.to_str().unwrap(),
+            "--tracking",
+            tracking.to_str().unwrap(),
+        ],
+    );
+    let titles: Vec<&str> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["title"].as_str().unwrap())
+        .collect();
     assert_eq!(titles, ["Failed attempt: slot700 (5 sorry)"]);
-    let r = mk_json(dir.path(), &["failed", "cover", "--db", db.to_str().unwrap(), "--tracking", tracking.to_str().unwrap()]);
+    let r = mk_json(
+        dir.path(),
+        &[
+            "failed",
+            "cover",
+            "--db",
+            db.to_str().unwrap(),
+            "--tracking",
+            tracking.to_str().unwrap(),
+        ],
+    );
     assert_eq!(r["findings"][0]["title"], "FALSE: local_cover_le_2");
-    assert_eq!(r["tracking_false_lemmas"][0]["lemma_name"], "local_cover_le_2");
+    assert_eq!(
+        r["tracking_false_lemmas"][0]["lemma_name"],
+        "local_cover_le_2"
+    );
     // After migration the tracking copy is no longer listed twice.
-    mk(dir.path()).args(["init", "--db"]).arg(&db).arg("--from-tracking").arg(&tracking).assert().success();
-    let r = mk_json(dir.path(), &["failed", "cover", "--db", db.to_str().unwrap(), "--tracking", tracking.to_str().unwrap()]);
+    mk(dir.path())
+        .args(["init", "--db"])
+        .arg(&db)
+        .arg("--from-tracking")
+        .arg(&tracking)
+        .assert()
+        .success();
+    let r = mk_json(
+        dir.path(),
+        &[
+            "failed",
+            "cover",
+            "--db",
+            db.to_str().unwrap(),
+            "--tracking",
+            tracking.to_str().unwrap(),
+        ],
+    );
     assert_eq!(r["tracking_false_lemmas"], serde_json::json!([]));
 }
 
@@ -100,13 +220,20 @@ fn failed_lists_failures_and_unmigrated_false_lemmas() {
 fn strategies_by_domain() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
-    let r = mk_json(dir.path(), &["strategies", "combinatorics", "--db", db.to_str().unwrap()]);
+    let r = mk_json(
+        dir.path(),
+        &["strategies", "combinatorics", "--db", db.to_str().unwrap()],
+    );
     assert_eq!(r["domain"], "combinatorics");
     let t = &r["techniques"][0];
     assert_eq!(t["technique"], "injection counting");
     assert_eq!(t["count"], 4);
     assert_eq!(t["slots"], serde_json::json!([614, 615, 620, 633]));
-    let out = mk(dir.path()).args(["strategies", "geometry", "--db"]).arg(&db).output().unwrap();
+    let out = mk(dir.path())
+        .args(["strategies", "geometry", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr_line(&out).contains("unknown domain 'geometry'"));
 }
@@ -129,7 +256,10 @@ fn stats_says_which_paths_and_why() {
     assert_eq!(r["knowledge_db"]["why"], "from $MATH_FORGE_DB");
     assert_eq!(r["tracking_db"]["why"], "under $CLAUDE_PROJECT_DIR");
     assert_eq!(r["tracking_db"]["available"], true);
-    assert_eq!(r["tracking_db"]["tables"]["false_lemmas"], serde_json::Value::Null);
+    assert_eq!(
+        r["tracking_db"]["tables"]["false_lemmas"],
+        serde_json::Value::Null
+    );
     assert_eq!(r["tracking_db"]["tables"]["submissions"], 2);
     assert_eq!(r["findings"], 14);
     assert_eq!(r["freshness"]["sources"], 8);
@@ -137,14 +267,28 @@ fn stats_says_which_paths_and_why() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["key"].as_str().unwrap().to_string(), c["count"].as_i64().unwrap()))
+        .map(|c| {
+            (
+                c["key"].as_str().unwrap().to_string(),
+                c["count"].as_i64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(by_type[0], ("theorem".to_string(), 10));
 
-    let out = mk(dir.path()).env("MATH_FORGE_DB", &db).arg("stats").output().unwrap();
+    let out = mk(dir.path())
+        .env("MATH_FORGE_DB", &db)
+        .arg("stats")
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("from $MATH_FORGE_DB | schema v1"), "{text}");
-    assert!(text.contains("tracking.db tables: submissions 2 | proven_theorems 2 | false_lemmas (missing)"), "{text}");
+    assert!(
+        text.contains(
+            "tracking.db tables: submissions 2 | proven_theorems 2 | false_lemmas (missing)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -153,17 +297,57 @@ fn query_is_read_only() {
     let db = build_kb(dir.path());
     let r = mk_json(dir.path(), &["query", "--db", db.to_str().unwrap(), "SELECT finding_type AS t, count(*) AS n FROM findings GROUP BY 1 ORDER BY 2 DESC LIMIT 1"]);
     assert_eq!(r, serde_json::json!([{"t": "theorem", "n": 10}]));
-    let text = stdout_of(dir.path(), &["query", "--db", db.to_str().unwrap(), "SELECT id, name FROM domains ORDER BY id LIMIT 2"]);
-    assert_eq!(text, "id        name\nalgebra   Algebra\nanalysis  Analysis\n(2 rows)\n");
-    for sql in ["DELETE FROM findings", "UPDATE findings SET title = ''", "DROP TABLE sources", "INSERT INTO domains VALUES ('x','y','z')"] {
-        let out = mk(dir.path()).args(["query", "--db"]).arg(&db).arg(sql).output().unwrap();
+    let text = stdout_of(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            db.to_str().unwrap(),
+            "SELECT id, name FROM domains ORDER BY id LIMIT 2",
+        ],
+    );
+    assert_eq!(
+        text,
+        "id        name\nalgebra   Algebra\nanalysis  Analysis\n(2 rows)\n"
+    );
+    for sql in [
+        "DELETE FROM findings",
+        "UPDATE findings SET title = ''",
+        "DROP TABLE sources",
+        "INSERT INTO domains VALUES ('x','y','z')",
+    ] {
+        let out = mk(dir.path())
+            .args(["query", "--db"])
+            .arg(&db)
+            .arg(sql)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(1), "{sql}");
-        assert!(stderr_line(&out).contains("refused: `mk query` runs read-only statements only"), "{sql}");
+        assert!(
+            stderr_line(&out).contains("refused: `mk query` runs read-only statements only"),
+            "{sql}"
+        );
     }
-    let out = mk(dir.path()).args(["query", "--db"]).arg(&db).arg("SELEC nonsense").output().unwrap();
+    let out = mk(dir.path())
+        .args(["query", "--db"])
+        .arg(&db)
+        .arg("SELEC nonsense")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr_line(&out).contains("syntax error"));
-    assert_eq!(mk_json(dir.path(), &["query", "--db", db.to_str().unwrap(), "SELECT count(*) AS n FROM findings"])[0]["n"], 14);
+    assert_eq!(
+        mk_json(
+            dir.path(),
+            &[
+                "query",
+                "--db",
+                db.to_str().unwrap(),
+                "SELECT count(*) AS n FROM findings"
+            ]
+        )[0]["n"],
+        14
+    );
 }
 
 #[test]
@@ -171,40 +355,202 @@ fn record_validates_and_stores() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
     let d = db.to_str().unwrap();
-    let r = mk_json(dir.path(), &[
-        "record", "failure", "--db", d, "--problem", "Erdos-364", "--approach", "pigeonhole mod 8",
-        "--why", "only 8 classes for 9 constraints", "--avoid", "small moduli", "--slot", "710",
-    ]);
+    let r = mk_json(
+        dir.path(),
+        &[
+            "record",
+            "failure",
+            "--db",
+            d,
+            "--problem",
+            "Erdos-364",
+            "--approach",
+            "pigeonhole mod 8",
+            "--why",
+            "only 8 classes for 9 constraints",
+            "--avoid",
+            "small moduli",
+            "--slot",
+            "710",
+        ],
+    );
     assert_eq!(r["problem_id"], "erdos_364", "existing spelling reused");
     assert_eq!(r["domain_id"], "nt", "domain taken from the problem");
     assert_eq!(r["attempts"], 1);
-    let again = mk_json(dir.path(), &["record", "failure", "--db", d, "--problem", "erdos_364", "--approach", "pigeonhole mod 8", "--why", "still too weak"]);
+    let again = mk_json(
+        dir.path(),
+        &[
+            "record",
+            "failure",
+            "--db",
+            d,
+            "--problem",
+            "erdos_364",
+            "--approach",
+            "pigeonhole mod 8",
+            "--why",
+            "still too weak",
+        ],
+    );
     assert_eq!(again["attempts"], 2);
     assert_eq!(again["strategy_id"], r["strategy_id"]);
     let hits = mk_json(dir.path(), &["search", "--db", d, "only 8 classes"]);
     assert_eq!(hits[0]["why_failed"], "only 8 classes for 9 constraints");
 
-    let text = stdout_of(dir.path(), &["record", "strategy", "--db", d, "--problem", "erdos_364", "--approach", "Pell equations", "--outcome", "partial", "--learned", "gives infinitely many pairs"]);
-    assert!(text.starts_with("Recorded strategy (partial) on erdos_364: strategy #"), "{text}");
-    let text = stdout_of(dir.path(), &["record", "insight", "--db", d, "--title", "Powerful pairs come from Pell", "--text", "x^2 - 8y^2 = 1 gives consecutive powerful numbers", "--domain", "nt"]);
+    let text = stdout_of(
+        dir.path(),
+        &[
+            "record",
+            "strategy",
+            "--db",
+            d,
+            "--problem",
+            "erdos_364",
+            "--approach",
+            "Pell equations",
+            "--outcome",
+            "partial",
+            "--learned",
+            "gives infinitely many pairs",
+        ],
+    );
+    assert!(
+        text.starts_with("Recorded strategy (partial) on erdos_364: strategy #"),
+        "{text}"
+    );
+    let text = stdout_of(
+        dir.path(),
+        &[
+            "record",
+            "insight",
+            "--db",
+            d,
+            "--title",
+            "Powerful pairs come from Pell",
+            "--text",
+            "x^2 - 8y^2 = 1 gives consecutive powerful numbers",
+            "--domain",
+            "nt",
+        ],
+    );
     assert!(text.starts_with("Recorded insight: finding #"), "{text}");
 
     for (args, expect) in [
-        (&["record", "failure", "--problem", "p", "--approach", "a", "--why", "  "][..], "say why it failed"),
-        (&["record", "failure", "--problem", " ", "--approach", "a", "--why", "w"], "problem id must not be empty"),
-        (&["record", "failure", "--problem", "p", "--approach", "a", "--why", "w", "--domain", "geo"], "unknown domain 'geo'"),
-        (&["record", "failure", "--problem", "p", "--approach", "a", "--why", "w", "--slot=-3"], "--slot must be a slot number"),
-        (&["record", "failure", "--problem", "p\nq", "--approach", "a", "--why", "w"], "single line"),
+        (
+            &[
+                "record",
+                "failure",
+                "--problem",
+                "p",
+                "--approach",
+                "a",
+                "--why",
+                "  ",
+            ][..],
+            "say why it failed",
+        ),
+        (
+            &[
+                "record",
+                "failure",
+                "--problem",
+                " ",
+                "--approach",
+                "a",
+                "--why",
+                "w",
+            ],
+            "problem id must not be empty",
+        ),
+        (
+            &[
+                "record",
+                "failure",
+                "--problem",
+                "p",
+                "--approach",
+                "a",
+                "--why",
+                "w",
+                "--domain",
+                "geo",
+            ],
+            "unknown domain 'geo'",
+        ),
+        (
+            &[
+                "record",
+                "failure",
+                "--problem",
+                "p",
+                "--approach",
+                "a",
+                "--why",
+                "w",
+                "--slot=-3",
+            ],
+            "--slot must be a slot number",
+        ),
+        (
+            &[
+                "record",
+                "failure",
+                "--problem",
+                "p\nq",
+                "--approach",
+                "a",
+                "--why",
+                "w",
+            ],
+            "single line",
+        ),
     ] {
-        let out = mk(dir.path()).args(args).arg("--db").arg(&db).output().unwrap();
+        let out = mk(dir.path())
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert!(stderr_line(&out).contains(expect), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            stderr_line(&out).contains(expect),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     // clap rejects what it can: missing flags and unknown outcomes, exit 2.
-    let out = mk(dir.path()).args(["record", "strategy", "--problem", "p", "--approach", "a", "--outcome", "won", "--db"]).arg(&db).output().unwrap();
+    let out = mk(dir.path())
+        .args([
+            "record",
+            "strategy",
+            "--problem",
+            "p",
+            "--approach",
+            "a",
+            "--outcome",
+            "won",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown outcome 'won' (expected one of: proven, partial, failed, in_flight, untried)"));
-    let out = mk(dir.path()).args(["record", "failure", "--problem", "p", "--approach", "a", "--db"]).arg(&db).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains(
+        "unknown outcome 'won' (expected one of: proven, partial, failed, in_flight, untried)"
+    ));
+    let out = mk(dir.path())
+        .args([
+            "record",
+            "failure",
+            "--problem",
+            "p",
+            "--approach",
+            "a",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--why"));
 }
@@ -216,7 +562,20 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
     let d = db.to_str().unwrap();
     let record = |problem: &str, approach: &str, outcome: &str| {
         mk(dir.path())
-            .args(["record", "strategy", "--db", d, "--domain", "nt", "--problem", problem, "--approach", approach, "--outcome", outcome])
+            .args([
+                "record",
+                "strategy",
+                "--db",
+                d,
+                "--domain",
+                "nt",
+                "--problem",
+                problem,
+                "--approach",
+                approach,
+                "--outcome",
+                outcome,
+            ])
             .assert()
             .success();
     };
@@ -230,16 +589,45 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
         record(&format!("nt_{i}"), "brute force", "failed");
     }
     mk(dir.path())
-        .args(["record", "failure", "--db", d, "--problem", "nt_9", "--domain", "nt", "--approach", "Induction", "--why", "no base case"])
+        .args([
+            "record",
+            "failure",
+            "--db",
+            d,
+            "--problem",
+            "nt_9",
+            "--domain",
+            "nt",
+            "--approach",
+            "Induction",
+            "--why",
+            "no base case",
+        ])
         .assert()
         .success();
 
     let r = mk_json(dir.path(), &["recommend", "number_theory", "--db", d]);
-    assert_eq!(r["scope"], serde_json::json!({"kind": "domain", "domain": "nt"}));
-    let order: Vec<&str> = r["recommendations"].as_array().unwrap().iter().map(|x| x["technique"].as_str().unwrap()).collect();
+    assert_eq!(
+        r["scope"],
+        serde_json::json!({"kind": "domain", "domain": "nt"})
+    );
+    let order: Vec<&str> = r["recommendations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["technique"].as_str().unwrap())
+        .collect();
     // Extracted: induction (slot 614, nt), native_decide is medium so not a success, QR + Euler (702).
-    let pos = |t: &str| order.iter().position(|x| x.eq_ignore_ascii_case(t)).unwrap_or_else(|| panic!("{t} not in {order:?}"));
-    assert!(pos("induction") < pos("lucky trick"), "7 of 10 beats 1 of 1: {order:?}");
+    let pos = |t: &str| {
+        order
+            .iter()
+            .position(|x| x.eq_ignore_ascii_case(t))
+            .unwrap_or_else(|| panic!("{t} not in {order:?}"))
+    };
+    assert!(
+        pos("induction") < pos("lucky trick"),
+        "7 of 10 beats 1 of 1: {order:?}"
+    );
     assert!(pos("lucky trick") < pos("brute force"), "{order:?}");
     let induction = &r["recommendations"][pos("induction")];
     assert_eq!(induction["successes"], 7.0, "6 recorded + 1 extracted file");
@@ -247,16 +635,61 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
     assert_eq!(r["excluded"], serde_json::json!([]));
 
     let r = mk_json(dir.path(), &["recommend", "nt-9", "--db", d]);
-    assert_eq!(r["scope"], serde_json::json!({"kind": "problem", "problem": "nt_9", "domain": "nt"}));
-    let excluded: Vec<&str> = r["excluded"].as_array().unwrap().iter().map(|x| x["technique"].as_str().unwrap()).collect();
+    assert_eq!(
+        r["scope"],
+        serde_json::json!({"kind": "problem", "problem": "nt_9", "domain": "nt"})
+    );
+    let excluded: Vec<&str> = r["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["technique"].as_str().unwrap())
+        .collect();
     assert_eq!(excluded.len(), 1);
     assert!(excluded[0].eq_ignore_ascii_case("induction"));
-    assert!(!r["recommendations"].as_array().unwrap().iter().any(|x| x["technique"].as_str().unwrap().eq_ignore_ascii_case("induction")));
+    assert!(!r["recommendations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x["technique"]
+            .as_str()
+            .unwrap()
+            .eq_ignore_ascii_case("induction")));
 
     let text = stdout_of(dir.path(), &["recommend", "nt_9", "--db", d]);
-    assert!(text.contains("Already failed here (not recommended)\n  - Induction (1 failed attempt)"), "{text}");
+    assert!(
+        text.contains("Already failed here (not recommended)\n  - Induction (1 failed attempt)"),
+        "{text}"
+    );
 
-    let out = mk(dir.path()).args(["recommend", "nonexistent_problem", "--db"]).arg(&db).output().unwrap();
+    let out = mk(dir.path())
+        .args(["recommend", "nonexistent_problem", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr_line(&out).contains("neither a domain"));
+}
+
+#[test]
+fn help_without_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [&[][..], &["help"], &["--help"]] {
+        let text = stdout_of(dir.path(), args);
+        assert!(
+            text.contains("Usage: mk")
+                && text.contains("recommend")
+                && text.contains("$MATH_FORGE_DB"),
+            "{args:?}: {text}"
+        );
+    }
+    let text = stdout_of(dir.path(), &["help", "search"]);
+    assert!(
+        text.contains("--domain") && text.contains("--type"),
+        "{text}"
+    );
+    assert!(
+        !dir.path().join(".math-forge").exists(),
+        "help creates nothing"
+    );
 }

@@ -10,15 +10,30 @@ fn migrates_tracking_db_by_the_spec_rules() {
     let dir = tempfile::tempdir().unwrap();
     let tracking = build_tracking(dir.path(), "tracking.sql");
     let db = dir.path().join("kb/knowledge.db");
-    let r = mk_json(dir.path(), &["init", "--db", db.to_str().unwrap(), "--from-tracking", tracking.to_str().unwrap()]);
+    let r = mk_json(
+        dir.path(),
+        &[
+            "init",
+            "--db",
+            db.to_str().unwrap(),
+            "--from-tracking",
+            tracking.to_str().unwrap(),
+        ],
+    );
     assert_eq!(r["created"], true);
     assert_eq!(r["schema_version"], 1);
     let m = &r["migration"];
     // 7 proven_theorems: id 3 is incomplete and id 6 has no name.
-    assert_eq!(m["theorems"], serde_json::json!({"added": 5, "updated": 0, "unchanged": 0, "skipped": 2}));
+    assert_eq!(
+        m["theorems"],
+        serde_json::json!({"added": 5, "updated": 0, "unchanged": 0, "skipped": 2})
+    );
     assert_eq!(m["false_lemmas"]["added"], 3);
     // Approach 4 has an empty name.
-    assert_eq!(m["failed_approaches"], serde_json::json!({"added": 3, "updated": 0, "unchanged": 0, "skipped": 1}));
+    assert_eq!(
+        m["failed_approaches"],
+        serde_json::json!({"added": 3, "updated": 0, "unchanged": 0, "skipped": 1})
+    );
     assert_eq!(m["strategies"]["added"], 3);
     assert_eq!(m["problems"]["added"], 6);
 
@@ -33,7 +48,16 @@ fn migrates_tracking_db_by_the_spec_rules() {
     assert_eq!(row[4], "erdos_850_triple_factors (theorem)");
     assert_eq!(row[5], "migrated");
     let row = &q("SELECT domain_id, problem_id, confidence, tags, counterexample FROM findings WHERE title = 'FALSE: local_cover_le_2'")[0];
-    assert_eq!(row[..4], ["combinatorics", "tuza_nu4", "disproven", "false_lemma,aristotle_verified,migrated"].map(serde_json::Value::from));
+    assert_eq!(
+        row[..4],
+        [
+            "combinatorics",
+            "tuza_nu4",
+            "disproven",
+            "false_lemma,aristotle_verified,migrated"
+        ]
+        .map(serde_json::Value::from)
+    );
     assert_eq!(row[4], "K4 with a pendant triangle");
     // Failure linked to its submission's slot through the uuid; problem from frontier_id.
     let row = &q("SELECT source_slot, problem_id, tags, notes FROM findings WHERE title = 'FAILED: local cover induction'")[0];
@@ -44,7 +68,12 @@ fn migrates_tracking_db_by_the_spec_rules() {
     let rows = q("SELECT id, status, domain_id FROM problems ORDER BY id");
     let by_id: std::collections::HashMap<String, (String, String)> = rows
         .iter()
-        .map(|r| (r[0].as_str().unwrap().into(), (r[1].as_str().unwrap().into(), r[2].as_str().unwrap().into())))
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().into(),
+                (r[1].as_str().unwrap().into(), r[2].as_str().unwrap().into()),
+            )
+        })
         .collect();
     assert_eq!(by_id["erdos_364"], ("in_flight".into(), "nt".into()));
     assert_eq!(by_id["ft_p3"], ("proven".into(), "nt".into()));
@@ -68,22 +97,38 @@ fn a_second_run_adds_nothing_and_a_changed_row_is_updated() {
 
     let again = mk_json(dir.path(), &args);
     assert_eq!(again["created"], false);
-    for table in ["theorems", "false_lemmas", "failed_approaches", "strategies", "problems"] {
+    for table in [
+        "theorems",
+        "false_lemmas",
+        "failed_approaches",
+        "strategies",
+        "problems",
+    ] {
         assert_eq!(again["migration"][table]["added"], 0, "{table}: {again:#}");
-        assert_eq!(again["migration"][table]["unchanged"], first["migration"][table]["added"], "{table}");
+        assert_eq!(
+            again["migration"][table]["unchanged"], first["migration"][table]["added"],
+            "{table}"
+        );
     }
     assert_eq!(count(dir.path()), n);
 
     // The pipeline corrects a false lemma's explanation: the finding follows, nothing is added.
     let conn = rusqlite::Connection::open(&tracking).unwrap();
-    conn.execute("UPDATE false_lemmas SET why_false = 'needs 3 edges in K4 plus a triangle' WHERE id = 1", []).unwrap();
+    conn.execute(
+        "UPDATE false_lemmas SET why_false = 'needs 3 edges in K4 plus a triangle' WHERE id = 1",
+        [],
+    )
+    .unwrap();
     drop(conn);
     let third = mk_json(dir.path(), &args);
     assert_eq!(third["migration"]["false_lemmas"]["updated"], 1);
     assert_eq!(third["migration"]["false_lemmas"]["added"], 0);
     assert_eq!(count(dir.path()), n);
     let hits = mk_json(dir.path(), &["search", "plus", "triangle"]);
-    assert_eq!(hits[0]["title"], "FALSE: local_cover_le_2", "the FTS index follows updates");
+    assert_eq!(
+        hits[0]["title"], "FALSE: local_cover_le_2",
+        "the FTS index follows updates"
+    );
 
     // The text report says so.
     let text = common::stdout_of(dir.path(), &args);
@@ -94,32 +139,67 @@ fn a_second_run_adds_nothing_and_a_changed_row_is_updated() {
 fn older_tracking_schema_gives_notes_not_errors() {
     let dir = tempfile::tempdir().unwrap();
     let tracking = build_tracking(dir.path(), "tracking_old.sql");
-    let r = mk_json(dir.path(), &["init", "--from-tracking", tracking.to_str().unwrap()]);
+    let r = mk_json(
+        dir.path(),
+        &["init", "--from-tracking", tracking.to_str().unwrap()],
+    );
     let m = &r["migration"];
     // Without proof_complete, theorems are migrated but not as verified.
     assert_eq!(m["theorems"]["added"], 2);
     assert_eq!(m["false_lemmas"]["added"], 0);
-    assert_eq!(m["failed_approaches"]["added"], 1, "rowid stands in for the missing id column");
+    assert_eq!(
+        m["failed_approaches"]["added"], 1,
+        "rowid stands in for the missing id column"
+    );
     assert_eq!(m["problems"]["added"], 0);
-    let notes: Vec<String> = m["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
-    assert!(notes.iter().any(|n| n.contains("no table false_lemmas")), "{notes:?}");
-    assert!(notes.iter().any(|n| n.contains("no table candidate_problems")), "{notes:?}");
-    assert!(notes.iter().any(|n| n.contains("no column proof_complete")), "{notes:?}");
+    let notes: Vec<String> = m["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("no table false_lemmas")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("no table candidate_problems")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("no column proof_complete")),
+        "{notes:?}"
+    );
     let hits = mk_json(dir.path(), &["search", "erdos_850_base_case"]);
     assert_eq!(hits[0]["confidence"], "medium");
     assert_eq!(hits[0]["source_slot"], 101);
 
     // Re-running is still idempotent.
-    let again = mk_json(dir.path(), &["init", "--from-tracking", tracking.to_str().unwrap()]);
+    let again = mk_json(
+        dir.path(),
+        &["init", "--from-tracking", tracking.to_str().unwrap()],
+    );
     assert_eq!(again["migration"]["theorems"]["added"], 0);
     assert_eq!(again["migration"]["failed_approaches"]["added"], 0);
 
     // find and failed read the old schema without errors.
-    let out = mk(dir.path()).args(["find", "erdos_850", "--tracking"]).arg(&tracking).output().unwrap();
+    let out = mk(dir.path())
+        .args(["find", "erdos_850", "--tracking"])
+        .arg(&tracking)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("slot101_erdos_850_early_result.lean"), "matched by file name without problem_id:\n{text}");
-    assert!(text.contains("note:") && text.contains("no table false_lemmas"), "{text}");
+    assert!(
+        text.contains("slot101_erdos_850_early_result.lean"),
+        "matched by file name without problem_id:\n{text}"
+    );
+    assert!(
+        text.contains("note:") && text.contains("no table false_lemmas"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -128,7 +208,10 @@ fn init_uses_the_resolved_tracking_db_and_reports_a_missing_one() {
     let out = mk(dir.path()).arg("init").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("No tracking.db at") && text.contains("nothing migrated"), "{text}");
+    assert!(
+        text.contains("No tracking.db at") && text.contains("nothing migrated"),
+        "{text}"
+    );
 
     std::fs::create_dir(dir.path().join("submissions")).unwrap();
     let t = build_tracking(dir.path(), "tracking.sql");
@@ -136,7 +219,10 @@ fn init_uses_the_resolved_tracking_db_and_reports_a_missing_one() {
     let r = mk_json(dir.path(), &["init"]);
     assert_eq!(r["migration"]["theorems"]["added"], 5);
 
-    let out = mk(dir.path()).args(["init", "--from-tracking", "nope.db"]).output().unwrap();
+    let out = mk(dir.path())
+        .args(["init", "--from-tracking", "nope.db"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("tracking.db not found at nope.db"));
 }
@@ -146,15 +232,22 @@ fn adopts_a_database_made_by_the_bash_tooling() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("knowledge.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute_batch(&std::fs::read_to_string(common::fixture("kb_legacy_v0.sql")).unwrap()).unwrap();
+    conn.execute_batch(&std::fs::read_to_string(common::fixture("kb_legacy_v0.sql")).unwrap())
+        .unwrap();
     drop(conn);
     let r = mk_json(dir.path(), &["init", "--db", db.to_str().unwrap()]);
     assert_eq!(r["upgraded_from"], 0);
     assert_eq!(r["schema_version"], 1);
     // Old rows are findable by words and by identifier.
-    let hits = mk_json(dir.path(), &["search", "--db", db.to_str().unwrap(), "legacy_lemma_name"]);
+    let hits = mk_json(
+        dir.path(),
+        &["search", "--db", db.to_str().unwrap(), "legacy_lemma_name"],
+    );
     assert_eq!(hits[0]["match"], "exact");
-    let hits = mk_json(dir.path(), &["search", "--db", db.to_str().unwrap(), "cy_lemma"]);
+    let hits = mk_json(
+        dir.path(),
+        &["search", "--db", db.to_str().unwrap(), "cy_lemma"],
+    );
     assert_eq!(hits[0]["theorem_name"], "legacy_lemma_name");
     Kb::open_existing(&db).unwrap().check_indexes().unwrap();
 }

@@ -9,7 +9,11 @@ fn names(hits: &serde_json::Value) -> Vec<String> {
     hits.as_array()
         .unwrap()
         .iter()
-        .map(|h| h["theorem_name"].as_str().map_or_else(|| h["title"].as_str().unwrap().to_string(), str::to_string))
+        .map(|h| {
+            h["theorem_name"]
+                .as_str()
+                .map_or_else(|| h["title"].as_str().unwrap().to_string(), str::to_string)
+        })
         .collect()
 }
 
@@ -28,7 +32,10 @@ fn exact_theorem_name_ranks_first() {
     assert_eq!(hits[0]["match"], "exact");
     assert_eq!(hits[0]["finding_type"], "theorem");
     assert_eq!(hits[0]["source_slot"], 614);
-    assert!(hits[0]["score"].as_f64().unwrap() > 0.0, "an exact hit that also matched the text has a BM25 score");
+    assert!(
+        hits[0]["score"].as_f64().unwrap() > 0.0,
+        "an exact hit that also matched the text has a BM25 score"
+    );
 }
 
 #[test]
@@ -37,7 +44,13 @@ fn problem_id_matches_however_it_is_typed() {
     let db = build_kb(dir.path());
     for q in [&["erdos_364"][..], &["Erdos-364"], &["erdos", "364"]] {
         let hits = search(dir.path(), &db, q);
-        let first: Vec<&str> = hits.as_array().unwrap().iter().take(2).map(|h| h["problem_id"].as_str().unwrap()).collect();
+        let first: Vec<&str> = hits
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(2)
+            .map(|h| h["problem_id"].as_str().unwrap())
+            .collect();
         assert_eq!(first, ["erdos_364", "erdos_364"], "query {q:?}");
         assert_eq!(hits[0]["match"], "exact", "query {q:?}");
         // Among exact hits without a text match, theorems come before failures.
@@ -56,8 +69,19 @@ fn namespaced_name_is_exact_and_partial_names_are_found() {
     // A partial identifier: substring of three names; porter stemming alone would not do this.
     let hits = search(dir.path(), &db, &["card_le", "--limit", "10"]);
     let got = names(&hits);
-    assert_eq!(&got[..3], ["Finset.card_le_card", "card_le_one_iff_subsingleton", "Finset.card_le_card_of_injOn"].map(String::from), "{got:?}");
-    assert!(hits.as_array().unwrap()[..3].iter().all(|h| h["match"] == "identifier"));
+    assert_eq!(
+        &got[..3],
+        [
+            "Finset.card_le_card",
+            "card_le_one_iff_subsingleton",
+            "Finset.card_le_card_of_injOn"
+        ]
+        .map(String::from),
+        "{got:?}"
+    );
+    assert!(hits.as_array().unwrap()[..3]
+        .iter()
+        .all(|h| h["match"] == "identifier"));
 
     let hits = search(dir.path(), &db, &["inset.card_le_card_of_inj"]);
     assert_eq!(names(&hits), ["Finset.card_le_card_of_injOn"]);
@@ -69,16 +93,33 @@ fn same_statement_in_many_slots_is_shown_once() {
     let db = build_kb(dir.path());
     let hits = search(dir.path(), &db, &["Finset.card_le_card_of_injOn"]);
     assert_eq!(hits.as_array().unwrap().len(), 1, "{hits:#}");
-    let slots: Vec<i64> = hits[0]["also_in_slots"].as_array().unwrap().iter().map(|s| s.as_i64().unwrap()).collect();
+    let slots: Vec<i64> = hits[0]["also_in_slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_i64().unwrap())
+        .collect();
     let own = hits[0]["source_slot"].as_i64().unwrap();
     let mut all = slots.clone();
     all.push(own);
     all.sort();
-    assert_eq!(all, [614, 615, 620, 633], "statements differing only in line breaks are the same");
+    assert_eq!(
+        all,
+        [614, 615, 620, 633],
+        "statements differing only in line breaks are the same"
+    );
     assert_eq!(hits[0]["duplicates"], 3);
 
-    let text = common::stdout_of(dir.path(), &["search", "--db", db.to_str().unwrap(), "injOn"]);
-    assert_eq!(text.matches("Finset.card_le_card_of_injOn (theorem)").count(), 1, "{text}");
+    let text = common::stdout_of(
+        dir.path(),
+        &["search", "--db", db.to_str().unwrap(), "injOn"],
+    );
+    assert_eq!(
+        text.matches("Finset.card_le_card_of_injOn (theorem)")
+            .count(),
+        1,
+        "{text}"
+    );
     assert!(text.contains("Also in slots"), "{text}");
 }
 
@@ -87,20 +128,52 @@ fn words_stems_prefixes_and_phrases() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
     // Porter: "residues" finds "residue"; title weight puts the QR theorem first.
-    assert_eq!(names(&search(dir.path(), &db, &["quadratic", "residues"]))[0], "qr_euler_criterion_mod_p");
+    assert_eq!(
+        names(&search(dir.path(), &db, &["quadratic", "residues"]))[0],
+        "qr_euler_criterion_mod_p"
+    );
     // Prefix: "induct" finds "induction".
     let hits = search(dir.path(), &db, &["induct", "--type", "technique"]);
     assert_eq!(hits[0]["title"], "Technique: induction (slot614)");
     // A quoted phrase must be adjacent.
-    assert_eq!(search(dir.path(), &db, &["\"criterion decides\""]).as_array().unwrap().len(), 1);
-    assert_eq!(search(dir.path(), &db, &["\"decides criterion\""]).as_array().unwrap().len(), 0);
+    assert_eq!(
+        search(dir.path(), &db, &["\"criterion decides\""])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        search(dir.path(), &db, &["\"decides criterion\""])
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
     // OR and NOT.
-    let hits = search(dir.path(), &db, &["pigeonhole", "OR", "link", "--limit", "10"]);
-    let mut types: Vec<&str> = hits.as_array().unwrap().iter().map(|h| h["finding_type"].as_str().unwrap()).collect();
+    let hits = search(
+        dir.path(),
+        &db,
+        &["pigeonhole", "OR", "link", "--limit", "10"],
+    );
+    let mut types: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["finding_type"].as_str().unwrap())
+        .collect();
     types.sort();
     assert_eq!(types, ["failure", "false_lemma"]);
-    let hits = search(dir.path(), &db, &["theorem", "NOT", "card", "--limit", "50"]);
-    assert!(!names(&hits).iter().any(|n| n.contains("card")), "{:?}", names(&hits));
+    let hits = search(
+        dir.path(),
+        &db,
+        &["theorem", "NOT", "card", "--limit", "50"],
+    );
+    assert!(
+        !names(&hits).iter().any(|n| n.contains("card")),
+        "{:?}",
+        names(&hits)
+    );
     assert!(!hits.as_array().unwrap().is_empty());
 }
 
@@ -108,15 +181,34 @@ fn words_stems_prefixes_and_phrases() {
 fn filters_by_domain_and_type() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
-    let hits = search(dir.path(), &db, &["theorem", "--domain", "number_theory", "--limit", "50"]);
+    let hits = search(
+        dir.path(),
+        &db,
+        &["theorem", "--domain", "number_theory", "--limit", "50"],
+    );
     assert!(!hits.as_array().unwrap().is_empty());
-    assert!(hits.as_array().unwrap().iter().all(|h| h["domain_id"] == "nt"));
-    let hits = search(dir.path(), &db, &["local_cover_le_2", "--type", "false_lemma"]);
+    assert!(hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["domain_id"] == "nt"));
+    let hits = search(
+        dir.path(),
+        &db,
+        &["local_cover_le_2", "--type", "false_lemma"],
+    );
     assert_eq!(hits[0]["counterexample"], "K4 with a pendant triangle");
-    let out = mk(dir.path()).args(["search", "x", "--domain", "topology", "--db"]).arg(&db).output().unwrap();
+    let out = mk(dir.path())
+        .args(["search", "x", "--domain", "topology", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown domain 'topology'") && err.contains("combinatorics"), "{err}");
+    assert!(
+        err.contains("unknown domain 'topology'") && err.contains("combinatorics"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -126,25 +218,99 @@ fn json_results_carry_the_finding_columns_and_a_score() {
     let hits = search(dir.path(), &db, &["Euler", "criterion"]);
     let h = &hits[0];
     for key in [
-        "id", "finding_type", "domain_id", "title", "description", "problem_id", "source_slot",
-        "source_submission_uuid", "source_file", "theorem_name", "theorem_statement", "proof_technique",
-        "mathlib_imports", "proof_lines", "counterexample", "why_failed", "avoid_pattern", "confidence",
-        "created_at", "updated_at", "tags", "notes", "score", "match", "also_in_slots",
+        "id",
+        "finding_type",
+        "domain_id",
+        "title",
+        "description",
+        "problem_id",
+        "source_slot",
+        "source_submission_uuid",
+        "source_file",
+        "theorem_name",
+        "theorem_statement",
+        "proof_technique",
+        "mathlib_imports",
+        "proof_lines",
+        "counterexample",
+        "why_failed",
+        "avoid_pattern",
+        "confidence",
+        "created_at",
+        "updated_at",
+        "tags",
+        "notes",
+        "score",
+        "match",
+        "also_in_slots",
     ] {
         assert!(h.get(key).is_some(), "missing {key} in {h:#}");
     }
-    assert_eq!(h["source_file"], "results/slot702_ft_p3_q71mod72_result.lean");
-    assert_eq!(h["source_submission_uuid"], "uuid-702", "inherited from the source");
+    assert_eq!(
+        h["source_file"],
+        "results/slot702_ft_p3_q71mod72_result.lean"
+    );
+    assert_eq!(
+        h["source_submission_uuid"], "uuid-702",
+        "inherited from the source"
+    );
 }
 
 /// Text any user might type. None may surface an FTS5 error or fail.
 const HOSTILE: &[&str] = &[
-    "\"", "\"unterminated phrase", "a:b", "title:erdos", "{title description}: erdos", "(", ")", ")))(((",
-    "*", "card*", "*card", "-", "-card", "--", "NOT", "AND", "OR", "AND OR NOT NEAR", "NEAR(card le, 3)",
-    "card NEAR le", "x OR", "OR x", "NOT NOT x", "'; DROP TABLE findings; --", "SELECT * FROM findings",
-    "1=1 OR '1'='1'", "∀ n ∈ ℕ, n ≤ n ^ 2", "ℕ", "≤", "%", "_", "%_\\", "^", "$", "\\", "e\u{301}", "🦀 proof",
-    "עברית", "a\tb\nc", "\u{7f}", "x \"y", "\"\"", "\"\" \"\"", "+card", "card^2", "[card]", "card.", ".",
-    "erdos_850\"", "Finset.card_le_card)", "rank", "bm25(findings_fts)", "findings_fts MATCH 'x'",
+    "\"",
+    "\"unterminated phrase",
+    "a:b",
+    "title:erdos",
+    "{title description}: erdos",
+    "(",
+    ")",
+    ")))(((",
+    "*",
+    "card*",
+    "*card",
+    "-",
+    "-card",
+    "--",
+    "NOT",
+    "AND",
+    "OR",
+    "AND OR NOT NEAR",
+    "NEAR(card le, 3)",
+    "card NEAR le",
+    "x OR",
+    "OR x",
+    "NOT NOT x",
+    "'; DROP TABLE findings; --",
+    "SELECT * FROM findings",
+    "1=1 OR '1'='1'",
+    "∀ n ∈ ℕ, n ≤ n ^ 2",
+    "ℕ",
+    "≤",
+    "%",
+    "_",
+    "%_\\",
+    "^",
+    "$",
+    "\\",
+    "e\u{301}",
+    "🦀 proof",
+    "עברית",
+    "a\tb\nc",
+    "\u{7f}",
+    "x \"y",
+    "\"\"",
+    "\"\" \"\"",
+    "+card",
+    "card^2",
+    "[card]",
+    "card.",
+    ".",
+    "erdos_850\"",
+    "Finset.card_le_card)",
+    "rank",
+    "bm25(findings_fts)",
+    "findings_fts MATCH 'x'",
 ];
 
 #[test]
@@ -152,7 +318,14 @@ fn hostile_queries_never_fail() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
     for q in HOSTILE {
-        let out = mk(dir.path()).args(["search", "--db"]).arg(&db).arg("--json").arg("--").arg(q).output().unwrap();
+        let out = mk(dir.path())
+            .args(["search", "--db"])
+            .arg(&db)
+            .arg("--json")
+            .arg("--")
+            .arg(q)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "query {q:?} failed: {stderr}");
         assert!(stderr.is_empty(), "query {q:?} printed: {stderr}");
@@ -160,7 +333,12 @@ fn hostile_queries_never_fail() {
         assert!(v.is_array(), "query {q:?}");
     }
     // And in text mode, the words of SQL fragments are just words.
-    let out = mk(dir.path()).args(["search", "--db"]).arg(&db).args(["DROP", "TABLE", "findings"]).output().unwrap();
+    let out = mk(dir.path())
+        .args(["search", "--db"])
+        .arg(&db)
+        .args(["DROP", "TABLE", "findings"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("No findings match"));
     let kb = Kb::open_existing(&db).unwrap();
@@ -172,15 +350,24 @@ fn hostile_queries_through_the_library_including_nul_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
     let kb = Kb::open_existing(&db).unwrap();
-    let opts = SearchOptions { limit: 5, domain: None, finding_type: Some(FindingType::Theorem) };
+    let opts = SearchOptions {
+        limit: 5,
+        domain: None,
+        finding_type: Some(FindingType::Theorem),
+    };
     for q in HOSTILE {
         kb.search(q, &opts).unwrap_or_else(|e| panic!("{q:?}: {e}"));
     }
-    assert!(!kb.search("erdos\0_850", &opts).unwrap().is_empty() || kb.search("erdos\0_850", &opts).is_ok());
+    assert!(
+        !kb.search("erdos\0_850", &opts).unwrap().is_empty()
+            || kb.search("erdos\0_850", &opts).is_ok()
+    );
     kb.search(&"\0".repeat(10), &opts).unwrap();
     kb.search(&"card ".repeat(10_000), &opts).unwrap();
     // Random mixes of FTS5 syntax characters.
-    let alphabet: Vec<char> = "ab c\"'*:()-^{}+NOTANDORNEAR_.,;%\\∀ℕ≤\0\u{301}".chars().collect();
+    let alphabet: Vec<char> = "ab c\"'*:()-^{}+NOTANDORNEAR_.,;%\\∀ℕ≤\0\u{301}"
+        .chars()
+        .collect();
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     for _ in 0..2_000 {
         let len = (state % 24) as usize;
@@ -192,7 +379,8 @@ fn hostile_queries_through_the_library_including_nul_bytes() {
                 alphabet[(state % alphabet.len() as u64) as usize]
             })
             .collect();
-        kb.search(&q, &SearchOptions::default()).unwrap_or_else(|e| panic!("{q:?}: {e}"));
+        kb.search(&q, &SearchOptions::default())
+            .unwrap_or_else(|e| panic!("{q:?}: {e}"));
     }
 }
 
@@ -200,23 +388,51 @@ fn hostile_queries_through_the_library_including_nul_bytes() {
 fn text_output_has_badges_rules_and_no_color_when_piped() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
-    let text = common::stdout_of(dir.path(), &["search", "--db", db.to_str().unwrap(), "local_cover_le_2", "OR", "erdos_850_triple_factors"]);
-    assert!(!text.contains('\x1b'), "no escapes when stdout is not a terminal:\n{text}");
+    let text = common::stdout_of(
+        dir.path(),
+        &[
+            "search",
+            "--db",
+            db.to_str().unwrap(),
+            "local_cover_le_2",
+            "OR",
+            "erdos_850_triple_factors",
+        ],
+    );
+    assert!(
+        !text.contains('\x1b'),
+        "no escapes when stdout is not a terminal:\n{text}"
+    );
     assert!(text.contains("[FALSE] FALSE: local_cover_le_2\n"), "{text}");
-    assert!(text.contains("[PROVEN] erdos_850_triple_factors (theorem)\n"), "{text}");
+    assert!(
+        text.contains("[PROVEN] erdos_850_triple_factors (theorem)\n"),
+        "{text}"
+    );
     assert!(text.contains("\n---\n"), "{text}");
-    assert!(text.contains("  Counterexample: K4 with a pendant triangle\n"), "{text}");
-    assert!(text.contains("  Domain: nt | Slot: 614 | Problem: erdos_850 | verified | just now\n"), "{text}");
+    assert!(
+        text.contains("  Counterexample: K4 with a pendant triangle\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  Domain: nt | Slot: 614 | Problem: erdos_850 | verified | just now\n"),
+        "{text}"
+    );
 }
 
 #[test]
 fn empty_kb_gives_a_hint_and_exit_zero() {
     let dir = tempfile::tempdir().unwrap();
     mk(dir.path()).arg("init").assert().success();
-    let out = mk(dir.path()).args(["search", "anything"]).output().unwrap();
+    let out = mk(dir.path())
+        .args(["search", "anything"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("knowledge base is empty") && text.contains("mk init --from-tracking"), "{text}");
+    assert!(
+        text.contains("knowledge base is empty") && text.contains("mk init --from-tracking"),
+        "{text}"
+    );
     let v = mk_json(dir.path(), &["search", "anything"]);
     assert_eq!(v, serde_json::json!([]));
 }

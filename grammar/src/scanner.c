@@ -38,6 +38,8 @@ enum TokenType {
   THEN,
   ELSE,
   CALC_START,
+  ABS_BAR,
+  CALC_STEPS_START,
   ERROR_SENTINEL,
 };
 
@@ -48,13 +50,19 @@ typedef struct {
   uint16_t cols[MAX_DEPTH];
   /* number of pushes that did not fit (kept so pops stay balanced) */
   uint16_t overflow;
+  /* the last external token emitted (BAR / THEN / ... ) */
+  uint16_t last;
 } Scanner;
 
 static inline void adv(TSLexer *lx) { lx->advance(lx, false); }
 static inline void skp(TSLexer *lx) { lx->advance(lx, true); }
 
-#define CALC_FLAG 0x8000u
-#define COL_MASK 0x7FFFu
+/* Flags kept in the high bits of a block entry. */
+#define CALC_FLAG 0x8000u /* first step of a `calc` */
+#define BAR_FLAG 0x4000u  /* block opened right after a `|` */
+#define THEN_FLAG 0x2000u /* block opened right after `then` */
+#define STEPS_FLAG 0x1000u /* the `_ = … := …` steps of a `calc` */
+#define COL_MASK 0x0FFFu
 
 static inline void push(Scanner *s, uint32_t col) {
   if (col > 0xFFFF) col = 0xFFFF;
@@ -111,27 +119,55 @@ static inline bool is_sym(int32_t c) {
   return false;
 }
 
-static bool word_in(const char *w, const char *const *list) {
-  for (; *list; list++) {
-    if (strcmp(w, *list) == 0) return true;
-  }
-  return false;
+static int cmp_word(const void *a, const void *b) {
+  return strcmp((const char *)a, *(const char *const *)b);
 }
 
+/* `list` is sorted (byte order). */
+static bool word_in_sorted(const char *w, const char *const *list, size_t n) {
+  return bsearch(w, list, n, sizeof(list[0]), cmp_word) != NULL;
+}
+#define word_in(w, L) word_in_sorted((w), (L), L##_LEN)
+
 static const char *const COMMAND_WORDS[] = {
-  "theorem", "lemma", "def", "abbrev", "instance", "example", "axiom", "opaque",
-  "structure", "class", "inductive", "namespace", "section", "end", "open",
-  "import", "variable", "universe", "set_option", "attribute", "mutual",
-  "noncomputable", "private", "protected", "public", "partial", "unsafe",
-  "nonrec", "local", "scoped", "macro", "macro_rules", "syntax", "elab",
-  "elab_rules", "notation", "notation3", "infix", "infixl", "infixr", "prefix",
-  "postfix", "declare_syntax_cat", "deriving", "omit", "include", "export",
-  "module", "initialize", "termination_by", "decreasing_by", NULL,
+  "abbrev", "attribute", "axiom", "class", "declare_syntax_cat",
+  "def", "deriving", "elab", "elab_rules", "end", "example",
+  "export", "import", "include", "inductive", "infix", "infixl",
+  "infixr", "initialize", "instance", "lemma", "local", "macro",
+  "macro_rules", "module", "mutual", "namespace", "noncomputable", "nonrec",
+  "notation", "notation3", "omit", "opaque", "open", "partial",
+  "postfix", "prefix", "private", "protected", "public", "scoped",
+  "section", "set_option", "structure", "syntax", "theorem",
+  "universe", "unsafe", "variable",
 };
+#define COMMAND_WORDS_LEN (sizeof(COMMAND_WORDS) / sizeof(COMMAND_WORDS[0]))
+
+/* Words that start a tactic and can never be a term argument: a line that
+ * starts with one of them begins a new tactic even when it is indented more
+ * than the block (Lean's `checkColGe`). */
+static const char *const TACTIC_WORDS[] = {
+  "all_goals", "any_goals", "apply", "by_cases", "by_contra", "by_contra!",
+  "calc", "cases", "cases'", "change", "constructor", "contrapose",
+  "contrapose!", "conv", "conv_lhs", "conv_rhs", "dsimp", "erw",
+  "exact", "exact?", "exact_mod_cast", "exacts", "exfalso", "ext",
+  "field_simp", "filter_upwards", "fin_cases", "first", "focus", "gcongr",
+  "grind", "have", "haveI", "induction", "induction'", "interval_cases",
+  "intro", "intros", "iterate", "left", "lift", "linarith",
+  "native_decide", "nlinarith", "norm_cast", "norm_num", "nth_rewrite", "nth_rw",
+  "obtain", "omega", "positivity", "push_cast", "push_neg", "qify",
+  "rcases", "refine", "refine'", "rename_i", "repeat", "repeat'",
+  "replace", "right", "ring", "ring_nf", "rintro", "rw",
+  "rwa", "set", "show", "simp", "simp?", "simp_all",
+  "simp_all?", "simp_rw", "simpa", "simpa?", "specialize", "split_ifs",
+  "subst", "suffices", "tauto", "try", "unfold", "use",
+  "use!", "zify",
+};
+#define TACTIC_WORDS_LEN (sizeof(TACTIC_WORDS) / sizeof(TACTIC_WORDS[0]))
 
 static const char *const CLOSING_WORDS[] = {
-  "deriving", "termination_by", "termination_by?", "decreasing_by", NULL,
+  "decreasing_by", "deriving", "termination_by", "termination_by?",
 };
+#define CLOSING_WORDS_LEN (sizeof(CLOSING_WORDS) / sizeof(CLOSING_WORDS[0]))
 
 enum Kind {
   K_OTHER,
@@ -141,6 +177,12 @@ enum Kind {
   K_LINE_COMMENT,
   K_BLOCK_COMMENT,
 };
+
+static inline bool emit(Scanner *s, TSLexer *lx, enum TokenType t) {
+  s->last = (uint16_t)t;
+  lx->result_symbol = t;
+  return true;
+}
 
 /* Lex the rest of a block comment; the lexer is positioned just after "/-". */
 static bool finish_block_comment(TSLexer *lx, const bool *valid) {
@@ -255,8 +297,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       if (lx->lookahead == '-') {
         if (has_r && line0) {
           pop(s);
-          lx->result_symbol = LAYOUT_END;
-          return true;
+          return emit(s, lx, LAYOUT_END);
         }
         adv(lx);
         return finish_block_comment(lx, valid);
@@ -285,8 +326,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       }
       if (cmd) {
         pop(s);
-        lx->result_symbol = LAYOUT_END;
-        return true;
+        return emit(s, lx, LAYOUT_END);
       }
     }
     return false;
@@ -296,8 +336,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   uint32_t top_entry = s->len > 0 ? s->cols[s->len - 1] : 0;
   uint32_t top = top_entry & COL_MASK;
   bool top_calc = (top_entry & CALC_FLAG) != 0 && s->overflow == 0;
+  bool top_bar = (top_entry & BAR_FLAG) != 0 && s->overflow == 0;
+  bool top_then = (top_entry & THEN_FLAG) != 0 && s->overflow == 0;
+  bool top_steps = (top_entry & STEPS_FLAG) != 0 && s->overflow == 0;
   bool v_calc = valid[CALC_START];
-  bool v_start = valid[LAYOUT_START] || v_calc;
+  bool v_steps = valid[CALC_STEPS_START];
+  bool v_start = valid[LAYOUT_START] || v_calc || v_steps;
   bool v_sep = valid[LAYOUT_SEP];
   bool v_end = valid[LAYOUT_END];
 
@@ -305,8 +349,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (at_eof) {
     if (v_end) {
       pop(s);
-      lx->result_symbol = LAYOUT_END;
-      return true;
+      return emit(s, lx, LAYOUT_END);
     }
     return false;
   }
@@ -314,11 +357,17 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   /* ---- B. dedent ---- */
   /* In the first step of a `calc`, a line that starts with an operator
    * continues the step even when it is less indented (`calc a\n  ≤ b := p`). */
-  bool calc_continuation = top_calc && is_sym(lx->lookahead);
+  /* In the first step of a `calc`, a less indented line still continues the
+   * step (`calc a\n    ≤ b := p`) unless it starts a new step with `_` or
+   * leaves the enclosing block. */
+  bool calc_continuation = false;
+  if (top_calc && nl && indent < top) {
+    int32_t below = s->len >= 2 ? (int32_t)(s->cols[s->len - 2] & COL_MASK) : -1;
+    calc_continuation = (int32_t)indent > below && lx->lookahead != '_';
+  }
   if (has && nl && indent < top && v_end && !calc_continuation) {
     pop(s);
-    lx->result_symbol = LAYOUT_END;
-    return true;
+    return emit(s, lx, LAYOUT_END);
   }
 
   /* Column of the next token for a block opened on the same line. */
@@ -330,7 +379,9 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
    * whose first characters we stop on) ---- */
   enum Kind k = K_OTHER;
   bool cmd_start = false, closing_word = false, continuation = false;
-  bool then_else = false, bar_spaced_after = false;
+  bool then_else = false, bar_spaced_after = false, tactic_start = false;
+  bool hole_line = false; /* the line starts with `_ `: a `calc` step */
+  bool lx_word_is_deriving = false;
   int word_tok = -1; /* THEN or ELSE when the next word is one of them */
   int32_t c = lx->lookahead;
 
@@ -365,7 +416,20 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       adv(lx);
       if (lx->lookahead == '>') continuation = true;
     }
-  } else if (is_ascii_word_start(c)) {
+  } else if (c == '_' && nl) {
+    adv(lx);
+    hole_line = lx->lookahead == ' ';
+  } else if (c == 0xB7 /* · */ || c == '.') {
+    if (nl) {
+      adv(lx);
+      if (lx->lookahead == ' ' || lx->lookahead == '\n') tactic_start = true;
+    }
+  } else if (is_ascii_word_start(c) &&
+             (nl || ((c == 't' || c == 'e') &&
+                     (v_end || valid[THEN] || valid[ELSE])))) {
+    /* Words matter only at a line start (commands, `deriving`, tactic
+     * names...) and for `then` / `else`; everything else is lexed by the
+     * grammar. */
     char w[24];
     unsigned n = 0;
     while (is_ascii_word(lx->lookahead)) {
@@ -375,10 +439,20 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     }
     if (n < sizeof(w)) {
       w[n] = 0;
-      if (word_in(w, COMMAND_WORDS)) cmd_start = true;
-      if (word_in(w, CLOSING_WORDS)) closing_word = true;
-      if (strcmp(w, "then") == 0) word_tok = THEN;
-      if (strcmp(w, "else") == 0) word_tok = ELSE;
+      if (n == 4 && strcmp(w, "then") == 0) word_tok = THEN;
+      else if (n == 4 && strcmp(w, "else") == 0) word_tok = ELSE;
+      else if (nl) {
+        if ((v_start || has) && word_in(w, COMMAND_WORDS)) {
+          /* `open … in` and `set_option … in` are also tactics */
+          bool tactic_too = strcmp(w, "open") == 0 || strcmp(w, "set_option") == 0;
+          if (indent == 0 || !tactic_too) cmd_start = true;
+        }
+        if ((c == 'd' || c == 't') && has && v_end && word_in(w, CLOSING_WORDS)) {
+          closing_word = true;
+          lx_word_is_deriving = strcmp(w, "deriving") == 0;
+        }
+        if (indent > top && v_sep && word_in(w, TACTIC_WORDS)) tactic_start = true;
+      }
       then_else = word_tok >= 0;
     }
   }
@@ -387,35 +461,81 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   /* ---- C. open a block ---- */
   if (v_start && !is_comment) {
-    bool blocked = nl && indent == 0 && cmd_start;
+    bool blocked = nl && cmd_start;
     if (!blocked) {
       uint32_t col = nl ? indent : same_line_col;
       bool other = v_sep || v_end;
-      if (!other || !has || col > top) {
+      /* `calc` steps may sit at the column of the enclosing tactic block */
+      bool step_here = v_steps && c == '_' && col == top;
+      if (!other || !has || col > top || step_here) {
         if (col > COL_MASK) col = COL_MASK;
-        push(s, v_calc ? (col | CALC_FLAG) : col);
-        lx->result_symbol = v_calc ? CALC_START : LAYOUT_START;
-        return true;
+        uint32_t flags = v_calc ? CALC_FLAG : v_steps ? STEPS_FLAG : 0;
+        if (s->last == BAR) flags |= BAR_FLAG;
+        if (s->last == THEN) flags |= THEN_FLAG;
+        push(s, col | flags);
+        return emit(s, lx, v_calc ? CALC_START : v_steps ? CALC_STEPS_START : LAYOUT_START);
       }
     }
   }
 
   /* ---- D. decisions at the start of a line ---- */
   if (has && nl) {
-    if (indent == 0 && (cmd_start || is_comment) && v_end) {
+    if ((cmd_start || (indent == 0 && is_comment)) && v_end) {
       pop(s);
-      lx->result_symbol = LAYOUT_END;
-      return true;
+      return emit(s, lx, LAYOUT_END);
     }
-    if (indent <= top && closing_word && v_end) {
+    /* A command at column 0 while the block cannot end here (e.g. an
+     * unclosed bracket): emit the block end anyway.  The parser then reports
+     * the problem (typically a MISSING bracket) and recovers before the
+     * command instead of swallowing it. */
+    if (cmd_start && indent == 0 && !v_sep && !v_start) {
       pop(s);
-      lx->result_symbol = LAYOUT_END;
-      return true;
+      return emit(s, lx, LAYOUT_END);
     }
-    if (indent == top && v_sep && !continuation && !then_else && k != K_BAR && !is_comment) {
-      lx->result_symbol = LAYOUT_SEP;
-      return true;
+    /* `deriving` ends the fields of a structure; `termination_by` and
+     * `decreasing_by` at the block column continue the previous item (they
+     * belong to it, e.g. to a `where` definition) */
+    if (indent <= top && closing_word && v_end && (c == 'd' && lx_word_is_deriving)) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
     }
+    /* a `_ … := …` line cannot continue a tactic block: it is the next
+     * step of an enclosing `calc` */
+    if (hole_line && !top_steps && !top_calc && indent <= top && v_end) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
+    }
+    /* only `_ … := …` lines continue the steps of a `calc` */
+    if (top_steps && indent == top && c != '_' && !is_comment && v_end) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
+    }
+    if (v_sep && !is_comment && !continuation && !then_else && !closing_word && k != K_BAR &&
+        k != K_CLOSER && k != K_COMMA &&
+        (indent == top || (indent > top && tactic_start))) {
+      return emit(s, lx, LAYOUT_SEP);
+    }
+  }
+
+  /* ---- E/F. `|` ---- */
+  if (k == K_BAR) {
+    bool vb = valid[BAR], va = valid[ABS_BAR];
+    bool spaced = ws && bar_spaced_after;
+    if (vb && (!va || spaced || nl)) {
+      lx->mark_end(lx);
+      return emit(s, lx, BAR);
+    }
+    /* a spaced `|` that the block cannot use belongs to an enclosing
+     * construct; so does a tight one that follows `first |t1|t2` */
+    if (has && v_end && !vb && (spaced || top_bar)) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
+    }
+    if (va) {
+      lx->mark_end(lx);
+      return emit(s, lx, ABS_BAR);
+    }
+    return false;
   }
 
   /* ---- E. tokens that close the innermost block when it cannot use them ---- */
@@ -423,31 +543,23 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     bool close = false;
     if (k == K_CLOSER) close = true;
     else if (k == K_COMMA && !valid[COMMA]) close = true;
-    else if (k == K_BAR && !valid[BAR] && ws && bar_spaced_after) close = true;
+    else if (word_tok == ELSE && top_then) close = true;
     else if (then_else && !valid[word_tok]) close = true;
     if (close) {
       pop(s);
-      lx->result_symbol = LAYOUT_END;
-      return true;
+      return emit(s, lx, LAYOUT_END);
     }
   }
 
   /* ---- F. consuming tokens ---- */
   if (then_else && valid[word_tok]) {
     lx->mark_end(lx);
-    lx->result_symbol = word_tok;
-    return true;
+    return emit(s, lx, word_tok);
   }
   if (k == K_COMMA && valid[COMMA]) {
     adv(lx);
     lx->mark_end(lx);
-    lx->result_symbol = COMMA;
-    return true;
-  }
-  if (k == K_BAR && valid[BAR] && ((ws && bar_spaced_after) || nl)) {
-    lx->mark_end(lx);
-    lx->result_symbol = BAR;
-    return true;
+    return emit(s, lx, COMMA);
   }
   if (k == K_BLOCK_COMMENT) {
     return finish_block_comment(lx, valid);
@@ -457,6 +569,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
 void *tree_sitter_lean_external_scanner_create(void) {
   Scanner *s = (Scanner *)calloc(1, sizeof(Scanner));
+  if (s) s->last = 0xFFFF;
   return s;
 }
 
@@ -466,6 +579,8 @@ unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer
   Scanner *s = (Scanner *)payload;
   unsigned size = 0;
   memcpy(buffer + size, &s->overflow, sizeof(uint16_t));
+  size += sizeof(uint16_t);
+  memcpy(buffer + size, &s->last, sizeof(uint16_t));
   size += sizeof(uint16_t);
   unsigned n = s->len;
   if (n * sizeof(uint16_t) + size > TREE_SITTER_SERIALIZATION_BUFFER_SIZE) {
@@ -481,11 +596,13 @@ void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *bu
   Scanner *s = (Scanner *)payload;
   s->len = 0;
   s->overflow = 0;
-  if (length >= sizeof(uint16_t)) {
+  s->last = 0xFFFF;
+  if (length >= 2 * sizeof(uint16_t)) {
     memcpy(&s->overflow, buffer, sizeof(uint16_t));
-    unsigned n = (length - sizeof(uint16_t)) / sizeof(uint16_t);
+    memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
+    unsigned n = (length - 2 * sizeof(uint16_t)) / sizeof(uint16_t);
     if (n > MAX_DEPTH) n = MAX_DEPTH;
-    memcpy(s->cols, buffer + sizeof(uint16_t), n * sizeof(uint16_t));
+    memcpy(s->cols, buffer + 2 * sizeof(uint16_t), n * sizeof(uint16_t));
     s->len = (uint16_t)n;
   }
 }

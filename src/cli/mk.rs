@@ -110,8 +110,11 @@ enum Command {
         #[arg(long, short = 'n', default_value_t = 10)]
         limit: usize,
     },
-    /// Print this help
-    Help,
+    /// Print this help, or a command's
+    Help {
+        /// The command to explain
+        command: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -248,7 +251,15 @@ pub fn main() -> ExitCode {
 /// as a word. Options keep working anywhere on the line.
 fn query_words_last(args: Vec<OsString>) -> Vec<OsString> {
     const GLOBAL_VALUED: &[&str] = &["--db", "--tracking"];
-    const VALUED: &[&str] = &["--db", "--tracking", "--limit", "-n", "--domain", "--type", "-t"];
+    const VALUED: &[&str] = &[
+        "--db",
+        "--tracking",
+        "--limit",
+        "-n",
+        "--domain",
+        "--type",
+        "-t",
+    ];
     const FLAGS: &[&str] = &["--json", "-h", "--help"];
     let text = |a: &OsString| a.to_string_lossy().into_owned();
     // Find the subcommand: the first argument that is neither a global option nor its value.
@@ -273,12 +284,17 @@ fn query_words_last(args: Vec<OsString>) -> Vec<OsString> {
         let name = a.split('=').next().unwrap_or_default();
         if a == "--" {
             words.extend(rest.by_ref().cloned());
-        } else if FLAGS.contains(&a.as_str()) || (a.starts_with("--") && a.contains('=') && VALUED.contains(&name)) {
+        } else if FLAGS.contains(&a.as_str())
+            || (a.starts_with("--") && a.contains('=') && VALUED.contains(&name))
+        {
             options.push(arg.clone());
         } else if VALUED.contains(&a.as_str()) {
             options.push(arg.clone());
             options.extend(rest.next().cloned());
-        } else if (a.starts_with("-n") || a.starts_with("-t")) && a.len() > 2 && !a.starts_with("--") {
+        } else if (a.starts_with("-n") || a.starts_with("-t"))
+            && a.len() > 2
+            && !a.starts_with("--")
+        {
             options.push(arg.clone()); // -n10, -ttheorem
         } else {
             words.push(arg.clone());
@@ -323,7 +339,11 @@ impl Ctx {
 fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     let ctx = Ctx {
         json: cli.json,
-        painter: if cli.json { Painter::new(false) } else { Painter::for_stdout() },
+        painter: if cli.json {
+            Painter::new(false)
+        } else {
+            Painter::for_stdout()
+        },
         db: kb::resolve_knowledge_db(cli.db.as_deref()),
         tracking: kb::resolve_tracking_db(cli.tracking.as_deref()),
     };
@@ -332,18 +352,37 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         return Ok(());
     };
     match command {
-        Command::Help => write!(out, "{}", Cli::command().render_long_help())?,
+        Command::Help { command } => {
+            let mut cli = Cli::command();
+            let help = match command.as_deref().and_then(|c| cli.find_subcommand_mut(c)) {
+                Some(sub) => sub
+                    .clone()
+                    .bin_name(format!("mk {}", sub.get_name()))
+                    .render_long_help(),
+                None => cli.render_long_help(),
+            };
+            write!(out, "{help}")?;
+        }
         Command::Init { from_tracking } => init(&ctx, from_tracking.as_deref(), out)?,
-        Command::Search { query, limit, domain, finding_type } => {
+        Command::Search {
+            query,
+            limit,
+            domain,
+            finding_type,
+        } => {
             let kb = ctx.kb()?;
             let text = query.join(" ");
             let domain = domain.map(|d| kb.domain_id(&d)).transpose()?;
-            let opts = SearchOptions { limit, domain, finding_type };
+            let opts = SearchOptions {
+                limit,
+                domain,
+                finding_type,
+            };
             let hits = kb.search(&text, &opts)?;
             if ctx.json {
                 json(out, &hits)?;
             } else if hits.is_empty() {
-                show::no_results(out, &text, kb.finding_count()? == 0)?;
+                show::no_results(out, &text, kb.is_empty()?)?;
             } else {
                 show::search(out, ctx.painter, &hits)?;
             }
@@ -355,7 +394,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             if ctx.json {
                 json(out, &report)?;
             } else {
-                show::find(out, ctx.painter, &report, kb.finding_count()? == 0)?;
+                show::find(out, ctx.painter, &report, kb.is_empty()?)?;
             }
         }
         Command::Failed { keyword, limit } => {
@@ -367,7 +406,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             if ctx.json {
                 json(out, &report)?;
             } else {
-                show::failed(out, ctx.painter, &report, kb.finding_count()? == 0)?;
+                show::failed(out, ctx.painter, &report, kb.is_empty()?)?;
             }
         }
         Command::Strategies { domain, limit } => {
@@ -377,7 +416,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             if ctx.json {
                 json(out, &report)?;
             } else {
-                show::strategies(out, ctx.painter, &report, kb.finding_count()? == 0)?;
+                show::strategies(out, ctx.painter, &report, kb.is_empty()?)?;
             }
         }
         Command::Stats => stats(&ctx, out)?,
@@ -388,7 +427,14 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                 let objects: Vec<serde_json::Map<String, serde_json::Value>> = result
                     .rows
                     .iter()
-                    .map(|row| result.columns.iter().cloned().zip(row.iter().cloned()).collect())
+                    .map(|row| {
+                        result
+                            .columns
+                            .iter()
+                            .cloned()
+                            .zip(row.iter().cloned())
+                            .collect()
+                    })
                     .collect();
                 json(out, &objects)?;
             } else {
@@ -466,7 +512,10 @@ fn init(ctx: &Ctx, from: Option<&Path>, out: &mut dyn Write) -> Result<(), Failu
                 ))
                 .into());
             }
-            Some(Resolved { path: p.to_path_buf(), reason: kb::Reason::Flag })
+            Some(Resolved {
+                path: p.to_path_buf(),
+                reason: kb::Reason::Flag,
+            })
         }
         None => Some(ctx.tracking.clone()).filter(|t| t.path.is_file()),
     };
@@ -500,7 +549,16 @@ fn init(ctx: &Ctx, from: Option<&Path>, out: &mut dyn Write) -> Result<(), Failu
     if ctx.json {
         json(out, &r)?;
     } else {
-        show::init(out, ctx.painter, kb.path(), r.schema_version, kb.opened(), tracking_used, &ctx.tracking, report.as_ref())?;
+        show::init(
+            out,
+            ctx.painter,
+            kb.path(),
+            r.schema_version,
+            kb.opened(),
+            tracking_used,
+            &ctx.tracking,
+            report.as_ref(),
+        )?;
     }
     Ok(())
 }
@@ -533,18 +591,37 @@ fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
             stats: &'a kb::Stats,
         }
         let report = StatsReport {
-            knowledge_db: DbInfo { path: &ctx.db.path, reason: &ctx.db.reason, why: ctx.db.reason.to_string() },
+            knowledge_db: DbInfo {
+                path: &ctx.db.path,
+                reason: &ctx.db.reason,
+                why: ctx.db.reason.to_string(),
+            },
             tracking_db: TrackingInfo {
-                db: DbInfo { path: &ctx.tracking.path, reason: &ctx.tracking.reason, why: ctx.tracking.reason.to_string() },
+                db: DbInfo {
+                    path: &ctx.tracking.path,
+                    reason: &ctx.tracking.reason,
+                    why: ctx.tracking.reason.to_string(),
+                },
                 available: tracking.is_available(),
-                tables: tables.iter().map(|(t, n)| (t.clone(), serde_json::json!(n))).collect(),
+                tables: tables
+                    .iter()
+                    .map(|(t, n)| (t.clone(), serde_json::json!(n)))
+                    .collect(),
                 notes: tracking.notes(),
             },
             stats: &stats,
         };
         json(out, &report)?;
     } else {
-        show::stats(out, ctx.painter, &ctx.db, &ctx.tracking, &stats, &tracking, &tables)?;
+        show::stats(
+            out,
+            ctx.painter,
+            &ctx.db,
+            &ctx.tracking,
+            &stats,
+            &tracking,
+            &tables,
+        )?;
     }
     Ok(())
 }
@@ -568,11 +645,42 @@ mod tests {
     #[test]
     fn query_words_move_behind_double_dash() {
         assert_eq!(
-            norm(&["mk", "--db", "k.db", "search", "-card", "NOT", "x", "--json", "-n", "3", "--type=theorem"]),
-            ["mk", "--db", "k.db", "search", "--json", "-n", "3", "--type=theorem", "--", "-card", "NOT", "x"]
+            norm(&[
+                "mk",
+                "--db",
+                "k.db",
+                "search",
+                "-card",
+                "NOT",
+                "x",
+                "--json",
+                "-n",
+                "3",
+                "--type=theorem"
+            ]),
+            [
+                "mk",
+                "--db",
+                "k.db",
+                "search",
+                "--json",
+                "-n",
+                "3",
+                "--type=theorem",
+                "--",
+                "-card",
+                "NOT",
+                "x"
+            ]
         );
-        assert_eq!(norm(&["mk", "search", "a", "--", "--json"]), ["mk", "search", "--", "a", "--json"]);
+        assert_eq!(
+            norm(&["mk", "search", "a", "--", "--json"]),
+            ["mk", "search", "--", "a", "--json"]
+        );
         assert_eq!(norm(&["mk", "find", "-x"]), ["mk", "find", "-x"]);
-        assert_eq!(norm(&["mk", "search", "-n5", "x"]), ["mk", "search", "-n5", "--", "x"]);
+        assert_eq!(
+            norm(&["mk", "search", "-n5", "x"]),
+            ["mk", "search", "-n5", "--", "x"]
+        );
     }
 }

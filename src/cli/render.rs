@@ -25,7 +25,9 @@ impl Painter {
     /// Color iff stdout is a terminal and `NO_COLOR` is unset or empty (no-color.org).
     pub fn for_stdout() -> Painter {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        Painter { enabled: !no_color && std::io::stdout().is_terminal() }
+        Painter {
+            enabled: !no_color && std::io::stdout().is_terminal(),
+        }
     }
 
     /// A painter that always or never colors.
@@ -71,10 +73,18 @@ pub fn parse_datetime(s: &str) -> Option<i64> {
     let s = s.trim();
     let num = |a: usize, b: usize| -> Option<i64> { s.get(a..b)?.parse().ok() };
     let (y, mo, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
-    if s.get(4..5) != Some("-") || s.get(7..8) != Some("-") || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+    if s.get(4..5) != Some("-")
+        || s.get(7..8) != Some("-")
+        || !(1..=12).contains(&mo)
+        || !(1..=31).contains(&d)
+    {
         return None;
     }
-    let (h, mi, sec) = if s.len() >= 19 { (num(11, 13)?, num(14, 16)?, num(17, 19)?) } else { (0, 0, 0) };
+    let (h, mi, sec) = if s.len() >= 19 {
+        (num(11, 13)?, num(14, 16)?, num(17, 19)?)
+    } else {
+        (0, 0, 0)
+    };
     Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec)
 }
 
@@ -91,7 +101,9 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// "just now", "5 minutes ago", "3 days ago", …; the input unchanged when it is not a date.
 pub fn relative_time(ts: &str, now: i64) -> String {
-    let Some(t) = parse_datetime(ts) else { return ts.to_string() };
+    let Some(t) = parse_datetime(ts) else {
+        return ts.to_string();
+    };
     let secs = now - t;
     if secs < 0 {
         return "in the future".to_string();
@@ -161,6 +173,9 @@ mod tests {
     #[test]
     fn painter_off_is_plain() {
         assert_eq!(Painter::new(false).paint(Style::Red, "x"), "x");
-        assert_eq!(Painter::new(true).paint(Style::Red, "x"), "\x1b[31mx\x1b[0m");
+        assert_eq!(
+            Painter::new(true).paint(Style::Red, "x"),
+            "\x1b[31mx\x1b[0m"
+        );
     }
 }

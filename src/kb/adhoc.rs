@@ -19,17 +19,23 @@ impl Kb {
     /// wall: the file is opened read-only with `query_only` on.
     pub fn query_read_only(&self, sql: &str) -> Result<QueryResult> {
         if sql.trim().trim_matches(';').trim().is_empty() {
-            return Err(KbError::Invalid("give one SQL statement, e.g. mk query \"SELECT count(*) FROM findings\"".into()));
+            return Err(KbError::Invalid(
+                "give one SQL statement, e.g. mk query \"SELECT count(*) FROM findings\"".into(),
+            ));
         }
         let mut stmt = match self.conn.prepare(sql) {
             Ok(s) => s,
             Err(rusqlite::Error::MultipleStatement) => {
-                return Err(KbError::Invalid("mk query runs one statement at a time".into()));
+                return Err(KbError::Invalid(
+                    "mk query runs one statement at a time".into(),
+                ));
             }
             Err(e) => return Err(KbError::sqlite(&self.path, e)),
         };
         if !stmt.readonly() {
-            return Err(KbError::NotReadOnly { detail: "this statement would change the database".into() });
+            return Err(KbError::NotReadOnly {
+                detail: "this statement would change the database".into(),
+            });
         }
         let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
         let n = columns.len();
@@ -41,7 +47,9 @@ impl Kb {
                 out.push(match row.get_ref(i).at(&self.path)? {
                     ValueRef::Null => serde_json::Value::Null,
                     ValueRef::Integer(v) => v.into(),
-                    ValueRef::Real(v) => serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into),
+                    ValueRef::Real(v) => {
+                        serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into)
+                    }
                     ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned().into(),
                     ValueRef::Blob(b) => format!("<blob {} bytes>", b.len()).into(),
                 });

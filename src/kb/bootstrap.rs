@@ -46,10 +46,16 @@ pub struct MigrationReport {
 impl MigrationReport {
     /// Rows added across all tables.
     pub fn total_added(&self) -> usize {
-        [self.theorems, self.false_lemmas, self.failed_approaches, self.problems, self.strategies]
-            .iter()
-            .map(|c| c.added)
-            .sum()
+        [
+            self.theorems,
+            self.false_lemmas,
+            self.failed_approaches,
+            self.problems,
+            self.strategies,
+        ]
+        .iter()
+        .map(|c| c.added)
+        .sum()
     }
 }
 
@@ -69,14 +75,22 @@ impl Kb {
         // problem key → domain, from candidate_problems.
         let problem_domains: HashMap<String, String> = candidates
             .iter()
-            .filter_map(|c| Some((problem_key(c.id.as_deref()?), domain_of(c.domain.as_deref())?)))
+            .filter_map(|c| {
+                Some((
+                    problem_key(c.id.as_deref()?),
+                    domain_of(c.domain.as_deref())?,
+                ))
+            })
             .collect();
-        let problem_domain = |p: Option<&str>| p.and_then(|p| problem_domains.get(&problem_key(p)).cloned());
+        let problem_domain =
+            |p: Option<&str>| p.and_then(|p| problem_domains.get(&problem_key(p)).cloned());
 
         let path = self.path.clone();
         let conn = &mut self.conn;
         let mut report = retry_busy(|| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&path)?;
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&path)?;
             let mut r = MigrationReport::default();
 
             for t in &theorems {
@@ -94,7 +108,10 @@ impl Kb {
                     finding_type: FindingType::Theorem,
                     domain_id: Some(problem_domain(problem).unwrap_or_else(|| "nt".into())),
                     title: format!("{name} ({kind})"),
-                    description: format!("Proven {kind}: {}", non_empty(&t.statement).unwrap_or(name)),
+                    description: format!(
+                        "Proven {kind}: {}",
+                        non_empty(&t.statement).unwrap_or(name)
+                    ),
                     problem_id: problem.map(str::to_string),
                     source_slot: t.filename.as_deref().and_then(slot_of),
                     source_submission_uuid: t.uuid.clone(),
@@ -102,11 +119,21 @@ impl Kb {
                     theorem_name: Some(name.to_string()),
                     theorem_statement: t.statement.clone(),
                     // Without a proof_complete column completeness is unknown: not verified.
-                    confidence: if t.proof_complete == Some(true) { Confidence::Verified } else { Confidence::Medium },
+                    confidence: if t.proof_complete == Some(true) {
+                        Confidence::Verified
+                    } else {
+                        Confidence::Medium
+                    },
                     tags: Some("migrated".into()),
                     ..NewFinding::default()
                 };
-                upsert_migrated(&tx, &f, &format!("tracking:proven_theorems:{id}"), &mut r.theorems).at(&path)?;
+                upsert_migrated(
+                    &tx,
+                    &f,
+                    &format!("tracking:proven_theorems:{id}"),
+                    &mut r.theorems,
+                )
+                .at(&path)?;
             }
 
             for l in &lemmas {
@@ -118,11 +145,15 @@ impl Kb {
                 let evidence = non_empty(&l.evidence_level);
                 let f = NewFinding {
                     finding_type: FindingType::FalseLemma,
-                    domain_id: Some(problem_domain(frontier).unwrap_or_else(|| "combinatorics".into())),
+                    domain_id: Some(
+                        problem_domain(frontier).unwrap_or_else(|| "combinatorics".into()),
+                    ),
                     title: format!("FALSE: {name}"),
                     description: format!(
                         "Disproven: {}",
-                        non_empty(&l.false_statement_english).or(non_empty(&l.false_statement)).unwrap_or(name)
+                        non_empty(&l.false_statement_english)
+                            .or(non_empty(&l.false_statement))
+                            .unwrap_or(name)
                     ),
                     problem_id: frontier.map(str::to_string),
                     theorem_name: Some(name.to_string()),
@@ -138,7 +169,13 @@ impl Kb {
                     notes: l.impact.clone(),
                     ..NewFinding::default()
                 };
-                upsert_migrated(&tx, &f, &format!("tracking:false_lemmas:{id}"), &mut r.false_lemmas).at(&path)?;
+                upsert_migrated(
+                    &tx,
+                    &f,
+                    &format!("tracking:false_lemmas:{id}"),
+                    &mut r.false_lemmas,
+                )
+                .at(&path)?;
             }
 
             for a in &failures {
@@ -171,8 +208,13 @@ impl Kb {
                     notes: a.learned_insight.clone(),
                     ..NewFinding::default()
                 };
-                upsert_migrated(&tx, &f, &format!("tracking:failed_approaches:{id}"), &mut r.failed_approaches)
-                    .at(&path)?;
+                upsert_migrated(
+                    &tx,
+                    &f,
+                    &format!("tracking:failed_approaches:{id}"),
+                    &mut r.failed_approaches,
+                )
+                .at(&path)?;
                 if let Some(problem) = problem {
                     let n = tx
                         .execute(
@@ -186,7 +228,11 @@ impl Kb {
                             ],
                         )
                         .at(&path)?;
-                    if n == 1 { r.strategies.added += 1 } else { r.strategies.unchanged += 1 }
+                    if n == 1 {
+                        r.strategies.added += 1
+                    } else {
+                        r.strategies.unchanged += 1
+                    }
                 }
             }
 
@@ -212,7 +258,11 @@ impl Kb {
                         ],
                     )
                     .at(&path)?;
-                if n == 1 { r.problems.added += 1 } else { r.problems.unchanged += 1 }
+                if n == 1 {
+                    r.problems.added += 1
+                } else {
+                    r.problems.unchanged += 1
+                }
             }
             tx.commit().at(&path)?;
             Ok(r)
@@ -260,16 +310,28 @@ fn upsert_migrated(
             f.proof_technique, f.counterexample, f.why_failed, f.avoid_pattern,
             f.confidence.as_str(), f.tags, f.notes
         ])?;
-    if changed > 0 { count.updated += 1 } else { count.unchanged += 1 }
+    if changed > 0 {
+        count.updated += 1
+    } else {
+        count.unchanged += 1
+    }
     Ok(())
 }
 
 /// tracking.db's free-form problem statuses, mapped onto the `problems.status` CHECK set.
 fn map_status(s: Option<&str>) -> ProblemStatus {
-    let t = s.unwrap_or("").trim().to_ascii_lowercase().replace(['-', ' '], "_");
+    let t = s
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+        .replace(['-', ' '], "_");
     match t.as_str() {
-        "proven" | "solved" | "done" | "closed" | "complete" | "completed" | "verified" => ProblemStatus::Proven,
-        "partial" | "partially_proven" | "compiled_partial" | "compiled_advance" => ProblemStatus::Partial,
+        "proven" | "solved" | "done" | "closed" | "complete" | "completed" | "verified" => {
+            ProblemStatus::Proven
+        }
+        "partial" | "partially_proven" | "compiled_partial" | "compiled_advance" => {
+            ProblemStatus::Partial
+        }
         "false" | "disproven" | "refuted" => ProblemStatus::False,
         "in_flight" | "submitted" | "running" | "active" | "in_progress" => ProblemStatus::InFlight,
         _ => ProblemStatus::Open,

@@ -28,13 +28,21 @@ pub enum KbError {
     #[error(
         "{path} has schema version {found}, newer than this mk understands ({supported}); upgrade math-forge"
     )]
-    TooNew { path: PathBuf, found: i64, supported: i64 },
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
 
     /// Opened read-only but the schema is older than this build expects.
     #[error(
         "{path} has schema version {found}, older than {supported}; run `mk init` to upgrade it"
     )]
-    TooOld { path: PathBuf, found: i64, supported: i64 },
+    TooOld {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
 
     /// Another process held the write lock longer than the busy timeout and all retries.
     #[error("{path} is locked by another process (still busy after {waited_ms} ms); try again")]

@@ -82,7 +82,10 @@ impl Kb {
     /// forward migrations to an older one. Refuses databases that are not knowledge bases.
     pub fn open(path: &Path) -> Result<Kb> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| KbError::Io { path: dir.to_path_buf(), source })?;
+            std::fs::create_dir_all(dir).map_err(|source| KbError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -102,7 +105,11 @@ impl Kb {
         let mut kb = Kb::connect(path, flags)?;
         match schema::inspect(&kb.conn, path)? {
             schema::State::Empty => return Err(missing(path, "the file is empty")),
-            schema::State::Foreign => return Err(KbError::Foreign { path: path.to_path_buf() }),
+            schema::State::Foreign => {
+                return Err(KbError::Foreign {
+                    path: path.to_path_buf(),
+                })
+            }
             schema::State::Kb(v) if v == SCHEMA_VERSION => {}
             schema::State::Kb(_) => {
                 kb.opened = opened(schema::migrate(&mut kb.conn, path)?);
@@ -123,7 +130,9 @@ impl Kb {
             .at(path)?;
         match schema::inspect(&kb.conn, path)? {
             schema::State::Empty => Err(missing(path, "the file is empty")),
-            schema::State::Foreign => Err(KbError::Foreign { path: path.to_path_buf() }),
+            schema::State::Foreign => Err(KbError::Foreign {
+                path: path.to_path_buf(),
+            }),
             schema::State::Kb(v) if v > SCHEMA_VERSION => Err(KbError::TooNew {
                 path: path.to_path_buf(),
                 found: v,
@@ -145,7 +154,11 @@ impl Kb {
         // derived database and much faster for batched writes.
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
             .at(path)?;
-        Ok(Kb { conn, path: path.to_path_buf(), opened: Opened::default() })
+        Ok(Kb {
+            conn,
+            path: path.to_path_buf(),
+            opened: Opened::default(),
+        })
     }
 
     /// Whether opening created or upgraded the schema.
@@ -198,8 +211,13 @@ impl Kb {
 
     /// Every `domains.id`, sorted.
     pub fn domain_ids(&self) -> Result<Vec<String>> {
-        let mut stmt = self.conn.prepare_cached("SELECT id FROM domains ORDER BY id").at(&self.path)?;
-        let rows = stmt.query_map([], |r| r.get::<_, String>(0)).at(&self.path)?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM domains ORDER BY id")
+            .at(&self.path)?;
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .at(&self.path)?;
         rows.collect::<rusqlite::Result<_>>().at(&self.path)
     }
 }
@@ -207,13 +225,22 @@ impl Kb {
 fn opened(m: schema::Migrated) -> Opened {
     match m {
         schema::Migrated::Current => Opened::default(),
-        schema::Migrated::Created => Opened { created: true, upgraded_from: None },
-        schema::Migrated::Upgraded(v) => Opened { created: false, upgraded_from: Some(v) },
+        schema::Migrated::Created => Opened {
+            created: true,
+            upgraded_from: None,
+        },
+        schema::Migrated::Upgraded(v) => Opened {
+            created: false,
+            upgraded_from: Some(v),
+        },
     }
 }
 
 fn missing(path: &Path, reason: &str) -> KbError {
-    KbError::Missing { path: path.to_path_buf(), reason: reason.to_string() }
+    KbError::Missing {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    }
 }
 
 fn check_exists(path: &Path) -> Result<()> {

@@ -157,11 +157,29 @@ impl Finding {
     /// Column list matching [`Finding::from_row`]; prefix with a table alias via `columns("f.")`.
     pub fn columns(prefix: &str) -> String {
         [
-            "id", "finding_type", "domain_id", "title", "description", "problem_id",
-            "source_slot", "source_submission_uuid", "source_file", "theorem_name",
-            "theorem_statement", "proof_technique", "mathlib_imports", "proof_lines",
-            "counterexample", "why_failed", "avoid_pattern", "confidence", "created_at",
-            "updated_at", "tags", "notes", "source_id",
+            "id",
+            "finding_type",
+            "domain_id",
+            "title",
+            "description",
+            "problem_id",
+            "source_slot",
+            "source_submission_uuid",
+            "source_file",
+            "theorem_name",
+            "theorem_statement",
+            "proof_technique",
+            "mathlib_imports",
+            "proof_lines",
+            "counterexample",
+            "why_failed",
+            "avoid_pattern",
+            "confidence",
+            "created_at",
+            "updated_at",
+            "tags",
+            "notes",
+            "source_id",
         ]
         .iter()
         .map(|c| format!("{prefix}{c}"))
@@ -378,9 +396,15 @@ mod tests {
         for t in FindingType::ALL {
             assert_eq!(t.as_str().parse::<FindingType>().unwrap(), *t);
         }
-        assert_eq!("false-lemma".parse::<FindingType>().unwrap(), FindingType::FalseLemma);
+        assert_eq!(
+            "false-lemma".parse::<FindingType>().unwrap(),
+            FindingType::FalseLemma
+        );
         let err = "lemma".parse::<FindingType>().unwrap_err().to_string();
-        assert!(err.contains("unknown finding type 'lemma'") && err.contains("false_lemma"), "{err}");
+        assert!(
+            err.contains("unknown finding type 'lemma'") && err.contains("false_lemma"),
+            "{err}"
+        );
     }
 
     #[test]

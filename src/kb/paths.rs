@@ -35,7 +35,9 @@ impl std::fmt::Display for Reason {
             Reason::Flag => write!(f, "from the command-line flag"),
             Reason::Env(var) => write!(f, "from ${var}"),
             Reason::EnvDir(var) => write!(f, "under ${var}"),
-            Reason::Ancestor(dir) => write!(f, "found above the current directory in {}", dir.display()),
+            Reason::Ancestor(dir) => {
+                write!(f, "found above the current directory in {}", dir.display())
+            }
             Reason::Default => write!(f, "default in the current directory"),
         }
     }
@@ -66,10 +68,16 @@ pub fn resolve_knowledge_db_in(
     cwd: &Path,
 ) -> Resolved {
     if let Some(p) = cli_flag {
-        return Resolved { path: p.to_path_buf(), reason: Reason::Flag };
+        return Resolved {
+            path: p.to_path_buf(),
+            reason: Reason::Flag,
+        };
     }
     if let Some(p) = non_empty(env("MATH_FORGE_DB")) {
-        return Resolved { path: p.into(), reason: Reason::Env("MATH_FORGE_DB".into()) };
+        return Resolved {
+            path: p.into(),
+            reason: Reason::Env("MATH_FORGE_DB".into()),
+        };
     }
     if let Some(root) = non_empty(env("CLAUDE_PLUGIN_ROOT")) {
         return Resolved {
@@ -87,10 +95,16 @@ pub fn resolve_tracking_db_in(
     cwd: &Path,
 ) -> Resolved {
     if let Some(p) = cli_flag {
-        return Resolved { path: p.to_path_buf(), reason: Reason::Flag };
+        return Resolved {
+            path: p.to_path_buf(),
+            reason: Reason::Flag,
+        };
     }
     if let Some(p) = non_empty(env("MATH_FORGE_TRACKING_DB")) {
-        return Resolved { path: p.into(), reason: Reason::Env("MATH_FORGE_TRACKING_DB".into()) };
+        return Resolved {
+            path: p.into(),
+            reason: Reason::Env("MATH_FORGE_TRACKING_DB".into()),
+        };
     }
     if let Some(dir) = non_empty(env("CLAUDE_PROJECT_DIR")) {
         return Resolved {
@@ -107,11 +121,21 @@ fn project_relative(cwd: &Path, rel: &str) -> Resolved {
     for dir in cwd.ancestors() {
         let candidate = dir.join(rel);
         if candidate.is_file() {
-            let reason = if dir == cwd { Reason::Default } else { Reason::Ancestor(dir.to_path_buf()) };
-            return Resolved { path: candidate, reason };
+            let reason = if dir == cwd {
+                Reason::Default
+            } else {
+                Reason::Ancestor(dir.to_path_buf())
+            };
+            return Resolved {
+                path: candidate,
+                reason,
+            };
         }
     }
-    Resolved { path: cwd.join(rel), reason: Reason::Default }
+    Resolved {
+        path: cwd.join(rel),
+        reason: Reason::Default,
+    }
 }
 
 /// Unset and empty mean the same: `MATH_FORGE_DB= mk …` falls through to the next rule.
@@ -133,24 +157,41 @@ mod tests {
     use std::collections::HashMap;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
-        let map: HashMap<String, OsString> =
-            pairs.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect();
+        let map: HashMap<String, OsString> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
         move |k| map.get(k).cloned()
     }
 
     #[test]
     fn knowledge_priority_order() {
         let cwd = Path::new("/nonexistent/project");
-        let all = env_of(&[("MATH_FORGE_DB", "/env/k.db"), ("CLAUDE_PLUGIN_ROOT", "/plugin")]);
+        let all = env_of(&[
+            ("MATH_FORGE_DB", "/env/k.db"),
+            ("CLAUDE_PLUGIN_ROOT", "/plugin"),
+        ]);
         let r = resolve_knowledge_db_in(Some(Path::new("/flag.db")), &all, cwd);
-        assert_eq!(r, Resolved { path: "/flag.db".into(), reason: Reason::Flag });
+        assert_eq!(
+            r,
+            Resolved {
+                path: "/flag.db".into(),
+                reason: Reason::Flag
+            }
+        );
         let r = resolve_knowledge_db_in(None, &all, cwd);
         assert_eq!(r.path, PathBuf::from("/env/k.db"));
         let plugin = env_of(&[("MATH_FORGE_DB", ""), ("CLAUDE_PLUGIN_ROOT", "/plugin")]);
         let r = resolve_knowledge_db_in(None, &plugin, cwd);
         assert_eq!(r.path, PathBuf::from("/plugin/data/knowledge.db"));
         let r = resolve_knowledge_db_in(None, &env_of(&[]), cwd);
-        assert_eq!(r, Resolved { path: cwd.join(PROJECT_KB), reason: Reason::Default });
+        assert_eq!(
+            r,
+            Resolved {
+                path: cwd.join(PROJECT_KB),
+                reason: Reason::Default
+            }
+        );
     }
 
     #[test]
@@ -160,8 +201,14 @@ mod tests {
         let r = resolve_tracking_db_in(None, &e, cwd);
         assert_eq!(r.path, PathBuf::from("/proj/submissions/tracking.db"));
         assert_eq!(r.reason, Reason::EnvDir("CLAUDE_PROJECT_DIR".into()));
-        let e = env_of(&[("CLAUDE_PROJECT_DIR", "/proj"), ("MATH_FORGE_TRACKING_DB", "/t.db")]);
-        assert_eq!(resolve_tracking_db_in(None, &e, cwd).path, PathBuf::from("/t.db"));
+        let e = env_of(&[
+            ("CLAUDE_PROJECT_DIR", "/proj"),
+            ("MATH_FORGE_TRACKING_DB", "/t.db"),
+        ]);
+        assert_eq!(
+            resolve_tracking_db_in(None, &e, cwd).path,
+            PathBuf::from("/t.db")
+        );
     }
 
     #[test]

@@ -134,20 +134,26 @@ impl Kb {
     pub fn find_problem(&self, query: &str, tracking: Option<&Tracking>) -> Result<ProblemReport> {
         let query = query.trim();
         let key = problem_key(query);
-        let mut report = ProblemReport { query: query.to_string(), ..Default::default() };
+        let mut report = ProblemReport {
+            query: query.to_string(),
+            ..Default::default()
+        };
 
         let sql = format!(
             "SELECT {} FROM problems WHERE {} = ?1 ORDER BY id LIMIT 1",
             Problem::COLUMNS,
             problem_key_sql("id")
         );
-        report.problem = self.rows(&sql, params![key], Problem::from_row)?.into_iter().next();
+        report.problem = self
+            .rows(&sql, params![key], Problem::from_row)?
+            .into_iter()
+            .next();
 
         let sql = format!(
             "SELECT finding_type, total, {cols} FROM (
                 SELECT f.*, count(*) OVER (PARTITION BY finding_type) AS total,
                        row_number() OVER (PARTITION BY finding_type ORDER BY created_at DESC, id DESC) AS n
-                FROM findings f WHERE {pkey} = ?1)
+                FROM findings f INDEXED BY idx_findings_problem_key WHERE {pkey} = ?1)
              WHERE n <= ?2
              ORDER BY CASE finding_type WHEN 'theorem' THEN 0 WHEN 'false_lemma' THEN 1 WHEN 'failure' THEN 2
                       WHEN 'technique' THEN 3 ELSE 4 END, finding_type, n",
@@ -155,12 +161,20 @@ impl Kb {
             pkey = problem_key_sql("f.problem_id"),
         );
         let rows = self.rows(&sql, params![key, PER_TYPE], |r| {
-            (text_at(r, 0).unwrap_or_default(), int_at(r, 1).unwrap_or(0), Finding::from_row(r, 2))
+            (
+                text_at(r, 0).unwrap_or_default(),
+                int_at(r, 1).unwrap_or(0),
+                Finding::from_row(r, 2),
+            )
         })?;
         for (kind, total, finding) in rows {
             match report.findings.last_mut() {
                 Some(g) if g.finding_type == kind => g.recent.push(finding),
-                _ => report.findings.push(FindingsOfType { finding_type: kind, total, recent: vec![finding] }),
+                _ => report.findings.push(FindingsOfType {
+                    finding_type: kind,
+                    total,
+                    recent: vec![finding],
+                }),
             }
         }
 
@@ -195,7 +209,12 @@ impl Kb {
 
     /// Failed approaches and false lemmas, optionally containing `keyword` in the title,
     /// reason, avoid pattern, name or problem id.
-    pub fn failed(&self, keyword: Option<&str>, limit: usize, tracking: Option<&Tracking>) -> Result<FailedReport> {
+    pub fn failed(
+        &self,
+        keyword: Option<&str>,
+        limit: usize,
+        tracking: Option<&Tracking>,
+    ) -> Result<FailedReport> {
         let keyword = keyword.map(str::trim).filter(|k| !k.is_empty());
         let sql = format!(
             "SELECT {} FROM findings
@@ -207,8 +226,14 @@ impl Kb {
             Finding::columns("")
         );
         let pattern = keyword.map(like_contains);
-        let findings = self.rows(&sql, params![pattern, limit as i64], |r| Finding::from_row(r, 0))?;
-        let mut report = FailedReport { keyword: keyword.map(str::to_string), findings, ..Default::default() };
+        let findings = self.rows(&sql, params![pattern, limit as i64], |r| {
+            Finding::from_row(r, 0)
+        })?;
+        let mut report = FailedReport {
+            keyword: keyword.map(str::to_string),
+            findings,
+            ..Default::default()
+        };
         if let Some(t) = tracking {
             let migrated = self.migrated_false_lemmas()?;
             report.tracking_false_lemmas = t
@@ -265,35 +290,62 @@ impl Kb {
                 problems: int_at(r, 6).unwrap_or(0),
             },
         )?;
-        Ok(StrategiesReport { domain: domain.map(str::to_string), techniques, approaches })
+        Ok(StrategiesReport {
+            domain: domain.map(str::to_string),
+            techniques,
+            approaches,
+        })
     }
 
     /// Counts for the dashboard.
     pub fn stats(&self) -> Result<Stats> {
         let count = |sql: &str| -> Result<Vec<Count>> {
-            self.rows(sql, [], |r| Count { key: text_at(r, 0), count: int_at(r, 1).unwrap_or(0) })
+            self.rows(sql, [], |r| Count {
+                key: text_at(r, 0),
+                count: int_at(r, 1).unwrap_or(0),
+            })
         };
         let one = |sql: &str| -> Result<i64> {
-            Ok(self.rows(sql, [], |r| int_at(r, 0).unwrap_or(0))?.into_iter().next().unwrap_or(0))
+            Ok(self
+                .rows(sql, [], |r| int_at(r, 0).unwrap_or(0))?
+                .into_iter()
+                .next()
+                .unwrap_or(0))
         };
         let text = |sql: &str| -> Result<Option<String>> {
-            Ok(self.rows(sql, [], |r| text_at(r, 0))?.into_iter().next().flatten())
+            Ok(self
+                .rows(sql, [], |r| text_at(r, 0))?
+                .into_iter()
+                .next()
+                .flatten())
         };
         Ok(Stats {
             schema_version: self.schema_version()?,
             findings: one("SELECT count(*) FROM findings")?,
-            by_type: count("SELECT finding_type, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1")?,
-            by_domain: count("SELECT domain_id, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1")?,
-            by_confidence: count("SELECT confidence, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1")?,
+            by_type: count(
+                "SELECT finding_type, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1",
+            )?,
+            by_domain: count(
+                "SELECT domain_id, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1",
+            )?,
+            by_confidence: count(
+                "SELECT confidence, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1",
+            )?,
             freshness: Freshness {
                 latest_finding: text("SELECT max(created_at) FROM findings")?,
                 latest_extraction: text("SELECT max(extracted_at) FROM sources")?,
-                findings_last_7_days: one("SELECT count(*) FROM findings WHERE created_at >= datetime('now', '-7 days')")?,
+                findings_last_7_days: one(
+                    "SELECT count(*) FROM findings WHERE created_at >= datetime('now', '-7 days')",
+                )?,
                 sources: one("SELECT count(*) FROM sources")?,
             },
-            strategy_outcomes: count("SELECT outcome, count(*) FROM strategies GROUP BY 1 ORDER BY 2 DESC, 1")?,
+            strategy_outcomes: count(
+                "SELECT outcome, count(*) FROM strategies GROUP BY 1 ORDER BY 2 DESC, 1",
+            )?,
             problems: one("SELECT count(*) FROM problems")?,
-            problems_by_status: count("SELECT status, count(*) FROM problems GROUP BY 1 ORDER BY 2 DESC, 1")?,
+            problems_by_status: count(
+                "SELECT status, count(*) FROM problems GROUP BY 1 ORDER BY 2 DESC, 1",
+            )?,
         })
     }
 

@@ -75,7 +75,10 @@ impl Kb {
             if key.is_empty() {
                 return;
             }
-            let o = obs.entry(key).or_insert_with(|| Obs { name: normalize_ws(name), ..Default::default() });
+            let o = obs.entry(key).or_insert_with(|| Obs {
+                name: normalize_ws(name),
+                ..Default::default()
+            });
             o.successes += s;
             o.failures += f;
         };
@@ -84,7 +87,13 @@ impl Kb {
              FROM strategies s LEFT JOIN problems p ON p.id = s.problem_id
              WHERE coalesce(s.domain_id, p.domain_id) = ?1",
             [&domain],
-            |r| (text_at(r, 0).unwrap_or_default(), text_at(r, 1).unwrap_or_default(), int_at(r, 2).unwrap_or(1).max(1) as f64),
+            |r| {
+                (
+                    text_at(r, 0).unwrap_or_default(),
+                    text_at(r, 1).unwrap_or_default(),
+                    int_at(r, 2).unwrap_or(1).max(1) as f64,
+                )
+            },
         )?;
         for (name, outcome, attempts) in strategy_rows {
             match outcome.as_str() {
@@ -101,13 +110,20 @@ impl Kb {
                AND finding_type IN ('theorem', 'technique') AND confidence = 'verified'
              GROUP BY lower(trim(proof_technique))",
             [&domain],
-            |r| (text_at(r, 0).unwrap_or_default(), int_at(r, 1).unwrap_or(0) as f64),
+            |r| {
+                (
+                    text_at(r, 0).unwrap_or_default(),
+                    int_at(r, 1).unwrap_or(0) as f64,
+                )
+            },
         )?;
         for (name, files) in extracted {
             add(&name, files, 0.0);
         }
 
-        let (s_all, n_all) = obs.values().fold((0.0, 0.0), |(s, n), o| (s + o.successes, n + o.successes + o.failures));
+        let (s_all, n_all) = obs.values().fold((0.0, 0.0), |(s, n), o| {
+            (s + o.successes, n + o.successes + o.failures)
+        });
         let prior_mean = (s_all + 1.0) / (n_all + 2.0);
         let failed_here = match &scope {
             Scope::Problem { problem, .. } => self.failed_on(problem)?,
@@ -117,7 +133,8 @@ impl Kb {
         let mut ranked: Vec<Recommendation> = obs
             .into_iter()
             .map(|(key, o)| Recommendation {
-                estimate: (o.successes + PRIOR_STRENGTH * prior_mean) / (o.successes + o.failures + PRIOR_STRENGTH),
+                estimate: (o.successes + PRIOR_STRENGTH * prior_mean)
+                    / (o.successes + o.failures + PRIOR_STRENGTH),
                 technique: o.name,
                 successes: o.successes,
                 failures: o.failures,
@@ -127,7 +144,13 @@ impl Kb {
         // Failed here but never seen in the domain still belongs in `excluded`.
         for (key, (name, n)) in self.failed_names(&failed_here, &scope)? {
             if !ranked.iter().any(|r| technique_key(&r.technique) == key) {
-                ranked.push(Recommendation { technique: name, successes: 0.0, failures: 0.0, estimate: prior_mean, failed_here: n });
+                ranked.push(Recommendation {
+                    technique: name,
+                    successes: 0.0,
+                    failures: 0.0,
+                    estimate: prior_mean,
+                    failed_here: n,
+                });
             }
         }
         ranked.sort_by(|a, b| {
@@ -136,15 +159,24 @@ impl Kb {
                 .then_with(|| (b.successes + b.failures).total_cmp(&(a.successes + a.failures)))
                 .then_with(|| a.technique.cmp(&b.technique))
         });
-        let (excluded, mut recommendations): (Vec<_>, Vec<_>) = ranked.into_iter().partition(|r| r.failed_here > 0);
+        let (excluded, mut recommendations): (Vec<_>, Vec<_>) =
+            ranked.into_iter().partition(|r| r.failed_here > 0);
         recommendations.truncate(limit.max(1));
-        Ok(Recommendations { scope, prior_mean, prior_strength: PRIOR_STRENGTH, recommendations, excluded })
+        Ok(Recommendations {
+            scope,
+            prior_mean,
+            prior_strength: PRIOR_STRENGTH,
+            recommendations,
+            excluded,
+        })
     }
 
     fn scope_of(&self, target: &str) -> Result<Scope> {
         let target = target.trim();
         if target.is_empty() {
-            return Err(KbError::Invalid("give a problem id or a domain to recommend for".into()));
+            return Err(KbError::Invalid(
+                "give a problem id or a domain to recommend for".into(),
+            ));
         }
         if let Ok(domain) = self.domain_id(target) {
             return Ok(Scope::Domain { domain });
@@ -156,7 +188,7 @@ impl Kb {
                 "SELECT id, domain_id FROM (
                     SELECT id, domain_id, 0 AS pri, 1 AS n FROM problems WHERE {pk} = ?1
                     UNION ALL
-                    SELECT problem_id, domain_id, 1, count(*) FROM findings WHERE {fk} = ?1 GROUP BY problem_id, domain_id
+                    SELECT problem_id, domain_id, 1, count(*) FROM findings INDEXED BY idx_findings_problem_key WHERE {fk} = ?1 GROUP BY problem_id, domain_id
                     UNION ALL
                     SELECT problem_id, domain_id, 2, count(*) FROM strategies WHERE {sk} = ?1 GROUP BY problem_id, domain_id)
                  ORDER BY domain_id IS NULL, pri, n DESC LIMIT 1",
@@ -187,7 +219,7 @@ impl Kb {
             &format!(
                 "SELECT approach_name, max(attempts, 1) FROM strategies WHERE {} = ?1 AND outcome = 'failed'
                  UNION ALL
-                 SELECT proof_technique, 1 FROM findings
+                 SELECT proof_technique, 1 FROM findings INDEXED BY idx_findings_problem_key
                  WHERE {} = ?1 AND finding_type = 'failure' AND proof_technique IS NOT NULL
                    AND source_id IS NOT NULL",
                 problem_key_sql("problem_id"),
@@ -204,12 +236,18 @@ impl Kb {
     }
 
     /// Display names for failed-here techniques.
-    fn failed_names(&self, failed: &HashMap<String, i64>, scope: &Scope) -> Result<Vec<(String, (String, i64))>> {
-        let Scope::Problem { problem, .. } = scope else { return Ok(vec![]) };
+    fn failed_names(
+        &self,
+        failed: &HashMap<String, i64>,
+        scope: &Scope,
+    ) -> Result<Vec<(String, (String, i64))>> {
+        let Scope::Problem { problem, .. } = scope else {
+            return Ok(vec![]);
+        };
         let names = self.rows(
             &format!(
                 "SELECT approach_name FROM strategies WHERE {} = ?1 AND outcome = 'failed'
-                 UNION SELECT proof_technique FROM findings
+                 UNION SELECT proof_technique FROM findings INDEXED BY idx_findings_problem_key
                  WHERE {} = ?1 AND finding_type = 'failure' AND proof_technique IS NOT NULL AND source_id IS NOT NULL",
                 problem_key_sql("problem_id"),
                 problem_key_sql("problem_id")

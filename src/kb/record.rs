@@ -70,8 +70,9 @@ impl Kb {
     pub fn record_failure(&mut self, input: &FailureInput) -> Result<Recorded> {
         let problem = ident("problem id", &input.problem)?;
         let approach = ident("approach", &input.approach)?;
-        let why = text("--why", Some(&input.why))?
-            .ok_or_else(|| KbError::Invalid("say why it failed: --why \"…\" must not be empty".into()))?;
+        let why = text("--why", Some(&input.why))?.ok_or_else(|| {
+            KbError::Invalid("say why it failed: --why \"…\" must not be empty".into())
+        })?;
         let avoid = text("--avoid", input.avoid.as_deref())?;
         let description = text("--description", input.description.as_deref())?;
         let category = text("--category", input.category.as_deref())?;
@@ -91,7 +92,10 @@ impl Kb {
             why_failed: Some(why.clone()),
             avoid_pattern: avoid,
             confidence: Confidence::High,
-            tags: Some(format!("failure,{},recorded", category.as_deref().unwrap_or("unknown"))),
+            tags: Some(format!(
+                "failure,{},recorded",
+                category.as_deref().unwrap_or("unknown")
+            )),
             ..NewFinding::default()
         };
         let attempt = Attempt {
@@ -161,8 +165,15 @@ impl Kb {
     /// so that `Erdos-850` and `erdos_850` are one problem. The input itself when new.
     fn canonical_problem_id(&self, given: &str) -> Result<String> {
         let key = problem_key(given);
-        for (table, col) in [("problems", "id"), ("strategies", "problem_id"), ("findings", "problem_id")] {
-            let sql = format!("SELECT {col} FROM {table} WHERE {} = ?1 LIMIT 1", problem_key_sql(col));
+        for (table, col) in [
+            ("problems", "id"),
+            ("strategies", "problem_id"),
+            ("findings", "problem_id"),
+        ] {
+            let sql = format!(
+                "SELECT {col} FROM {table} WHERE {} = ?1 LIMIT 1",
+                problem_key_sql(col)
+            );
             let found: Option<String> = self
                 .conn
                 .prepare_cached(&sql)
@@ -182,19 +193,31 @@ impl Kb {
         }
         self.conn
             .prepare_cached("SELECT domain_id FROM problems WHERE id = ?1")
-            .and_then(|mut s| s.query_row([problem], |r| r.get::<_, Option<String>>(0)).optional())
+            .and_then(|mut s| {
+                s.query_row([problem], |r| r.get::<_, Option<String>>(0))
+                    .optional()
+            })
             .map(Option::flatten)
             .at(&self.path)
     }
 
-    fn store(&mut self, finding: Option<&NewFinding>, attempt: Option<&Attempt<'_>>, proven: i64, failed: i64) -> Result<Recorded> {
+    fn store(
+        &mut self,
+        finding: Option<&NewFinding>,
+        attempt: Option<&Attempt<'_>>,
+        proven: i64,
+        failed: i64,
+    ) -> Result<Recorded> {
         let path = self.path.clone();
         let conn = &mut self.conn;
         retry_busy(|| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&path)?;
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&path)?;
             let mut rec = Recorded::default();
             if let Some(f) = finding {
-                rec.finding_id = Some(insert_finding(&tx, f, f.domain_id.as_deref(), None, None).at(&path)?);
+                rec.finding_id =
+                    Some(insert_finding(&tx, f, f.domain_id.as_deref(), None, None).at(&path)?);
                 rec.problem_id = f.problem_id.clone();
                 rec.domain_id = f.domain_id.clone();
             }
@@ -250,7 +273,11 @@ struct Attempt<'a> {
 
 /// Creates or updates the (problem, approach) strategy. Proven, partial and failed outcomes
 /// count as attempts; in-flight and untried do not. Returns (id, attempts).
-fn upsert_strategy(conn: &rusqlite::Connection, a: &Attempt<'_>, finding_id: Option<i64>) -> rusqlite::Result<(i64, i64)> {
+fn upsert_strategy(
+    conn: &rusqlite::Connection,
+    a: &Attempt<'_>,
+    finding_id: Option<i64>,
+) -> rusqlite::Result<(i64, i64)> {
     let counts = i64::from(matches!(
         a.outcome,
         StrategyOutcome::Proven | StrategyOutcome::Partial | StrategyOutcome::Failed
@@ -295,29 +322,39 @@ fn ident(what: &str, s: &str) -> Result<String> {
         return Err(KbError::Invalid(format!("{what} must not be empty")));
     }
     if t.chars().any(char::is_control) {
-        return Err(KbError::Invalid(format!("{what} must be a single line without control characters")));
+        return Err(KbError::Invalid(format!(
+            "{what} must be a single line without control characters"
+        )));
     }
     if t.chars().count() > MAX_ID {
-        return Err(KbError::Invalid(format!("{what} is longer than {MAX_ID} characters")));
+        return Err(KbError::Invalid(format!(
+            "{what} is longer than {MAX_ID} characters"
+        )));
     }
     Ok(t.to_string())
 }
 
 /// Optional free text: trimmed, empty means absent, NUL refused, length bounded.
 fn text(what: &str, s: Option<&str>) -> Result<Option<String>> {
-    let Some(t) = s.map(str::trim).filter(|t| !t.is_empty()) else { return Ok(None) };
+    let Some(t) = s.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
     if t.contains('\0') {
         return Err(KbError::Invalid(format!("{what} contains a NUL byte")));
     }
     if t.chars().count() > MAX_TEXT {
-        return Err(KbError::Invalid(format!("{what} is longer than {MAX_TEXT} characters")));
+        return Err(KbError::Invalid(format!(
+            "{what} is longer than {MAX_TEXT} characters"
+        )));
     }
     Ok(Some(t.to_string()))
 }
 
 fn check_slot(slot: Option<i64>) -> Result<()> {
     match slot {
-        Some(s) if s < 0 => Err(KbError::Invalid(format!("--slot must be a slot number ≥ 0, not {s}"))),
+        Some(s) if s < 0 => Err(KbError::Invalid(format!(
+            "--slot must be a slot number ≥ 0, not {s}"
+        ))),
         _ => Ok(()),
     }
 }

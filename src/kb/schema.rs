@@ -34,7 +34,8 @@ pub(crate) enum State {
 }
 
 pub(crate) fn user_version(conn: &Connection, path: &Path) -> Result<i64> {
-    conn.query_row("PRAGMA user_version", [], |r| r.get(0)).at(path)
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+        .at(path)
 }
 
 /// Reads the version and, for version 0, looks at the tables to tell new from foreign.
@@ -63,21 +64,33 @@ pub(crate) fn inspect(conn: &Connection, path: &Path) -> Result<State> {
 /// processes opening a new database at once apply every step exactly once.
 pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<Migrated> {
     let (start, legacy) = match inspect(conn, path)? {
-        State::Foreign => return Err(KbError::Foreign { path: path.to_path_buf() }),
+        State::Foreign => {
+            return Err(KbError::Foreign {
+                path: path.to_path_buf(),
+            })
+        }
         State::Empty => (0, false),
         State::Kb(v) => (v, v == 0),
     };
     if start > SCHEMA_VERSION {
-        return Err(KbError::TooNew { path: path.to_path_buf(), found: start, supported: SCHEMA_VERSION });
+        return Err(KbError::TooNew {
+            path: path.to_path_buf(),
+            found: start,
+            supported: SCHEMA_VERSION,
+        });
     }
     if start == SCHEMA_VERSION {
         return Ok(Migrated::Current);
     }
     // journal_mode is persistent and cannot change inside a transaction.
-    let _: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).at(path)?;
+    let _: String = conn
+        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+        .at(path)?;
     for m in MIGRATIONS {
         super::retry_busy(|| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(path)?;
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(path)?;
             let current = user_version(&tx, path)?;
             if current >= m.version {
                 return Ok(());
@@ -88,13 +101,19 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<Migrated> {
             tx.execute_batch(m.sql).at(path)?;
             if m.version == 1 {
                 // Index rows that existed before the identifier index did (adopted databases).
-                tx.execute_batch("INSERT INTO findings_ident(findings_ident) VALUES ('rebuild');").at(path)?;
+                tx.execute_batch("INSERT INTO findings_ident(findings_ident) VALUES ('rebuild');")
+                    .at(path)?;
             }
-            tx.execute_batch(&format!("PRAGMA user_version = {}", m.version)).at(path)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", m.version))
+                .at(path)?;
             tx.commit().at(path)
         })?;
     }
-    Ok(if start == 0 && !legacy { Migrated::Created } else { Migrated::Upgraded(start) })
+    Ok(if start == 0 && !legacy {
+        Migrated::Created
+    } else {
+        Migrated::Upgraded(start)
+    })
 }
 
 /// What [`migrate`] did.
@@ -127,7 +146,8 @@ fn adopt_legacy(conn: &Connection, path: &Path) -> Result<()> {
         .at(path)?;
     }
     if !cols.iter().any(|c| c == "origin") {
-        conn.execute_batch("ALTER TABLE findings ADD COLUMN origin TEXT").at(path)?;
+        conn.execute_batch("ALTER TABLE findings ADD COLUMN origin TEXT")
+            .at(path)?;
     }
     Ok(())
 }

@@ -70,9 +70,17 @@ mod tests {
     #[test]
     fn problem_key_matches_sql() {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
-        for id in ["Erdos_850", "erdos-850", "ERDOS 850", "ft_p3_Q71", "Ünïcode_x"] {
+        for id in [
+            "Erdos_850",
+            "erdos-850",
+            "ERDOS 850",
+            "ft_p3_Q71",
+            "Ünïcode_x",
+        ] {
             let sql: String = conn
-                .query_row(&format!("SELECT {}", problem_key_sql("?1")), [id], |r| r.get(0))
+                .query_row(&format!("SELECT {}", problem_key_sql("?1")), [id], |r| {
+                    r.get(0)
+                })
                 .unwrap();
             assert_eq!(sql, problem_key(id), "{id}");
         }

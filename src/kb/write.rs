@@ -63,7 +63,10 @@ impl Kb {
 
     /// Every stored `path → content_hash`, for extractors that scan thousands of files.
     pub fn source_hashes(&self) -> Result<HashMap<String, String>> {
-        let mut stmt = self.conn.prepare("SELECT path, content_hash FROM sources").at(&self.path)?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, content_hash FROM sources")
+            .at(&self.path)?;
         let rows = stmt
             .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
             .at(&self.path)?;
@@ -83,7 +86,10 @@ impl Kb {
     /// what this file added or replaced.
     ///
     /// Both full-text indexes are maintained by triggers inside the same transaction.
-    pub fn write_batch(&mut self, items: impl IntoIterator<Item = FileItem>) -> Result<Vec<FileOutcome>> {
+    pub fn write_batch(
+        &mut self,
+        items: impl IntoIterator<Item = FileItem>,
+    ) -> Result<Vec<FileOutcome>> {
         let domains = self.domain_ids()?;
         let mut outcomes = Vec::new();
         let mut iter = items.into_iter().peekable();
@@ -92,7 +98,9 @@ impl Kb {
             let path = self.path.clone();
             let conn = &mut self.conn;
             let chunk_outcomes = retry_busy(|| {
-                let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&path)?;
+                let mut tx = conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)
+                    .at(&path)?;
                 let mut out = Vec::with_capacity(chunk.len());
                 for item in &chunk {
                     out.push(write_file(&mut tx, item, &domains).at(&path)?);
@@ -111,14 +119,17 @@ impl Kb {
         let path = self.path.clone();
         let conn = &mut self.conn;
         retry_busy(|| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&path)?;
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&path)?;
             let removed = tx
                 .execute(
                     "DELETE FROM findings WHERE source_id IN (SELECT id FROM sources WHERE path = ?1)",
                     [source_path],
                 )
                 .at(&path)?;
-            tx.execute("DELETE FROM sources WHERE path = ?1", [source_path]).at(&path)?;
+            tx.execute("DELETE FROM sources WHERE path = ?1", [source_path])
+                .at(&path)?;
             tx.commit().at(&path)?;
             Ok(removed)
         })
@@ -131,7 +142,9 @@ impl Kb {
         let path = self.path.clone();
         let conn = &mut self.conn;
         retry_busy(|| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).at(&path)?;
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&path)?;
             let id = insert_finding(&tx, finding, domain.as_deref(), None, None).at(&path)?;
             tx.commit().at(&path)?;
             Ok(id)
@@ -141,7 +154,11 @@ impl Kb {
 
 /// Writes one file inside a savepoint. SQLite errors that are not about this file's data (busy,
 /// I/O) abort the whole transaction; validation and constraint errors fail only this file.
-fn write_file(conn: &mut rusqlite::Transaction<'_>, item: &FileItem, domains: &[String]) -> rusqlite::Result<FileOutcome> {
+fn write_file(
+    conn: &mut rusqlite::Transaction<'_>,
+    item: &FileItem,
+    domains: &[String],
+) -> rusqlite::Result<FileOutcome> {
     let src = &item.source;
     let mut outcome = FileOutcome {
         path: src.path.clone(),
@@ -175,7 +192,8 @@ fn write_file(conn: &mut rusqlite::Transaction<'_>, item: &FileItem, domains: &[
         let (source_id, old_counts) = match existing {
             Some((id, _)) => {
                 let old = file_counts(&sp, id)?;
-                out.findings_removed = sp.execute("DELETE FROM findings WHERE source_id = ?1", [id])?;
+                out.findings_removed =
+                    sp.execute("DELETE FROM findings WHERE source_id = ?1", [id])?;
                 sp.execute(
                     "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
                         aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
@@ -213,7 +231,14 @@ fn write_file(conn: &mut rusqlite::Transaction<'_>, item: &FileItem, domains: &[
         if let Some(p) = &item.problem {
             let new_counts = count_new(&item.findings);
             let added = i64::from(out.status == FileStatus::Added);
-            upsert_problem(&sp, p, problem_domain.as_deref(), added, new_counts, old_counts)?;
+            upsert_problem(
+                &sp,
+                p,
+                problem_domain.as_deref(),
+                added,
+                new_counts,
+                old_counts,
+            )?;
         }
         Ok(out)
     })();
@@ -235,7 +260,8 @@ fn write_file(conn: &mut rusqlite::Transaction<'_>, item: &FileItem, domains: &[
 fn is_data_error(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::ConstraintViolation) | Some(rusqlite::ErrorCode::TooBig)
+        Some(rusqlite::ErrorCode::ConstraintViolation)
+            | Some(rusqlite::ErrorCode::TooBig)
             | Some(rusqlite::ErrorCode::TypeMismatch)
     )
 }
@@ -247,7 +273,10 @@ fn check_item(item: &FileItem, domains: &[String]) -> Result<Domains> {
         return Err(KbError::Invalid("source path is empty".into()));
     }
     if item.source.content_hash.trim().is_empty() {
-        return Err(KbError::Invalid(format!("{}: content_hash is empty", item.source.path)));
+        return Err(KbError::Invalid(format!(
+            "{}: content_hash is empty",
+            item.source.path
+        )));
     }
     let finding_domains = item
         .findings
@@ -258,7 +287,11 @@ fn check_item(item: &FileItem, domains: &[String]) -> Result<Domains> {
         Some(p) if p.id.trim().is_empty() => {
             return Err(KbError::Invalid("problem id is empty".into()));
         }
-        Some(p) => p.domain_id.as_deref().map(|d| resolve_domain(d, domains)).transpose()?,
+        Some(p) => p
+            .domain_id
+            .as_deref()
+            .map(|d| resolve_domain(d, domains))
+            .transpose()?,
         None => None,
     };
     Ok((finding_domains, problem_domain))
@@ -269,7 +302,10 @@ pub(crate) fn check_finding(f: &NewFinding, domains: &[String]) -> Result<Option
     if f.title.trim().is_empty() {
         return Err(KbError::Invalid("a finding needs a non-empty title".into()));
     }
-    f.domain_id.as_deref().map(|d| resolve_domain(d, domains)).transpose()
+    f.domain_id
+        .as_deref()
+        .map(|d| resolve_domain(d, domains))
+        .transpose()
 }
 
 pub(crate) fn resolve_domain(given: &str, domains: &[String]) -> Result<String> {
@@ -298,10 +334,14 @@ pub(crate) fn insert_finding(
         Some((id, s)) => (Some(id), Some(s)),
         None => (None, None),
     };
-    let or_src = |own: &Option<String>, from: fn(&SourceRecord) -> &Option<String>| -> Option<String> {
-        own.clone().or_else(|| src.and_then(|s| from(s).clone()))
-    };
-    let source_file = f.source_file.clone().or_else(|| src.map(|s| s.path.clone()));
+    let or_src =
+        |own: &Option<String>, from: fn(&SourceRecord) -> &Option<String>| -> Option<String> {
+            own.clone().or_else(|| src.and_then(|s| from(s).clone()))
+        };
+    let source_file = f
+        .source_file
+        .clone()
+        .or_else(|| src.map(|s| s.path.clone()));
     let slot = f.source_slot.or_else(|| src.and_then(|s| s.slot));
     conn.prepare_cached(
         "INSERT INTO findings (finding_type, domain_id, title, description, problem_id,
@@ -351,7 +391,10 @@ fn count_new(findings: &[NewFinding]) -> (i64, i64) {
         .iter()
         .filter(|f| f.finding_type == FindingType::Theorem && f.confidence == Confidence::Verified)
         .count() as i64;
-    let failed = findings.iter().filter(|f| f.finding_type == FindingType::Failure).count() as i64;
+    let failed = findings
+        .iter()
+        .filter(|f| f.finding_type == FindingType::Failure)
+        .count() as i64;
     (proven, failed)
 }
 

@@ -1,139 +1,129 @@
-//! Where a file's code names one of a set of declarations (false lemmas, for the hooks).
+//! Identifier occurrences: where a file's code names one of a set of declarations.
 //!
-//! Only `identifier` nodes of the syntax tree count, so a name inside a comment or a string
-//! never matches, and the name a declaration declares (its `name` field) is not a reference.
-//! Names are compared component by component (`«…»` quoting, a leading `@` and `_root_.`
-//! ignored): the token `T₁.….Tₘ` references `L₁.….Lₙ` when some `Tᵢ = Lₙ` and the components
-//! before `Tᵢ` agree with `L₁…Lₙ₋₁` on their common tail. So `foo` is referenced by `foo`,
-//! `Ns.foo`, `h.foo` and `foo.mp`, never by `foo_bar` or `foo'`; `Ns.foo` is referenced by `foo`
-//! and `Ns.foo.symm`, not by `Other.foo`.
+//! Used by `mf lint` (references to false lemmas) and by the hooks. Only `identifier` nodes of
+//! the syntax tree count, so names inside comments and strings never match, and the name a
+//! declaration *declares* (its `name` field) is not a reference to itself.
 //!
-//! The `lint` branch has a matcher with the same intent and API (`NameSet`, `references`);
-//! when both are on main, one of them goes.
+//! # When a token references a name
+//!
+//! Both sides are split into dot-separated components (`«…»` quoting ignored, a leading
+//! `_root_.` or `@` dropped). A token references the name `L₁.….Lₙ` when some component
+//! `Tᵢ` of the token equals `Lₙ` and the components before it agree with `L₁…Lₙ₋₁` on their
+//! common tail (one is a suffix of the other). Components after `Tᵢ` are ignored. So for the
+//! name `foo`:
+//!
+//! - `foo`, `Ns.foo`, `h.foo`, `foo.mp`, `(foo h).le` match — a qualified reference, generalized
+//!   field notation, or a projection of the lemma;
+//! - `foo_bar`, `bar_foo`, `foo'`, `Ns.foo_bar` never match: components are compared whole.
+//!
+//! and for the qualified name `Ns.foo`: `foo` (written inside `namespace Ns` or after
+//! `open Ns`), `Ns.foo`, `Root.Ns.foo` and `Ns.foo.symm` match, `Other.foo` does not.
+//! Without resolving `open`s and namespaces this over-approximates a little (`foo` also matches
+//! `Ns.foo` where another `foo` is meant), which is right for a warning.
 
 use std::collections::HashMap;
 use std::ops::Range;
+
+use tree_sitter::Node;
 
 use super::syntax::{ParsedFile, Position};
 
 /// A set of declaration names to look for.
 #[derive(Debug, Clone, Default)]
 pub struct NameSet {
+    /// The names as given.
     names: Vec<String>,
     /// Components of each name, unquoted.
-    parts: Vec<Vec<String>>,
-    /// Last component → indices of the names ending with it.
+    components: Vec<Vec<String>>,
+    /// Last component → indices into `names`.
     by_last: HashMap<String, Vec<usize>>,
 }
 
-/// One identifier token that references a name of a [`NameSet`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reference {
-    /// The name of the set, as given.
-    pub name: String,
-    /// The token as written.
-    pub token: String,
-    pub start: Position,
-    pub end: Position,
-    pub bytes: Range<usize>,
-}
-
 impl NameSet {
-    /// The given names, trimmed; blank and repeated names are dropped.
+    /// A set of the given names; blank names are ignored, surrounding whitespace is trimmed.
     pub fn new<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> NameSet {
         let mut set = NameSet::default();
         for name in names {
             let name = name.as_ref().trim();
             let parts: Vec<String> = name_parts(name).map(str::to_string).collect();
-            let Some(last) = parts.last() else { continue };
+            let Some(last) = parts.last().cloned() else {
+                continue;
+            };
             if set.names.iter().any(|n| n == name) {
                 continue;
             }
-            set.by_last
-                .entry(last.clone())
-                .or_default()
-                .push(set.names.len());
+            set.by_last.entry(last).or_default().push(set.names.len());
             set.names.push(name.to_string());
-            set.parts.push(parts);
+            set.components.push(parts);
         }
         set
     }
 
+    /// Whether the set has no names.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
 
-    /// The names, as given.
+    /// The names in the set, as given.
     pub fn names(&self) -> &[String] {
         &self.names
     }
 
-    /// The names of the set that `token` references, in the order they were given.
+    /// The names of the set that `token` references (see the module documentation).
     pub fn referenced_by(&self, token: &str) -> Vec<&str> {
+        // Most tokens share no component with any name: answer those without allocating.
+        let plain = !token.contains('«');
+        if plain
+            && !token
+                .split('.')
+                .any(|p| self.by_last.contains_key(p.trim_start_matches('@')))
+        {
+            return Vec::new();
+        }
         let token: Vec<&str> = name_parts(token).collect();
         let mut found: Vec<usize> = Vec::new();
         for (i, part) in token.iter().enumerate() {
-            for &n in self.by_last.get(*part).map_or(&[][..], Vec::as_slice) {
-                let qualifier = &self.parts[n][..self.parts[n].len() - 1];
-                let agree = token[..i]
-                    .iter()
-                    .rev()
-                    .zip(qualifier.iter().rev())
-                    .all(|(a, b)| *a == b);
-                if agree && !found.contains(&n) {
-                    found.push(n);
+            let Some(candidates) = self.by_last.get(*part) else {
+                continue;
+            };
+            let before = &token[..i];
+            for &c in candidates {
+                let qualifier = &self.components[c][..self.components[c].len() - 1];
+                if tails_agree(before, qualifier) && !found.contains(&c) {
+                    found.push(c);
                 }
             }
         }
         found.sort_unstable();
-        found.into_iter().map(|n| self.names[n].as_str()).collect()
+        found.into_iter().map(|c| self.names[c].as_str()).collect()
     }
 }
 
-/// Every reference in `file`'s code to a name of `names`, in document order.
-pub fn references(file: &ParsedFile, names: &NameSet) -> Vec<Reference> {
-    let mut out = Vec::new();
-    if names.is_empty() {
-        return out;
-    }
-    let mut cursor = file.root().walk();
-    'walk: loop {
-        let node = cursor.node();
-        if node.kind() == "identifier" {
-            let declared = node.parent().is_some_and(|p| {
-                p.kind() == "declaration" && p.child_by_field_name("name") == Some(node)
-            });
-            let token = file.text_of(node);
-            if !declared {
-                for name in names.referenced_by(token) {
-                    out.push(Reference {
-                        name: name.to_string(),
-                        token: token.to_string(),
-                        start: Position::start_of(&file.text, node),
-                        end: Position::end_of(&file.text, node),
-                        bytes: node.byte_range(),
-                    });
-                }
-            }
-        }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
-    out
+/// Whether the shorter of `a` and `b` is a suffix of the longer.
+fn tails_agree(a: &[&str], b: &[String]) -> bool {
+    a.iter().rev().zip(b.iter().rev()).all(|(x, y)| *x == y)
 }
 
-/// The components of a dotted name without `«»`, a leading `@` or `_root_`:
-/// `@_root_.A.«b.c»` → `A`, `b.c`.
+/// The components of a dotted name with `«»` quoting removed and a leading `@` or `_root_`
+/// dropped: `@_root_.A.«b.c»` → `A`, `b.c`.
 fn name_parts(name: &str) -> impl Iterator<Item = &str> {
     let name = name.strip_prefix('@').unwrap_or(name);
+    let mut parts = components(name).into_iter().peekable();
+    if parts.peek() == Some(&"_root_") {
+        parts.next();
+    }
+    parts.map(|p| {
+        p.strip_prefix('«')
+            .and_then(|p| p.strip_suffix('»'))
+            .unwrap_or(p)
+    })
+}
+
+/// `A.B.«c.d»` → `["A", "B", "«c.d»"]`: splits on dots outside `«…»`, drops empty parts.
+pub fn components(name: &str) -> Vec<&str> {
     let mut parts = Vec::new();
-    let (mut start, mut quoted) = (0, false);
+    let mut start = 0;
+    let mut quoted = false;
     for (i, c) in name.char_indices() {
         match c {
             '«' => quoted = true,
@@ -147,14 +137,72 @@ fn name_parts(name: &str) -> impl Iterator<Item = &str> {
     }
     parts.push(&name[start..]);
     parts.retain(|p| !p.is_empty());
-    if parts.first() == Some(&"_root_") {
-        parts.remove(0);
+    parts
+}
+
+/// One place where code names a member of a [`NameSet`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The name of the set that is referenced.
+    pub name: String,
+    /// The identifier token as written.
+    pub token: String,
+    pub start: Position,
+    pub end: Position,
+    pub bytes: Range<usize>,
+}
+
+/// Every `identifier` node that is code and not the name a declaration declares, in document
+/// order.
+pub fn code_identifiers(file: &ParsedFile) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut cursor = file.root().walk();
+    // The kinds of the cursor's ancestors (`Node::parent` walks down from the root each time).
+    let mut parents: Vec<&str> = Vec::new();
+    loop {
+        let node = cursor.node();
+        if node.kind() == "identifier" {
+            let declared =
+                cursor.field_name() == Some("name") && parents.last() == Some(&"declaration");
+            if !declared {
+                out.push(node);
+            }
+        } else if cursor.goto_first_child() {
+            parents.push(node.kind());
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+            parents.pop();
+        }
     }
-    parts.into_iter().map(|p| {
-        p.strip_prefix('«')
-            .and_then(|p| p.strip_suffix('»'))
-            .unwrap_or(p)
-    })
+}
+
+/// Every reference in `file` to a name of `names`, in document order (a token that references
+/// two names of the set yields two references).
+pub fn references(file: &ParsedFile, names: &NameSet) -> Vec<Reference> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for node in code_identifiers(file) {
+        let token = file.text_of(node);
+        for name in names.referenced_by(token) {
+            out.push(Reference {
+                name: name.to_string(),
+                token: token.to_string(),
+                start: Position::start_of(&file.text, node),
+                end: Position::end_of(&file.text, node),
+                bytes: node.byte_range(),
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -170,27 +218,48 @@ mod tests {
     }
 
     #[test]
-    fn whole_components_only() {
+    fn components_split_outside_guillemets() {
+        assert_eq!(components("A.B.«c.d»"), vec!["A", "B", "«c.d»"]);
+        assert_eq!(components("Foo"), vec!["Foo"]);
+        assert!(components("").is_empty());
+    }
+
+    #[test]
+    fn short_name_matches_whole_components_only() {
         for token in [
             "foo",
             "Ns.foo",
             "h.foo",
             "foo.mp",
+            "A.B.foo.symm",
             "@foo",
             "«foo»",
-            "_root_.foo",
         ] {
-            assert_eq!(refs(&["foo"], token), ["foo"], "{token}");
+            assert_eq!(refs(&["foo"], token), vec!["foo"], "{token}");
         }
-        for token in ["foo_bar", "bar_foo", "foo'", "Ns.foo_bar", "fo", "Foo"] {
+        for token in [
+            "foo_bar",
+            "bar_foo",
+            "foo'",
+            "Ns.foo_bar",
+            "fo",
+            "oo",
+            "Foo",
+        ] {
             assert!(refs(&["foo"], token).is_empty(), "{token}");
         }
     }
 
     #[test]
-    fn qualified_names_need_an_agreeing_qualifier() {
-        for token in ["foo", "Ns.foo", "A.Ns.foo", "Ns.foo.symm"] {
-            assert_eq!(refs(&["Ns.foo"], token), ["Ns.foo"], "{token}");
+    fn qualified_name_needs_an_agreeing_qualifier() {
+        for token in [
+            "foo",
+            "Ns.foo",
+            "Root.Ns.foo",
+            "Ns.foo.symm",
+            "_root_.Ns.foo",
+        ] {
+            assert_eq!(refs(&["Ns.foo"], token), vec!["Ns.foo"], "{token}");
         }
         for token in ["Other.foo", "Ns.Other.foo", "Ns", "Ns.bar"] {
             assert!(refs(&["Ns.foo"], token).is_empty(), "{token}");
@@ -198,17 +267,17 @@ mod tests {
     }
 
     #[test]
-    fn code_only_and_not_the_declared_name() {
-        let text = "/-- uses foo -/\ntheorem foo : True := trivial\n-- foo here\n\
-                    theorem bar : True := by\n  have := \"foo\"\n  exact foo\n\
-                    theorem baz : True := foo_bar\n";
-        let file = ParsedFile::parse(text.to_string());
-        let found = references(&file, &NameSet::new(["foo"]));
-        let at: Vec<(usize, &str)> = found
-            .iter()
-            .map(|r| (r.start.line, r.token.as_str()))
-            .collect();
-        assert_eq!(at, [(6, "foo")]);
-        assert!(references(&file, &NameSet::new(Vec::<String>::new())).is_empty());
+    fn blank_and_repeated_names_are_ignored() {
+        let set = NameSet::new(["", "  ", "foo", " foo "]);
+        assert_eq!(set.names(), ["foo"]);
+        assert!(NameSet::new(Vec::<String>::new()).is_empty());
+    }
+
+    #[test]
+    fn one_token_can_reference_several_names() {
+        assert_eq!(
+            refs(&["foo", "Ns.foo", "bar"], "Ns.foo"),
+            vec!["foo", "Ns.foo"]
+        );
     }
 }

@@ -394,7 +394,7 @@ impl<'f> Builder<'f> {
 }
 
 /// Calls `f` on every node below the cursor's node (not the node itself), in document order.
-fn for_each_descendant<'t>(cursor: &mut TreeCursor<'t>, mut f: impl FnMut(Node<'t>)) {
+pub(crate) fn for_each_descendant<'t>(cursor: &mut TreeCursor<'t>, mut f: impl FnMut(Node<'t>)) {
     if !cursor.goto_first_child() {
         return;
     }
@@ -422,26 +422,10 @@ fn for_each_descendant<'t>(cursor: &mut TreeCursor<'t>, mut f: impl FnMut(Node<'
 
 /// `A.B.«c d»` → `["A", "B", "«c d»"]`; dots inside `«…»` do not split.
 fn split_name(name: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut quoted = false;
-    for c in name.chars() {
-        match c {
-            '«' => {
-                quoted = true;
-                current.push(c);
-            }
-            '»' => {
-                quoted = false;
-                current.push(c);
-            }
-            '.' if !quoted => parts.push(std::mem::take(&mut current)),
-            _ => current.push(c),
-        }
-    }
-    parts.push(current);
-    parts.retain(|p| !p.is_empty());
-    parts
+    super::idents::components(name)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// Collapses every run of whitespace to one space and trims the ends.

@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use tree_sitter::{Node, Parser, Point, Tree};
+use tree_sitter::{Node, Parser, Point, Tree, TreeCursor};
 
 thread_local! {
     // A parser is cheap to reuse and not `Sync`; one per rayon worker thread.
@@ -79,6 +79,34 @@ fn collect_errors<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
         if child.has_error() {
             collect_errors(child, out);
         }
+    }
+}
+
+/// The tokens (leaves) below `node` in document order, comments and other extras excluded.
+pub fn tokens(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    collect_tokens(&mut cursor, &mut out);
+    out
+}
+
+fn collect_tokens<'t>(cursor: &mut TreeCursor<'t>, out: &mut Vec<Node<'t>>) {
+    let node = cursor.node();
+    if node.is_extra() {
+        return;
+    }
+    if node.child_count() == 0 {
+        out.push(node);
+        return;
+    }
+    if cursor.goto_first_child() {
+        loop {
+            collect_tokens(cursor, out);
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+        cursor.goto_parent();
     }
 }
 

@@ -1,12 +1,412 @@
-//! `mf lint` (being written).
+//! `mf lint`: findings for CI, rendered as rustc-style text, JSON, GitHub annotations or SARIF.
 
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use serde_json::{json, Value};
+
+use crate::lean::batch::parse_files;
+use crate::lean::walk::{lean_files, IgnoreRules};
+use crate::lint::{self, false_lemmas, Finding, LintConfig, Rule, Severity};
+
+use super::{report_errors, Paths, EXIT_INPUT_FAILED, EXIT_USAGE};
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// rustc-style: file:line:col, the source line and a caret
+    Human,
+    /// One JSON array of {path, line, column, end_line, end_column, rule, severity, message}
+    Json,
+    /// GitHub Actions workflow commands (::error file=…,line=…::message)
+    Github,
+    /// A SARIF 2.1.0 log
+    Sarif,
+}
 
 #[derive(clap::Args)]
-pub struct LintArgs {}
+pub struct LintArgs {
+    #[command(flatten)]
+    paths: Paths,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Do not run RULE (repeatable, or comma-separated)
+    #[arg(long, value_name = "RULE", value_parser = parse_rule, value_delimiter = ',')]
+    allow: Vec<Rule>,
+    /// Make RULE an error (repeatable, or comma-separated)
+    #[arg(long, value_name = "RULE", value_parser = parse_rule, value_delimiter = ',')]
+    deny: Vec<Rule>,
+    /// tracking.db with the false lemmas [default: $MATH_FORGE_TRACKING_DB, else ./submissions/tracking.db]
+    #[arg(long, value_name = "PATH")]
+    tracking: Option<PathBuf>,
+}
 
-pub fn run(_args: LintArgs) -> Result<ExitCode> {
-    anyhow::bail!("`mf lint` is not available in this build yet")
+fn parse_rule(s: &str) -> Result<Rule, String> {
+    s.parse().map_err(|e: lint::UnknownRule| e.to_string())
+}
+
+/// One file's findings, with the source lines they point at (for the human format).
+struct FileFindings {
+    findings: Vec<Finding>,
+    lines: BTreeMap<usize, String>,
+}
+
+pub fn run(args: LintArgs) -> Result<ExitCode> {
+    if let Some(rule) = args.allow.iter().find(|r| args.deny.contains(r)) {
+        eprintln!("mf: error: rule `{rule}` is both allowed and denied");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let mut config = LintConfig::new();
+    for &rule in &args.allow {
+        config.allow(rule);
+    }
+    for &rule in &args.deny {
+        config.deny(rule);
+    }
+    if config.severity(Rule::FalseLemmaReference).is_some() {
+        match false_lemmas::load(args.tracking.as_deref()) {
+            Ok(found) => {
+                if let Some(note) = &found.note {
+                    eprintln!("mf: note: {note}");
+                }
+                config.false_lemmas(&found.names);
+            }
+            Err(e) => {
+                eprintln!("mf: error: tracking database {e}");
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+        }
+    }
+
+    let (files, walk_errors) = lean_files(&args.paths.paths, IgnoreRules::Gitignore);
+    let usage_failed = report_errors(&walk_errors);
+    let mut unreadable = false;
+    let want_lines = args.format == Format::Human;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut all: Vec<Finding> = Vec::new();
+    let mut counts = Counts::default();
+    let mut write_error = None;
+
+    parse_files(
+        &files,
+        |result| {
+            result.map(|(source, parsed)| {
+                let path = source.path.display().to_string();
+                let findings = lint::lint(&path, &parsed, &config);
+                let mut lines = BTreeMap::new();
+                if want_lines {
+                    for f in &findings {
+                        lines.entry(f.line).or_insert_with(|| {
+                            parsed
+                                .text
+                                .lines()
+                                .nth(f.line - 1)
+                                .unwrap_or("")
+                                .to_string()
+                        });
+                    }
+                }
+                FileFindings { findings, lines }
+            })
+        },
+        |result| {
+            let file = match result {
+                Err(e) => {
+                    eprintln!("mf: {e}");
+                    unreadable = true;
+                    return;
+                }
+                Ok(file) => file,
+            };
+            counts.files += 1;
+            for f in &file.findings {
+                counts.add(f);
+            }
+            let written = match args.format {
+                Format::Human => file
+                    .findings
+                    .iter()
+                    .try_for_each(|f| write_human(&mut out, f, &file.lines)),
+                Format::Github => file
+                    .findings
+                    .iter()
+                    .try_for_each(|f| writeln!(out, "{}", github_line(f))),
+                Format::Json | Format::Sarif => {
+                    all.extend(file.findings);
+                    Ok(())
+                }
+            };
+            if let Err(e) = written {
+                write_error.get_or_insert(e);
+            }
+        },
+    );
+
+    let written = match args.format {
+        Format::Human => writeln!(out, "{}", counts.summary()),
+        Format::Github => Ok(()),
+        Format::Json => serde_json::to_writer_pretty(&mut out, &all)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out)),
+        Format::Sarif => serde_json::to_writer_pretty(&mut out, &sarif(&all))
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out)),
+    }
+    .and_then(|()| out.flush());
+    match write_error.map_or(written, Err) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(e.into()),
+        Ok(()) => {}
+    }
+
+    Ok(if usage_failed {
+        ExitCode::from(EXIT_USAGE)
+    } else if counts.errors > 0 || unreadable {
+        ExitCode::from(EXIT_INPUT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[derive(Default)]
+struct Counts {
+    files: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+impl Counts {
+    fn add(&mut self, f: &Finding) {
+        match f.severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+        }
+    }
+
+    fn summary(&self) -> String {
+        let plural = |n: usize, word: &str| {
+            if n == 1 {
+                format!("1 {word}")
+            } else {
+                format!("{n} {word}s")
+            }
+        };
+        format!(
+            "mf lint: {}, {} in {}",
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning"),
+            plural(self.files, "file")
+        )
+    }
+}
+
+/// Columns a tab advances in the human format.
+const TAB_WIDTH: usize = 4;
+
+/// rustc style:
+///
+/// ```text
+/// error[sorry]: `sorry` leaves a proof unfinished
+///  --> Foo.lean:3:3
+///   |
+/// 3 |   sorry
+///   |   ^^^^^
+/// ```
+fn write_human(
+    out: &mut impl Write,
+    f: &Finding,
+    lines: &BTreeMap<usize, String>,
+) -> std::io::Result<()> {
+    let source = lines.get(&f.line).map_or("", String::as_str);
+    let number = f.line.to_string();
+    let pad = " ".repeat(number.len());
+    let chars: Vec<char> = source.chars().collect();
+    let start = (f.column - 1).min(chars.len());
+    let end = if f.end_line == f.line {
+        (f.end_column - 1).clamp(start, chars.len())
+    } else {
+        chars.len()
+    };
+    let shown: String = chars
+        .iter()
+        .map(|&c| {
+            if c == '\t' {
+                " ".repeat(TAB_WIDTH)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    let width = |cs: &[char]| -> usize {
+        cs.iter()
+            .map(|&c| if c == '\t' { TAB_WIDTH } else { 1 })
+            .sum()
+    };
+    let indent = " ".repeat(width(&chars[..start]));
+    let carets = "^".repeat(width(&chars[start..end]).max(1));
+    let mut message = f.message.lines();
+    writeln!(
+        out,
+        "{}[{}]: {}",
+        f.severity.as_str(),
+        f.rule,
+        message.next().unwrap_or("")
+    )?;
+    writeln!(out, "{pad}--> {}:{}:{}", f.path, f.line, f.column)?;
+    writeln!(out, "{pad} |")?;
+    writeln!(out, "{number} | {}", shown.trim_end())?;
+    writeln!(out, "{pad} | {indent}{carets}")?;
+    for more in message {
+        writeln!(out, "{pad} = {more}")?;
+    }
+    writeln!(out)
+}
+
+/// A GitHub Actions workflow command.
+fn github_line(f: &Finding) -> String {
+    format!(
+        "::{} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+        f.severity.as_str(),
+        escape_property(&f.path),
+        f.line,
+        f.column,
+        f.end_line,
+        f.end_column,
+        escape_property(&format!("mf lint ({})", f.rule)),
+        escape_data(&f.message)
+    )
+}
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A minimal valid SARIF 2.1.0 log with one run.
+fn sarif(findings: &[Finding]) -> Value {
+    let rules: Vec<Value> = Rule::ALL
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.name(),
+                "shortDescription": { "text": r.description() },
+                "defaultConfiguration": { "level": sarif_level(r.default_severity()) },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = findings
+        .iter()
+        .map(|f| {
+            let index = Rule::ALL.iter().position(|r| *r == f.rule).unwrap_or(0);
+            json!({
+                "ruleId": f.rule.name(),
+                "ruleIndex": index,
+                "level": sarif_level(f.severity),
+                "message": { "text": f.message },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": uri(&f.path) },
+                        "region": {
+                            "startLine": f.line,
+                            "startColumn": f.column,
+                            "endLine": f.end_line,
+                            "endColumn": f.end_column,
+                        }
+                    }
+                }],
+            })
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "mf lint",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                }
+            },
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }]
+    })
+}
+
+fn sarif_level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// A relative URI reference for a path: forward slashes, reserved characters percent-encoded.
+fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.replace('\\', "/").bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(message: &str) -> Finding {
+        Finding {
+            path: "a,b:c.lean".into(),
+            line: 2,
+            column: 3,
+            end_line: 2,
+            end_column: 8,
+            rule: Rule::Sorry,
+            severity: Severity::Error,
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn github_escapes_properties_and_data() {
+        assert_eq!(
+            github_line(&finding("50% done\nnext")),
+            "::error file=a%2Cb%3Ac.lean,line=2,col=3,endLine=2,endColumn=8,\
+             title=mf lint (sorry)::50%25 done%0Anext"
+        );
+    }
+
+    #[test]
+    fn human_underlines_with_tabs_and_unicode() {
+        let mut lines = BTreeMap::new();
+        lines.insert(2, "\tℕ sorry".to_string());
+        let mut f = finding("msg");
+        f.column = 4;
+        f.end_column = 9;
+        let mut out = Vec::new();
+        write_human(&mut out, &f, &lines).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "error[sorry]: msg\n --> a,b:c.lean:2:4\n  |\n2 |     ℕ sorry\n  |       ^^^^^\n\n"
+        );
+    }
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(uri("dir/a b#1.lean"), "dir/a%20b%231.lean");
+        assert_eq!(uri("é.lean"), "%C3%A9.lean");
+    }
 }

@@ -18,6 +18,9 @@ use clap::{Parser, Subcommand};
 /// Exit code when some input could not be processed (the rest still was).
 pub(crate) const EXIT_INPUT_FAILED: u8 = 1;
 
+/// Exit code for a command line that names nothing usable (clap uses it for bad flags too).
+pub(crate) const EXIT_USAGE: u8 = 2;
+
 #[derive(Parser)]
 #[command(
     name = "mf",

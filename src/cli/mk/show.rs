@@ -18,7 +18,10 @@ const WIDTH: usize = 160;
 
 fn badge(p: Painter, finding_type: &str) -> String {
     let kind = finding_type.parse::<FindingType>().ok();
-    let text = kind.map_or_else(|| format!("[{}]", finding_type.to_uppercase()), |k| k.badge().to_string());
+    let text = kind.map_or_else(
+        || format!("[{}]", finding_type.to_uppercase()),
+        |k| k.badge().to_string(),
+    );
     let style = match kind {
         Some(FindingType::Theorem) => Style::Green,
         Some(FindingType::Failure) | Some(FindingType::FalseLemma) => Style::Red,
@@ -36,7 +39,10 @@ fn when(ts: &Option<String>, now: i64) -> Option<String> {
 fn meta_line(f: &Finding, now: i64) -> String {
     let mut parts = vec![
         format!("Domain: {}", f.domain_id.as_deref().unwrap_or("?")),
-        format!("Slot: {}", f.source_slot.map_or("?".to_string(), |s| s.to_string())),
+        format!(
+            "Slot: {}",
+            f.source_slot.map_or("?".to_string(), |s| s.to_string())
+        ),
     ];
     if let Some(p) = &f.problem_id {
         parts.push(format!("Problem: {p}"));
@@ -51,15 +57,30 @@ fn meta_line(f: &Finding, now: i64) -> String {
 }
 
 /// The detail lines of a finding, each indented by `indent`.
-fn finding_details(out: Out<'_>, p: Painter, f: &Finding, indent: &str, now: i64) -> io::Result<()> {
+fn finding_details(
+    out: Out<'_>,
+    p: Painter,
+    f: &Finding,
+    indent: &str,
+    now: i64,
+) -> io::Result<()> {
     let summary = match (&f.proof_technique, f.kind()) {
-        (Some(t), Some(FindingType::Theorem) | Some(FindingType::Technique)) => format!("Technique: {t}"),
+        (Some(t), Some(FindingType::Theorem) | Some(FindingType::Technique)) => {
+            format!("Technique: {t}")
+        }
         _ => one_line(&f.description, 120),
     };
-    if let Some(s) = f.theorem_statement.as_deref().filter(|s| !s.trim().is_empty()) {
+    if let Some(s) = f
+        .theorem_statement
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+    {
         writeln!(out, "{indent}{}", one_line(s, WIDTH))?;
     }
-    let repeats_why = f.why_failed.as_deref().is_some_and(|w| one_line(w, 120) == summary);
+    let repeats_why = f
+        .why_failed
+        .as_deref()
+        .is_some_and(|w| one_line(w, 120) == summary);
     if !summary.is_empty() && !repeats_why {
         writeln!(out, "{indent}{summary}")?;
     }
@@ -70,7 +91,12 @@ fn finding_details(out: Out<'_>, p: Painter, f: &Finding, indent: &str, now: i64
         writeln!(out, "{indent}Counterexample: {}", one_line(c, WIDTH))?;
     }
     if let Some(a) = &f.avoid_pattern {
-        writeln!(out, "{indent}{} {}", p.paint(Style::Yellow, "Avoid:"), one_line(a, WIDTH))?;
+        writeln!(
+            out,
+            "{indent}{} {}",
+            p.paint(Style::Yellow, "Avoid:"),
+            one_line(a, WIDTH)
+        )?;
     }
     writeln!(out, "{indent}{}", p.paint(Style::Dim, &meta_line(f, now)))
 }
@@ -82,12 +108,22 @@ pub(super) fn search(out: Out<'_>, p: Painter, hits: &[SearchHit]) -> io::Result
             writeln!(out, "{RULE}")?;
         }
         let f = &h.finding;
-        writeln!(out, "{} {}", badge(p, &f.finding_type), p.paint(Style::Bold, &one_line(&f.title, WIDTH)))?;
+        writeln!(
+            out,
+            "{} {}",
+            badge(p, &f.finding_type),
+            p.paint(Style::Bold, &one_line(&f.title, WIDTH))
+        )?;
         finding_details(out, p, f, "  ", now)?;
         if !h.also_in_slots.is_empty() {
             writeln!(out, "  Also in slots {}", number_list(&h.also_in_slots, 12))?;
         } else if h.duplicates > 0 {
-            writeln!(out, "  Stated {} more time{}", h.duplicates, if h.duplicates == 1 { "" } else { "s" })?;
+            writeln!(
+                out,
+                "  Stated {} more time{}",
+                h.duplicates,
+                if h.duplicates == 1 { "" } else { "s" }
+            )?;
         }
     }
     Ok(())
@@ -98,14 +134,21 @@ pub(super) fn no_results(out: Out<'_>, query: &str, kb_empty: bool) -> io::Resul
         writeln!(out, "{EMPTY_HINT}")
     } else {
         writeln!(out, "No findings match \"{}\".", one_line(query, 80))?;
-        writeln!(out, "  Try fewer words, a partial name (card_le), or `mk find PROBLEM`.")
+        writeln!(
+            out,
+            "  Try fewer words, a partial name (card_le), or `mk find PROBLEM`."
+        )
     }
 }
 
 pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) -> io::Result<()> {
     let now = now_unix();
     if r.is_empty() {
-        writeln!(out, "No problem, finding or submission matches \"{}\".", one_line(&r.query, 80))?;
+        writeln!(
+            out,
+            "No problem, finding or submission matches \"{}\".",
+            one_line(&r.query, 80)
+        )?;
         if !r.similar.is_empty() {
             let names: Vec<&str> = r.similar.iter().map(|s| s.id.as_str()).collect();
             writeln!(out, "  Did you mean: {}", names.join(", "))?;
@@ -122,8 +165,17 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
                 "false" => Style::Red,
                 _ => Style::Yellow,
             };
-            let title = if pr.name != pr.id { format!("{} — {}", pr.id, pr.name) } else { pr.id.clone() };
-            writeln!(out, "{} {}", p.paint(style, &format!("[{}]", status.to_uppercase())), p.paint(Style::Bold, &title))?;
+            let title = if pr.name != pr.id {
+                format!("{} — {}", pr.id, pr.name)
+            } else {
+                pr.id.clone()
+            };
+            writeln!(
+                out,
+                "{} {}",
+                p.paint(style, &format!("[{}]", status.to_uppercase())),
+                p.paint(Style::Bold, &title)
+            )?;
             writeln!(
                 out,
                 "  Domain: {} | Submissions: {} | Proven: {} | Failed: {}",
@@ -139,18 +191,34 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
                 writeln!(out, "  Best result: {}", one_line(b, WIDTH))?;
             }
         }
-        None => writeln!(out, "{}", p.paint(Style::Bold, &format!("{} (no problem row)", r.query)))?,
+        None => writeln!(
+            out,
+            "{}",
+            p.paint(Style::Bold, &format!("{} (no problem row)", r.query))
+        )?,
     }
     if !r.findings.is_empty() {
         writeln!(out, "{RULE}")?;
         writeln!(out, "Findings")?;
         for g in &r.findings {
-            let more = if g.total > g.recent.len() as i64 { format!(" (latest {})", g.recent.len()) } else { String::new() };
+            let more = if g.total > g.recent.len() as i64 {
+                format!(" (latest {})", g.recent.len())
+            } else {
+                String::new()
+            };
             writeln!(out, "  {} {}{more}", badge(p, &g.finding_type), g.total)?;
             for f in &g.recent {
-                let slot = f.source_slot.map(|s| format!("slot {s}, ")).unwrap_or_default();
+                let slot = f
+                    .source_slot
+                    .map(|s| format!("slot {s}, "))
+                    .unwrap_or_default();
                 let t = when(&f.created_at, now).unwrap_or_default();
-                writeln!(out, "    {}  {}", one_line(&f.title, 100), p.paint(Style::Dim, &format!("{slot}{t}")))?;
+                writeln!(
+                    out,
+                    "    {}  {}",
+                    one_line(&f.title, 100),
+                    p.paint(Style::Dim, &format!("{slot}{t}"))
+                )?;
             }
         }
     }
@@ -163,14 +231,20 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
                 "failed" => Style::Red,
                 _ => Style::Yellow,
             };
-            let slot = s.submission_slot.map(|x| format!(", slot {x}")).unwrap_or_default();
+            let slot = s
+                .submission_slot
+                .map(|x| format!(", slot {x}"))
+                .unwrap_or_default();
             let plural = if s.attempts == 1 { "" } else { "s" };
             writeln!(
                 out,
                 "  {} {}  {}",
                 p.paint(style, &format!("[{}]", s.outcome.to_uppercase())),
                 s.approach_name,
-                p.paint(Style::Dim, &format!("({} attempt{plural}{slot})", s.attempts))
+                p.paint(
+                    Style::Dim,
+                    &format!("({} attempt{plural}{slot})", s.attempts)
+                )
             )?;
             if let Some(l) = &s.learned {
                 writeln!(out, "    Learned: {}", one_line(l, WIDTH))?;
@@ -193,10 +267,17 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
             if let Some(n) = s.proven_count {
                 parts.push(format!("proven {n}"));
             }
-            if let Some(t) = when(&s.completed_at.clone().or_else(|| s.created_at.clone()), now) {
+            if let Some(t) = when(
+                &s.completed_at.clone().or_else(|| s.created_at.clone()),
+                now,
+            ) {
                 parts.push(t);
             }
-            let name = s.filename.clone().or_else(|| s.uuid.clone()).unwrap_or_else(|| "?".into());
+            let name = s
+                .filename
+                .clone()
+                .or_else(|| s.uuid.clone())
+                .unwrap_or_else(|| "?".into());
             writeln!(out, "  {name}  {}", p.paint(Style::Dim, &parts.join(" | ")))?;
         }
     }
@@ -205,7 +286,12 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
 
 fn false_lemmas(out: Out<'_>, p: Painter, lemmas: &[FalseLemma]) -> io::Result<()> {
     for l in lemmas {
-        writeln!(out, "  {} {}", badge(p, "false_lemma"), l.lemma_name.as_deref().unwrap_or("?"))?;
+        writeln!(
+            out,
+            "  {} {}",
+            badge(p, "false_lemma"),
+            l.lemma_name.as_deref().unwrap_or("?")
+        )?;
         if let Some(w) = &l.why_false {
             writeln!(out, "    Why: {}", one_line(w, WIDTH))?;
         }
@@ -213,7 +299,12 @@ fn false_lemmas(out: Out<'_>, p: Painter, lemmas: &[FalseLemma]) -> io::Result<(
             writeln!(out, "    Counterexample: {}", one_line(c, WIDTH))?;
         }
         if let Some(a) = &l.avoid_pattern {
-            writeln!(out, "    {} {}", p.paint(Style::Yellow, "Avoid:"), one_line(a, WIDTH))?;
+            writeln!(
+                out,
+                "    {} {}",
+                p.paint(Style::Yellow, "Avoid:"),
+                one_line(a, WIDTH)
+            )?;
         }
     }
     Ok(())
@@ -231,7 +322,11 @@ pub(super) fn failed(out: Out<'_>, p: Painter, r: &FailedReport, kb_empty: bool)
     if r.findings.is_empty() && r.tracking_false_lemmas.is_empty() {
         match (&r.keyword, kb_empty) {
             (_, true) => writeln!(out, "{EMPTY_HINT}")?,
-            (Some(k), _) => writeln!(out, "No failed approach or false lemma matches \"{}\".", one_line(k, 80))?,
+            (Some(k), _) => writeln!(
+                out,
+                "No failed approach or false lemma matches \"{}\".",
+                one_line(k, 80)
+            )?,
             (None, _) => writeln!(out, "No failed approaches or false lemmas recorded yet.")?,
         }
         return notes(out, p, &r.notes);
@@ -240,33 +335,70 @@ pub(super) fn failed(out: Out<'_>, p: Painter, r: &FailedReport, kb_empty: bool)
         if i > 0 {
             writeln!(out, "{RULE}")?;
         }
-        writeln!(out, "{} {}", badge(p, &f.finding_type), p.paint(Style::Bold, &one_line(&f.title, WIDTH)))?;
+        writeln!(
+            out,
+            "{} {}",
+            badge(p, &f.finding_type),
+            p.paint(Style::Bold, &one_line(&f.title, WIDTH))
+        )?;
         finding_details(out, p, f, "  ", now)?;
     }
     if !r.tracking_false_lemmas.is_empty() {
         if !r.findings.is_empty() {
             writeln!(out, "{RULE}")?;
         }
-        writeln!(out, "False lemmas in tracking.db not yet in knowledge.db (run `mk init` to migrate)")?;
+        writeln!(
+            out,
+            "False lemmas in tracking.db not yet in knowledge.db (run `mk init` to migrate)"
+        )?;
         false_lemmas(out, p, &r.tracking_false_lemmas)?;
     }
     notes(out, p, &r.notes)
 }
 
-pub(super) fn strategies(out: Out<'_>, p: Painter, r: &StrategiesReport, kb_empty: bool) -> io::Result<()> {
-    let scope = r.domain.as_deref().map(|d| format!(" in {d}")).unwrap_or_default();
+pub(super) fn strategies(
+    out: Out<'_>,
+    p: Painter,
+    r: &StrategiesReport,
+    kb_empty: bool,
+) -> io::Result<()> {
+    let scope = r
+        .domain
+        .as_deref()
+        .map(|d| format!(" in {d}"))
+        .unwrap_or_default();
     if r.techniques.is_empty() && r.approaches.is_empty() {
         if kb_empty {
             return writeln!(out, "{EMPTY_HINT}");
         }
-        writeln!(out, "No proven techniques or recorded strategies{scope} yet.")?;
+        writeln!(
+            out,
+            "No proven techniques or recorded strategies{scope} yet."
+        )?;
         return writeln!(out, "  Record outcomes with `mk record strategy --problem P --approach A --outcome proven`.");
     }
     if !r.techniques.is_empty() {
-        writeln!(out, "{}", p.paint(Style::Bold, &format!("Proven techniques{scope} (verified theorems)")))?;
-        let width = r.techniques.iter().map(|t| t.technique.chars().count()).max().unwrap_or(0).min(48);
+        writeln!(
+            out,
+            "{}",
+            p.paint(
+                Style::Bold,
+                &format!("Proven techniques{scope} (verified theorems)")
+            )
+        )?;
+        let width = r
+            .techniques
+            .iter()
+            .map(|t| t.technique.chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(48);
         for t in &r.techniques {
-            let slots = if t.slots.is_empty() { String::new() } else { format!("  slots {}", number_list(&t.slots, 8)) };
+            let slots = if t.slots.is_empty() {
+                String::new()
+            } else {
+                format!("  slots {}", number_list(&t.slots, 8))
+            };
             writeln!(
                 out,
                 "  {:>5}  {:<width$}  [{}]{}",
@@ -281,7 +413,11 @@ pub(super) fn strategies(out: Out<'_>, p: Painter, r: &StrategiesReport, kb_empt
         if !r.techniques.is_empty() {
             writeln!(out, "{RULE}")?;
         }
-        writeln!(out, "{}", p.paint(Style::Bold, &format!("Recorded approaches{scope}")))?;
+        writeln!(
+            out,
+            "{}",
+            p.paint(Style::Bold, &format!("Recorded approaches{scope}"))
+        )?;
         for a in &r.approaches {
             let mut parts = Vec::new();
             for (n, label, style) in [
@@ -296,7 +432,13 @@ pub(super) fn strategies(out: Out<'_>, p: Painter, r: &StrategiesReport, kb_empt
                 }
             }
             let plural = if a.problems == 1 { "" } else { "s" };
-            writeln!(out, "  {}  {}  ({} problem{plural})", one_line(&a.approach, 60), parts.join(" | "), a.problems)?;
+            writeln!(
+                out,
+                "  {}  {}  ({} problem{plural})",
+                one_line(&a.approach, 60),
+                parts.join(" | "),
+                a.problems
+            )?;
         }
     }
     Ok(())
@@ -325,11 +467,19 @@ pub(super) fn stats(
     let now = now_unix();
     writeln!(out, "knowledge.db  {}", db.path.display())?;
     writeln!(out, "  {} | schema v{}", db.reason, s.schema_version)?;
-    let state = if tracking.is_available() { "read-only" } else { "not available" };
+    let state = if tracking.is_available() {
+        "read-only"
+    } else {
+        "not available"
+    };
     writeln!(out, "tracking.db   {}", tracking_db.path.display())?;
     writeln!(out, "  {} | {state}", tracking_db.reason)?;
     writeln!(out, "{RULE}")?;
-    writeln!(out, "{}", p.paint(Style::Bold, &format!("Findings: {}", s.findings)))?;
+    writeln!(
+        out,
+        "{}",
+        p.paint(Style::Bold, &format!("Findings: {}", s.findings))
+    )?;
     writeln!(out, "  By type:       {}", counts(&s.by_type))?;
     writeln!(out, "  By domain:     {}", counts(&s.by_domain))?;
     writeln!(out, "  By confidence: {}", counts(&s.by_confidence))?;
@@ -344,7 +494,11 @@ pub(super) fn stats(
     )?;
     writeln!(out, "{}", p.paint(Style::Bold, "Strategies"))?;
     writeln!(out, "  Outcomes:      {}", counts(&s.strategy_outcomes))?;
-    writeln!(out, "{}", p.paint(Style::Bold, &format!("Problems: {}", s.problems)))?;
+    writeln!(
+        out,
+        "{}",
+        p.paint(Style::Bold, &format!("Problems: {}", s.problems))
+    )?;
     writeln!(out, "  By status:     {}", counts(&s.problems_by_status))?;
     if tracking.is_available() {
         writeln!(out, "{RULE}")?;
@@ -373,12 +527,22 @@ pub(super) fn table(out: Out<'_>, p: Painter, r: &QueryResult) -> io::Result<()>
             other => other.to_string(),
         }
     };
-    let rows: Vec<Vec<String>> = r.rows.iter().map(|row| row.iter().map(cell).collect()).collect();
+    let rows: Vec<Vec<String>> = r
+        .rows
+        .iter()
+        .map(|row| row.iter().map(cell).collect())
+        .collect();
     let widths: Vec<usize> = r
         .columns
         .iter()
         .enumerate()
-        .map(|(i, c)| rows.iter().map(|row| row[i].chars().count()).chain([c.chars().count()]).max().unwrap_or(0))
+        .map(|(i, c)| {
+            rows.iter()
+                .map(|row| row[i].chars().count())
+                .chain([c.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let line = |cells: &[String]| -> String {
         cells
@@ -394,7 +558,18 @@ pub(super) fn table(out: Out<'_>, p: Painter, r: &QueryResult) -> io::Result<()>
     for row in &rows {
         writeln!(out, "{}", line(row))?;
     }
-    writeln!(out, "{}", p.paint(Style::Dim, &format!("({} row{})", rows.len(), if rows.len() == 1 { "" } else { "s" })))
+    writeln!(
+        out,
+        "{}",
+        p.paint(
+            Style::Dim,
+            &format!(
+                "({} row{})",
+                rows.len(),
+                if rows.len() == 1 { "" } else { "s" }
+            )
+        )
+    )
 }
 
 pub(super) fn recorded(out: Out<'_>, p: Painter, kind: &str, r: &Recorded) -> io::Result<()> {
@@ -406,11 +581,23 @@ pub(super) fn recorded(out: Out<'_>, p: Painter, kind: &str, r: &Recorded) -> io
         parts.push(format!("strategy #{id}"));
     }
     if let Some(n) = r.attempts {
-        parts.push(format!("{n} attempt{} so far", if n == 1 { "" } else { "s" }));
+        parts.push(format!(
+            "{n} attempt{} so far",
+            if n == 1 { "" } else { "s" }
+        ));
     }
-    let on = r.problem_id.as_deref().map(|p| format!(" on {p}")).unwrap_or_default();
+    let on = r
+        .problem_id
+        .as_deref()
+        .map(|p| format!(" on {p}"))
+        .unwrap_or_default();
     let outcome = r.outcome.map(|o| format!(" ({o})")).unwrap_or_default();
-    writeln!(out, "{} {kind}{outcome}{on}: {}", p.paint(Style::Green, "Recorded"), parts.join(", "))
+    writeln!(
+        out,
+        "{} {kind}{outcome}{on}: {}",
+        p.paint(Style::Green, "Recorded"),
+        parts.join(", ")
+    )
 }
 
 pub(super) fn recommend(out: Out<'_>, p: Painter, r: &Recommendations) -> io::Result<()> {
@@ -422,8 +609,21 @@ pub(super) fn recommend(out: Out<'_>, p: Painter, r: &Recommendations) -> io::Re
         writeln!(out, "No recorded technique outcomes in {domain} yet.")?;
         writeln!(out, "  Record them with `mk record strategy --problem P --approach A --outcome proven|failed`.")?;
     } else {
-        writeln!(out, "{}", p.paint(Style::Bold, &format!("Techniques for {what}, by estimated success rate")))?;
-        let width = r.recommendations.iter().map(|x| x.technique.chars().count()).max().unwrap_or(0).min(48);
+        writeln!(
+            out,
+            "{}",
+            p.paint(
+                Style::Bold,
+                &format!("Techniques for {what}, by estimated success rate")
+            )
+        )?;
+        let width = r
+            .recommendations
+            .iter()
+            .map(|x| x.technique.chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(48);
         for (i, x) in r.recommendations.iter().enumerate() {
             let n = x.successes + x.failures;
             writeln!(
@@ -432,16 +632,32 @@ pub(super) fn recommend(out: Out<'_>, p: Painter, r: &Recommendations) -> io::Re
                 i + 1,
                 one_line(&x.technique, 48),
                 x.estimate * 100.0,
-                p.paint(Style::Dim, &format!("({} of {} attempts succeeded)", fmt_count(x.successes), fmt_count(n)))
+                p.paint(
+                    Style::Dim,
+                    &format!(
+                        "({} of {} attempts succeeded)",
+                        fmt_count(x.successes),
+                        fmt_count(n)
+                    )
+                )
             )?;
         }
     }
     if !r.excluded.is_empty() {
         writeln!(out, "{RULE}")?;
-        writeln!(out, "{}", p.paint(Style::Red, "Already failed here (not recommended)"))?;
+        writeln!(
+            out,
+            "{}",
+            p.paint(Style::Red, "Already failed here (not recommended)")
+        )?;
         for x in &r.excluded {
             let plural = if x.failed_here == 1 { "" } else { "s" };
-            writeln!(out, "  - {} ({} failed attempt{plural})", one_line(&x.technique, 60), x.failed_here)?;
+            writeln!(
+                out,
+                "  - {} ({} failed attempt{plural})",
+                one_line(&x.technique, 60),
+                x.failed_here
+            )?;
         }
     }
     writeln!(
@@ -459,7 +675,11 @@ pub(super) fn recommend(out: Out<'_>, p: Painter, r: &Recommendations) -> io::Re
 }
 
 fn fmt_count(x: f64) -> String {
-    if x.fract() == 0.0 { format!("{x:.0}") } else { format!("{x:.1}") }
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -478,7 +698,12 @@ pub(super) fn init(
         (_, Some(v)) => format!("Upgraded (from schema v{v})"),
         _ => "Up to date:".to_string(),
     };
-    writeln!(out, "{} knowledge.db at {} (schema v{version})", p.paint(Style::Green, &what), path.display())?;
+    writeln!(
+        out,
+        "{} knowledge.db at {} (schema v{version})",
+        p.paint(Style::Green, &what),
+        path.display()
+    )?;
     let Some(r) = report else {
         writeln!(
             out,
@@ -489,7 +714,12 @@ pub(super) fn init(
         return Ok(());
     };
     if let Some(t) = tracking_used {
-        writeln!(out, "Migrated from tracking.db at {} ({})", t.path.display(), t.reason)?;
+        writeln!(
+            out,
+            "Migrated from tracking.db at {} ({})",
+            t.path.display(),
+            t.reason
+        )?;
     }
     let row = |label: &str, c: &TableCount| {
         let mut s = format!("  {label:<18} {} added", c.added);

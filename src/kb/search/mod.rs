@@ -35,7 +35,11 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { limit: 5, domain: None, finding_type: None }
+        SearchOptions {
+            limit: 5,
+            domain: None,
+            finding_type: None,
+        }
     }
 }
 
@@ -63,11 +67,11 @@ pub struct SearchHit {
     pub duplicates: usize,
 }
 
-/// Candidates fetched per round; grows when duplicates leave too few distinct results.
-const POOL: usize = 200;
+/// Candidates fetched per kind of match (at least 20 per requested result, so that collapsed
+/// duplicates still leave enough distinct results).
+const POOL: usize = 100;
 /// Most matching findings BM25 ranks per query (the newest ones); see `text_candidates`.
-pub const RANK_CAP: usize = 1_000;
-const MAX_POOL: usize = 12_800;
+pub const RANK_CAP: usize = 500;
 
 struct Candidate {
     finding: Finding,
@@ -83,30 +87,45 @@ impl Kb {
     /// error; use [`Kb::finding_count`] to tell an empty knowledge base from no match.
     pub fn search(&self, text: &str, opts: &SearchOptions) -> Result<Vec<SearchHit>> {
         let parsed = ParsedQuery::parse(text);
-        let fts = parsed.to_fts5();
+        let (words, prefixed) = (parsed.to_fts5_words(), parsed.to_fts5());
         let ident = query::identifier_candidate(text);
         let filters = Filters {
             domain: opts.domain.clone(),
             kind: opts.finding_type.map(|t| t.as_str().to_string()),
         };
         let limit = opts.limit.max(1);
-        let mut pool = POOL.max(limit * 4);
-        loop {
-            let mut cands = Vec::new();
-            if let Some(id) = &ident {
-                self.exact_candidates(id, &filters, pool, &mut cands)?;
-                self.identifier_candidates(id, &filters, pool, &mut cands)?;
-            }
-            let mut text_full = false;
-            if let Some(q) = &fts {
-                text_full = self.text_candidates(q, &filters, pool, &mut cands)? == pool;
-            }
-            let hits = self.rank_and_group(cands, limit)?;
-            if hits.len() >= limit || !text_full || pool >= MAX_POOL {
-                return Ok(hits);
-            }
-            pool *= 8;
+        let pool = POOL.max(limit * 20);
+        let mut cands = Vec::new();
+        if let Some(id) = &ident {
+            self.exact_candidates(id, &filters, pool, &mut cands)?;
+            self.identifier_candidates(id, &filters, pool, &mut cands)?;
         }
+        // Names and problem ids that already fill the page make BM25 moot: it would only order
+        // them among themselves, and its IDF pass reads every posting of every query word.
+        let named: HashSet<String> = cands.iter().map(|c| group_key(&c.finding)).collect();
+        let words = words.filter(|_| named.len() < limit);
+        // Whole words first; prefixes only when whole words do not fill the pool (a user who
+        // typed a complete common word does not pay for expanding it).
+        if let Some(q) = &words {
+            let mut found = Vec::new();
+            let full = self.text_candidates(q, &filters, pool, &mut found)? == pool;
+            match &prefixed {
+                Some(p) if !full && p != q => {
+                    self.text_candidates(p, &filters, pool, &mut cands)?;
+                }
+                _ => cands.extend(found),
+            }
+        }
+        self.rank_and_group(cands, limit)
+    }
+
+    /// Whether no finding is stored (cheaper than counting).
+    pub fn is_empty(&self) -> Result<bool> {
+        self.conn
+            .query_row("SELECT NOT EXISTS (SELECT 1 FROM findings)", [], |r| {
+                r.get(0)
+            })
+            .at(&self.path)
     }
 
     /// Number of findings stored.
@@ -116,16 +135,29 @@ impl Kb {
             .at(&self.path)
     }
 
-    fn exact_candidates(&self, ident: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<()> {
+    /// Equality on names and on the problem key. Each lookup is forced onto its index: with
+    /// `ORDER BY id` and a LIMIT the planner may otherwise prefer scanning the whole table in id
+    /// order, which is fast only when the value exists.
+    fn exact_candidates(
+        &self,
+        ident: &str,
+        f: &Filters,
+        pool: usize,
+        out: &mut Vec<Candidate>,
+    ) -> Result<()> {
         let key = problem_key(ident);
         let sql = format!(
-            "SELECT {cols} FROM findings f
-             WHERE (f.theorem_name = ?1 COLLATE NOCASE OR f.proof_technique = ?1 COLLATE NOCASE
-                    OR {pkey} = ?2)
-               AND (?3 IS NULL OR f.domain_id = ?3) AND (?4 IS NULL OR f.finding_type = ?4)
-             ORDER BY f.id DESC LIMIT ?5",
+            "SELECT {cols} FROM (
+                SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_theorem_name
+                                WHERE theorem_name = ?1 COLLATE NOCASE ORDER BY id DESC LIMIT ?5)
+                UNION SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_technique
+                                WHERE proof_technique = ?1 COLLATE NOCASE ORDER BY id DESC LIMIT ?5)
+                UNION SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_problem_key
+                                WHERE {pkey} = ?2 ORDER BY id DESC LIMIT ?5)) u
+             CROSS JOIN findings f ON f.id = u.id
+             WHERE (?3 IS NULL OR f.domain_id = ?3) AND (?4 IS NULL OR f.finding_type = ?4)",
             cols = Finding::columns("f."),
-            pkey = problem_key_sql("f.problem_id"),
+            pkey = problem_key_sql("problem_id"),
         );
         let key = (!key.is_empty()).then_some(key);
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
@@ -136,13 +168,24 @@ impl Kb {
             )
             .at(&self.path)?;
         for finding in rows {
-            out.push(Candidate { finding: finding.at(&self.path)?, kind: MatchKind::Exact, closeness: (0, 0), bm25: None });
+            out.push(Candidate {
+                finding: finding.at(&self.path)?,
+                kind: MatchKind::Exact,
+                closeness: (0, 0),
+                bm25: None,
+            });
         }
         Ok(())
     }
 
     /// Substring matches in names. Also promotes `Namespace.name` to exact for query `name`.
-    fn identifier_candidates(&self, ident: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<()> {
+    fn identifier_candidates(
+        &self,
+        ident: &str,
+        f: &Filters,
+        pool: usize,
+        out: &mut Vec<Candidate>,
+    ) -> Result<()> {
         // Trigrams need three characters; identifiers contain no spaces.
         if ident.chars().count() < 3 || ident.contains(char::is_whitespace) {
             return Ok(());
@@ -168,42 +211,71 @@ impl Kb {
                 .theorem_name
                 .as_deref()
                 .is_some_and(|n| n.to_lowercase().ends_with(&suffix));
-            let kind = if namespaced { MatchKind::Exact } else { MatchKind::Identifier };
+            let kind = if namespaced {
+                MatchKind::Exact
+            } else {
+                MatchKind::Identifier
+            };
             let closeness = closeness(&finding, &ident.to_lowercase());
-            out.push(Candidate { finding, kind, closeness, bm25: None });
+            out.push(Candidate {
+                finding,
+                kind,
+                closeness,
+                bm25: None,
+            });
         }
         Ok(())
     }
 
-    /// BM25 candidates. Returns how many rows were ranked (== the cap means there may be more).
+    /// BM25 candidates, best first. Returns how many were returned (== `pool`: there may be more).
     ///
     /// Ranking costs a few microseconds per matching row, so a query matching most of a large
     /// knowledge base would take hundreds of milliseconds. BM25 therefore ranks at most the
     /// newest [`RANK_CAP`] matching findings (FTS5 streams matches newest first and stops);
     /// narrower queries (more words, a phrase, `--type`, `--domain`) reach further back.
-    fn text_candidates(&self, fts: &str, f: &Filters, pool: usize, out: &mut Vec<Candidate>) -> Result<usize> {
+    fn text_candidates(
+        &self,
+        fts: &str,
+        f: &Filters,
+        pool: usize,
+        out: &mut Vec<Candidate>,
+    ) -> Result<usize> {
+        // The join to `findings` is only needed to filter; rows are read in full only for the
+        // `pool` best, after ranking.
+        let matches = if f.domain.is_none() && f.kind.is_none() {
+            "SELECT rowid AS id, rank AS score FROM findings_fts
+             WHERE findings_fts MATCH ?1 AND ?2 IS NULL AND ?3 IS NULL
+             ORDER BY rowid DESC LIMIT ?5"
+        } else {
+            "SELECT findings_fts.rowid AS id, findings_fts.rank AS score
+             FROM findings_fts JOIN findings f ON f.id = findings_fts.rowid
+             WHERE findings_fts MATCH ?1
+               AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
+             ORDER BY findings_fts.rowid DESC LIMIT ?5"
+        };
         let sql = format!(
-            "SELECT c.score, {cols} FROM (
-                SELECT findings_fts.rowid AS id, findings_fts.rank AS score
-                FROM findings_fts JOIN findings f ON f.id = findings_fts.rowid
-                WHERE findings_fts MATCH ?1
-                  AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-                ORDER BY findings_fts.rowid DESC LIMIT ?5) c
-             JOIN findings f ON f.id = c.id
-             ORDER BY c.score LIMIT ?4",
+            "SELECT c.score, {cols} FROM (SELECT id, score FROM ({matches}) ORDER BY score LIMIT ?4) c
+             CROSS JOIN findings f ON f.id = c.id
+             ORDER BY c.score",
             cols = Finding::columns("f."),
         );
         let cap = RANK_CAP.max(pool);
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
-            .query_map(rusqlite::params![fts, f.domain, f.kind, pool as i64, cap as i64], |r| {
-                Ok((r.get::<_, f64>(0)?, Finding::from_row(r, 1)))
-            })
+            .query_map(
+                rusqlite::params![fts, f.domain, f.kind, pool as i64, cap as i64],
+                |r| Ok((r.get::<_, f64>(0)?, Finding::from_row(r, 1))),
+            )
             .at(&self.path)?;
         let mut n = 0;
         for row in rows {
             let (rank, finding) = row.at(&self.path)?;
-            out.push(Candidate { finding, kind: MatchKind::Text, closeness: (0, 0), bm25: Some(rank) });
+            out.push(Candidate {
+                finding,
+                kind: MatchKind::Text,
+                closeness: (0, 0),
+                bm25: Some(rank),
+            });
             n += 1;
         }
         Ok(n)
@@ -268,12 +340,13 @@ impl Kb {
         let (sql, value) = match &f.theorem_name {
             Some(name) => (
                 "SELECT id, finding_type, title, description, theorem_name, theorem_statement, source_slot
-                 FROM findings WHERE theorem_name = ?1 COLLATE NOCASE AND finding_type = ?2 LIMIT 5000",
+                 FROM findings INDEXED BY idx_findings_theorem_name
+                 WHERE theorem_name = ?1 COLLATE NOCASE AND finding_type = ?2 LIMIT 5000",
                 name,
             ),
             None => (
                 "SELECT id, finding_type, title, description, theorem_name, theorem_statement, source_slot
-                 FROM findings WHERE title = ?1 AND finding_type = ?2 LIMIT 5000",
+                 FROM findings INDEXED BY idx_findings_title WHERE title = ?1 AND finding_type = ?2 LIMIT 5000",
                 &f.title,
             ),
         };
@@ -320,7 +393,12 @@ struct Filters {
 fn group_key(f: &Finding) -> String {
     let name = f.theorem_name.as_deref().unwrap_or(&f.title);
     let body = f.theorem_statement.as_deref().unwrap_or(&f.description);
-    format!("{}\u{1}{}\u{1}{}", f.finding_type, name.to_lowercase(), normalize_ws(body))
+    format!(
+        "{}\u{1}{}\u{1}{}",
+        f.finding_type,
+        name.to_lowercase(),
+        normalize_ws(body)
+    )
 }
 
 /// How well a name containing `query` (lowercase) fits it: names where the query starts a

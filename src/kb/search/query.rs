@@ -39,7 +39,10 @@ pub struct Term {
 impl ParsedQuery {
     /// Parses user text. Never fails; text with nothing searchable gives an empty query.
     pub fn parse(input: &str) -> ParsedQuery {
-        let clean: String = input.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        let clean: String = input
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
         let mut groups = Vec::new();
         let mut group = Group::default();
         let mut negate = false;
@@ -93,8 +96,19 @@ impl ParsedQuery {
     }
 
     /// The FTS5 MATCH expression, or `None` when empty. Only quoted strings and operators we
-    /// emit ourselves appear in it, so it always parses.
+    /// emit ourselves appear in it, so it always parses. Words of three or more characters
+    /// also match as prefixes.
     pub fn to_fts5(&self) -> Option<String> {
+        self.expression(true)
+    }
+
+    /// [`ParsedQuery::to_fts5`] without prefix matching: whole words only. Much cheaper on a
+    /// large index, since FTS5 merges the doclists of every word a prefix expands to.
+    pub fn to_fts5_words(&self) -> Option<String> {
+        self.expression(false)
+    }
+
+    fn expression(&self, prefixes: bool) -> Option<String> {
         if self.groups.is_empty() {
             return None;
         }
@@ -102,7 +116,12 @@ impl ParsedQuery {
             .groups
             .iter()
             .map(|g| {
-                let mut s = g.must.iter().map(term_expr).collect::<Vec<_>>().join(" AND ");
+                let mut s = g
+                    .must
+                    .iter()
+                    .map(|t| term_expr(t, prefixes))
+                    .collect::<Vec<_>>()
+                    .join(" AND ");
                 for t in &g.not {
                     s.push_str(" NOT ");
                     s.push_str(&quote(&t.text));
@@ -131,9 +150,9 @@ pub fn quote(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
 }
 
-fn term_expr(t: &Term) -> String {
+fn term_expr(t: &Term, prefixes: bool) -> String {
     let q = quote(&t.text);
-    if t.phrase || last_token_chars(&t.text) < MIN_PREFIX_CHARS {
+    if !prefixes || t.phrase || last_token_chars(&t.text) < MIN_PREFIX_CHARS {
         q
     } else {
         // The exact form is listed too so that whole-word matches outrank prefix-only ones.
@@ -201,6 +220,15 @@ mod tests {
     }
 
     #[test]
+    fn whole_words_variant_has_no_prefixes() {
+        let q = ParsedQuery::parse("induct OR card NOT xyz");
+        assert_eq!(
+            q.to_fts5_words(),
+            Some(r#"("induct") OR ("card" NOT "xyz")"#.into())
+        );
+    }
+
+    #[test]
     fn operators() {
         assert_eq!(fts("ab OR cd"), Some(r#"("ab") OR ("cd")"#.into()));
         assert_eq!(fts("ab NOT cd"), Some(r#"("ab" NOT "cd")"#.into()));
@@ -214,7 +242,10 @@ mod tests {
     #[test]
     fn phrases_and_hostile_text() {
         assert_eq!(fts(r#""card le""#), Some(r#"("card le")"#.into()));
-        assert_eq!(fts(r#"ab "unterminated"#), Some(r#"("ab" AND "unterminated")"#.into()));
+        assert_eq!(
+            fts(r#"ab "unterminated"#),
+            Some(r#"("ab" AND "unterminated")"#.into())
+        );
         assert_eq!(fts("* : ( ) - ∀ ≤"), None);
         assert_eq!(fts("a:b"), Some(r#"("a:b")"#.into()));
         assert_eq!(fts("a:bcd;"), Some(r#"(("a:bcd;" OR "a:bcd;"*))"#.into()));
@@ -228,7 +259,10 @@ mod tests {
 
     #[test]
     fn identifier_candidate_strips_quotes() {
-        assert_eq!(identifier_candidate(r#"  "erdos_850"  "#).as_deref(), Some("erdos_850"));
+        assert_eq!(
+            identifier_candidate(r#"  "erdos_850"  "#).as_deref(),
+            Some("erdos_850")
+        );
         assert_eq!(identifier_candidate("\"\""), None);
     }
 }

@@ -1,0 +1,360 @@
+//! The rule checks: one walk over the syntax tree, plus the outline for full names.
+//!
+//! Which node kinds each rule matches is listed on [`Rule`](super::Rule); the grammar's node
+//! contract is in `grammar/README.md`.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::{LintConfig, Rule};
+use crate::lean::idents;
+use crate::lean::outline::for_each_descendant;
+use crate::lean::syntax::{tokens, Position};
+use crate::lean::{Outline, ParsedFile};
+
+/// Debug commands that should not stay in a checked-in file.
+const DEBUG_COMMANDS: &[&str] = &["#eval", "#check", "#print", "#reduce", "#exit"];
+
+/// The command that turns the command it wraps into a test of that command's output.
+const GUARD: &str = "#guard_msgs";
+
+/// A finding before configuration (severity, allow comments) is applied.
+#[derive(Debug)]
+pub struct Raw {
+    pub rule: Rule,
+    pub start: Position,
+    pub end: Position,
+    pub message: String,
+}
+
+struct Checker<'f, 'c> {
+    file: &'f ParsedFile,
+    config: &'c LintConfig,
+    out: Vec<Raw>,
+    /// Start byte of each `declaration` node → its `name` node.
+    declaration_names: HashMap<usize, Node<'f>>,
+}
+
+/// Runs every enabled rule over `file`.
+pub fn run(file: &ParsedFile, config: &LintConfig) -> Vec<Raw> {
+    let mut checker = Checker {
+        file,
+        config,
+        out: Vec::new(),
+        declaration_names: HashMap::new(),
+    };
+    checker.walk();
+    if config.enabled(Rule::DuplicateDeclaration) {
+        checker.duplicates();
+    }
+    if config.enabled(Rule::FalseLemmaReference) {
+        checker.false_lemma_references();
+    }
+    if config.enabled(Rule::ParseError) {
+        checker.parse_errors();
+    }
+    checker.out
+}
+
+impl<'f> Checker<'f, '_> {
+    fn text(&self, node: Node<'_>) -> &'f str {
+        &self.file.text[node.byte_range()]
+    }
+
+    fn push(&mut self, rule: Rule, from: Node<'_>, to: Node<'_>, message: String) {
+        if !self.config.enabled(rule) {
+            return;
+        }
+        let text = &self.file.text;
+        self.out.push(Raw {
+            rule,
+            start: Position::start_of(text, from),
+            end: Position::end_of(text, to),
+            message,
+        });
+    }
+
+    fn walk(&mut self) {
+        let root = self.file.root();
+        let mut cursor = root.walk();
+        let mut nodes = Vec::new();
+        for_each_descendant(&mut cursor, |n| nodes.push(n));
+        for node in nodes {
+            self.node(node);
+        }
+        if root.has_error() {
+            for error in self.file.error_nodes() {
+                let mut cursor = error.walk();
+                let leaves: Vec<Node<'f>> = error
+                    .children(&mut cursor)
+                    .filter(|c| c.child_count() == 0)
+                    .collect();
+                for leaf in leaves {
+                    self.unparsed_token(leaf);
+                }
+            }
+        }
+    }
+
+    fn node(&mut self, node: Node<'f>) {
+        let kind = node.kind();
+        if !node.is_named() {
+            return; // keywords and punctuation; e.g. the `sorry` token inside a `sorry` node
+        }
+        match kind {
+            "sorry" => self.push(
+                Rule::Sorry,
+                node,
+                node,
+                "`sorry` leaves a proof unfinished".into(),
+            ),
+            "admit" => self.push(
+                Rule::Admit,
+                node,
+                node,
+                "`admit` leaves a proof unfinished".into(),
+            ),
+            "identifier" => self.identifier(node),
+            "declaration" => self.declaration(node),
+            "attribute" => self.attribute(node),
+            "tactic" => self.tactic(node),
+            "set_option" => self.set_option(node),
+            "hash_command" | "exit_command" => self.hash_command(node),
+            _ => {}
+        }
+    }
+
+    /// A keyword token inside a part the parser could not read: the hole or axiom it starts
+    /// is still reported, so a parse error cannot hide one.
+    fn unparsed_token(&mut self, node: Node<'f>) {
+        if node.is_named() && matches!(node.kind(), "sorry" | "admit") {
+            return; // already a `sorry`/`admit` node
+        }
+        let (rule, word) = match self.text(node) {
+            "sorry" => (Rule::Sorry, "sorry"),
+            "admit" => (Rule::Admit, "admit"),
+            "axiom" => (Rule::Axiom, "axiom"),
+            _ => return,
+        };
+        self.push(
+            rule,
+            node,
+            node,
+            format!("`{word}` in a part of the file mf could not parse"),
+        );
+    }
+
+    fn identifier(&mut self, node: Node<'f>) {
+        let text = self.text(node);
+        let last = idents::components(text).last().copied().unwrap_or("");
+        match last {
+            "sorryAx" => self.push(
+                Rule::Sorry,
+                node,
+                node,
+                "`sorryAx` is `sorry` written out: the proof is unfinished".into(),
+            ),
+            "ofReduceBool" => self.push(
+                Rule::NativeDecide,
+                node,
+                node,
+                "`Lean.ofReduceBool` trusts the compiler's evaluation instead of the kernel".into(),
+            ),
+            _ => {}
+        }
+    }
+
+    fn declaration(&mut self, node: Node<'f>) {
+        let name = node.child_by_field_name("name");
+        if let Some(name) = name {
+            self.declaration_names.insert(node.start_byte(), name);
+        }
+        let Some(kind) = node.child_by_field_name("kind") else {
+            return;
+        };
+        if self.text(kind) == "axiom" {
+            let shown = name.map_or("(unnamed)", |n| self.text(n));
+            self.push(
+                Rule::Axiom,
+                kind,
+                name.unwrap_or(kind),
+                format!("axiom `{shown}` is assumed without proof; prove it as a theorem instead"),
+            );
+        }
+    }
+
+    fn attribute(&mut self, node: Node<'f>) {
+        let Some(first) = first_token(node) else {
+            return;
+        };
+        let what = match self.text(first) {
+            "implemented_by" => {
+                "`implemented_by` replaces the definition with other code when compiled"
+            }
+            "extern" => "`extern` replaces the definition with foreign code when compiled",
+            _ => return,
+        };
+        let attribute = crate::lean::outline::collapse_whitespace(self.text(node));
+        self.push(
+            Rule::ImplementedBy,
+            node,
+            node,
+            format!("`@[{attribute}]`: {what}; proofs that evaluate it trust that code"),
+        );
+    }
+
+    fn tactic(&mut self, node: Node<'f>) {
+        let Some(head) = node.child_by_field_name("head") else {
+            return;
+        };
+        let message = match self.text(head) {
+            "native_decide" => {
+                "`native_decide` trusts the compiler through the axiom `Lean.ofReduceBool`; prefer `decide`"
+            }
+            "decide" if self.has_native_flag(node) => {
+                "`decide +native` trusts the compiler through the axiom `Lean.ofReduceBool`; prefer `decide`"
+            }
+            "set_option" => {
+                // The tactic form `set_option NAME VALUE in TACTIC`.
+                let tokens = tokens(node);
+                if let (Some(&name), Some(&value)) = (tokens.get(1), tokens.get(2)) {
+                    self.option(head, name, value);
+                }
+                return;
+            }
+            _ => return,
+        };
+        self.push(Rule::NativeDecide, head, head, message.into());
+    }
+
+    /// Whether a `decide` tactic is given `+native` (or `native := true`).
+    fn has_native_flag(&self, node: Node<'f>) -> bool {
+        let texts: Vec<&str> = tokens(node).into_iter().map(|t| self.text(t)).collect();
+        texts.windows(2).any(|w| w == ["+", "native"])
+            || texts.contains(&"+native")
+            || texts.windows(3).any(|w| w == ["native", ":=", "true"])
+    }
+
+    /// The command `set_option NAME VALUE [in …]`.
+    fn set_option(&mut self, node: Node<'f>) {
+        let name = node.child_by_field_name("name");
+        let value = node.child_by_field_name("value");
+        if let (Some(keyword), Some(name), Some(value)) = (node.child(0), name, value) {
+            self.option(keyword, name, value);
+        }
+    }
+
+    /// One option setting, from the `set_option` keyword to the value.
+    fn option(&mut self, keyword: Node<'f>, name: Node<'f>, value: Node<'f>) {
+        match (self.text(name), self.text(value)) {
+            ("maxHeartbeats", "0") => self.push(
+                Rule::MaxHeartbeatsZero,
+                keyword,
+                value,
+                "`set_option maxHeartbeats 0` removes the time limit; give a finite limit such as 400000".into(),
+            ),
+            ("debug.skipKernelTC", "true") => self.push(
+                Rule::SkipKernelTc,
+                keyword,
+                value,
+                "`set_option debug.skipKernelTC true` stops the kernel from checking proofs".into(),
+            ),
+            _ => {}
+        }
+    }
+
+    fn hash_command(&mut self, node: Node<'f>) {
+        let Some(first) = first_token(node) else {
+            return;
+        };
+        let command = self.text(first);
+        if !DEBUG_COMMANDS.contains(&command) {
+            return;
+        }
+        // `#guard_msgs in #eval …` is a test whose output Lean checks, not a leftover.
+        let guarded = node.parent().is_some_and(|p| {
+            p.kind() == "hash_command" && first_token(p).is_some_and(|t| self.text(t) == GUARD)
+        });
+        if !guarded {
+            self.push(
+                Rule::DebugCommand,
+                first,
+                first,
+                format!("`{command}` is a debug command; remove it before committing"),
+            );
+        }
+    }
+
+    fn duplicates(&mut self) {
+        let outline = Outline::of("", self.file);
+        let mut first_line: HashMap<&str, usize> = HashMap::new();
+        let mut found = Vec::new();
+        for decl in &outline.declarations {
+            if decl.full_name.is_empty() {
+                continue;
+            }
+            match first_line.get(decl.full_name.as_str()) {
+                None => {
+                    first_line.insert(&decl.full_name, decl.line);
+                }
+                Some(&line) => {
+                    if let Some(&name) = self.declaration_names.get(&decl.span.start) {
+                        found.push((
+                            name,
+                            format!("`{}` is already declared on line {line}", decl.full_name),
+                        ));
+                    }
+                }
+            }
+        }
+        for (name, message) in found {
+            self.push(Rule::DuplicateDeclaration, name, name, message);
+        }
+    }
+
+    fn false_lemma_references(&mut self) {
+        let references = idents::references(self.file, &self.config.false_lemmas);
+        for r in references {
+            let message = if r.token == r.name {
+                format!("`{}` is recorded as false in tracking.db", r.name)
+            } else {
+                format!(
+                    "`{}` refers to `{}`, recorded as false in tracking.db",
+                    r.token, r.name
+                )
+            };
+            self.out.push(Raw {
+                rule: Rule::FalseLemmaReference,
+                start: r.start,
+                end: r.end,
+                message,
+            });
+        }
+    }
+
+    fn parse_errors(&mut self) {
+        let errors = self.file.error_nodes();
+        let Some(&first) = errors.first() else {
+            return;
+        };
+        let message = match errors.len() {
+            1 => "mf could not parse this part of the file; findings in it may be missed".into(),
+            n => format!(
+                "mf could not parse {n} parts of this file (the first is here); findings in them may be missed"
+            ),
+        };
+        self.push(Rule::ParseError, first, first, message);
+    }
+}
+
+/// The first token of `node`, comments skipped.
+fn first_token(node: Node<'_>) -> Option<Node<'_>> {
+    let mut node = node;
+    while node.child_count() > 0 {
+        let mut cursor = node.walk();
+        let next = node.children(&mut cursor).find(|c| !c.is_extra())?;
+        node = next;
+    }
+    Some(node)
+}
