@@ -169,12 +169,15 @@ impl FileComparison {
     /// Compares two versions. Each outline must have been read from the text given with it
     /// (declaration spans index into that text).
     pub fn of(old_text: &str, old: &Outline, new_text: &str, new: &Outline) -> FileComparison {
-        let pairs = match_declarations(&old.declarations, &new.declarations);
+        let (old_keys, new_keys) = (keys(&old.declarations), keys(&new.declarations));
+        let pairs = match_declarations(&old_keys, &new_keys);
+        // Line tables are built once: per declaration they would make a comparison quadratic.
+        let tables = (LineTable::new(old_text), LineTable::new(new_text));
         let mut declarations = Vec::with_capacity(pairs.len());
         for (o, n) in pairs {
-            let old_decl = o.map(|i| (&old.declarations[i], occurrence(&old.declarations, i)));
-            let new_decl = n.map(|i| (&new.declarations[i], occurrence(&new.declarations, i)));
-            declarations.push(diff_declaration(old_text, old_decl, new_text, new_decl));
+            let old_decl = o.map(|i| (&old.declarations[i], old_keys[i].2));
+            let new_decl = n.map(|i| (&new.declarations[i], new_keys[i].2));
+            declarations.push(diff_declaration(&tables, old_decl, new_decl));
         }
         FileComparison {
             declarations,
@@ -279,32 +282,21 @@ fn keys(decls: &[Declaration]) -> Vec<Key<'_>> {
         .collect()
 }
 
-/// 1-based occurrence of declaration `i`'s key among `decls`.
-fn occurrence(decls: &[Declaration], i: usize) -> usize {
-    let d = &decls[i];
-    decls[..=i]
-        .iter()
-        .filter(|e| kind_class(&e.kind) == kind_class(&d.kind) && e.full_name == d.full_name)
-        .count()
-}
-
 /// Pairs old and new declaration indices: new-file order, with unmatched old declarations
 /// emitted just before the first new declaration matched to a later old one.
 fn match_declarations(
-    old: &[Declaration],
-    new: &[Declaration],
+    old_keys: &[Key<'_>],
+    new_keys: &[Key<'_>],
 ) -> Vec<(Option<usize>, Option<usize>)> {
-    let old_keys = keys(old);
-    let new_keys = keys(new);
     let old_index: HashMap<Key<'_>, usize> =
         old_keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     let new_matched: Vec<Option<usize>> =
         new_keys.iter().map(|k| old_index.get(k).copied()).collect();
-    let mut old_used = vec![false; old.len()];
+    let mut old_used = vec![false; old_keys.len()];
     for o in new_matched.iter().flatten() {
         old_used[*o] = true;
     }
-    let mut pairs = Vec::with_capacity(old.len().max(new.len()));
+    let mut pairs = Vec::with_capacity(old_keys.len().max(new_keys.len()));
     let mut next_removed = 0;
     for (n, matched) in new_matched.iter().enumerate() {
         if let Some(o) = *matched {
@@ -356,11 +348,11 @@ fn body_text<'t>(text: &'t str, d: &Declaration) -> Option<&'t str> {
 }
 
 fn diff_declaration(
-    old_text: &str,
+    (old_table, new_table): &(LineTable<'_>, LineTable<'_>),
     old: Option<(&Declaration, usize)>,
-    new_text: &str,
     new: Option<(&Declaration, usize)>,
 ) -> DeclarationDiff {
+    let (old_text, new_text) = (old_table.text, new_table.text);
     let (first, occurrence) = new.or(old).expect("a pair has at least one side");
     let mut diff = DeclarationDiff {
         status: Status::Unchanged,
@@ -389,9 +381,13 @@ fn diff_declaration(
         _ => true,
     };
     diff.header_changed = o.attributes != n.attributes || o.modifiers != n.modifiers;
-    let old_lines = LineTable::new(old_text).span_lines(&o.span);
-    let new_lines = LineTable::new(new_text).span_lines(&n.span);
-    diff.hunks = hunks(&old_lines, &new_lines, CONTEXT_LINES);
+    // Byte-equal lines have no hunks; only a declaration whose lines differ is diffed.
+    let old_region = old_text.get(old_table.line_region(&o.span));
+    if old_region.is_none() || old_region != new_text.get(new_table.line_region(&n.span)) {
+        let old_lines = old_table.span_lines(&o.span);
+        let new_lines = new_table.span_lines(&n.span);
+        diff.hunks = hunks(&old_lines, &new_lines, CONTEXT_LINES);
+    }
     if !diff.hunks.is_empty() || o.kind != n.kind {
         diff.status = Status::Modified;
     }
@@ -447,6 +443,21 @@ impl<'t> LineTable<'t> {
         } else {
             self.starts.len()
         }
+    }
+
+    /// The byte range of the whole lines a byte range touches (terminators included).
+    fn line_region(&self, span: &Range<usize>) -> Range<usize> {
+        if self.len() == 0 {
+            return 0..0;
+        }
+        let first = self.line_of(span.start);
+        let last = self.line_of(span.end.saturating_sub(1).max(span.start));
+        let end = self
+            .starts
+            .get(last + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        self.starts[first]..end
     }
 
     /// The whole lines a byte range touches.
