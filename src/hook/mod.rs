@@ -14,6 +14,7 @@ pub mod briefing;
 pub mod payload;
 pub mod post_tool_use;
 pub mod subagent;
+pub mod window;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

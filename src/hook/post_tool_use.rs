@@ -13,16 +13,17 @@
 //! already there, or for a new declaration stated with `sorry`. Anything it cannot read
 //! (malformed input, a missing, binary or huge file) ends in [`Output::Nothing`] and a note.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::baseline::{self, Baseline, Origin};
 use super::payload::Payload;
+use super::window::{self, Layout, Window};
 use super::{clip, Outcome, Output};
 use crate::lean::compare::{DeclarationDiff, FileComparison, Status};
 use crate::lean::idents::{self, NameSet};
-use crate::lean::{Declaration, Outline, ParsedFile, Source};
+use crate::lean::{Declaration, Outline, Source};
 use crate::tracking::{FalseLemma, Tracking};
 
 /// Files larger than this are not checked: the largest real result file is about 1.3 MB, and
@@ -161,17 +162,40 @@ pub fn decide(
     before: &Baseline,
     false_lemmas: &[FalseLemma],
 ) -> Decision {
-    let new_file = crate::cursor::parse(current);
-    let new = Outline::of(name, &new_file);
+    decide_with(name, current, before, false_lemmas, Parse::Windows)
+}
+
+/// How much of a file [`decide_with`] parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parse {
+    /// The commands around the change (see [`window`]), the whole file when they cannot be
+    /// cut cleanly. What the hook does.
+    Windows,
+    /// Always the whole file: slower, and the reference the windows are tested against.
+    Whole,
+}
+
+/// [`decide`], parsing as `parse` says.
+pub fn decide_with(
+    name: &str,
+    current: &str,
+    before: &Baseline,
+    false_lemmas: &[FalseLemma],
+    parse: Parse,
+) -> Decision {
+    let mut new = NewFile {
+        name,
+        text: current,
+        layout: Layout::of(current),
+        whole: None,
+        parse,
+    };
     let mut decision = Decision::default();
     if let Baseline::Known { texts, origin } = before {
         // Each candidate earlier version gives its findings; keep those all agree on.
         let mut agreed: Option<(Findings, Findings)> = None;
         for text in texts {
-            let old_file = crate::cursor::parse(text);
-            let old = Outline::of(name, &old_file);
-            let comparison = FileComparison::of(text, &old, current, &new);
-            let (blocks, advice) = findings(&comparison, (text, &old), (current, &new), *origin);
+            let (blocks, advice) = compare(text, &mut new, *origin);
             agreed = Some(match agreed {
                 None => (blocks, advice),
                 Some((b, a)) => (intersect(b, &blocks), intersect(a, &advice)),
@@ -184,8 +208,58 @@ pub fn decide(
     }
     decision
         .advice
-        .extend(false_lemma_advice(&new_file, &new, false_lemmas));
+        .extend(false_lemma_advice(&mut new, false_lemmas));
     decision
+}
+
+/// The file as the tool left it: its text, layout and, once needed, its whole parse.
+struct NewFile<'a> {
+    name: &'a str,
+    text: &'a str,
+    layout: Layout,
+    whole: Option<Window>,
+    parse: Parse,
+}
+
+impl NewFile<'_> {
+    fn whole(&mut self) -> &Window {
+        let (name, text) = (self.name, self.text);
+        self.whole.get_or_insert_with(|| window::whole(name, text))
+    }
+}
+
+/// Compares one earlier version with the new file: the windows around the change when they
+/// parse cleanly, the whole files otherwise.
+fn compare(old_text: &str, new: &mut NewFile<'_>, origin: Origin) -> (Findings, Findings) {
+    if old_text == new.text {
+        return (Findings::new(), Findings::new());
+    }
+    let old_layout = Layout::of(old_text);
+    let windows = window::change_windows(old_text, &old_layout, new.text, &new.layout)
+        .filter(|_| new.parse == Parse::Windows)
+        .and_then(|(o, n)| {
+            let old_w = window::parse(new.name, old_text, &old_layout, o)?;
+            let new_w = window::parse(new.name, new.text, &new.layout, n)?;
+            Some((old_w, new_w))
+        });
+    let (old_w, new_w);
+    let (old, new) = match windows {
+        Some((o, n)) => {
+            (old_w, new_w) = (o, n);
+            (&old_w, &new_w)
+        }
+        None => {
+            old_w = window::whole(new.name, old_text);
+            (&old_w, new.whole())
+        }
+    };
+    let c = FileComparison::of(&old.text, &old.outline, &new.text, &new.outline);
+    findings(
+        &c,
+        (&old.text, &old.outline),
+        (&new.text, &new.outline),
+        origin,
+    )
 }
 
 /// Findings keyed so that candidates can be intersected; values are the lines shown.
@@ -205,11 +279,19 @@ fn findings(
     let mut blocks = Findings::new();
     let mut advice = Findings::new();
     for d in c.newly_holed() {
-        let key = format!("hole {} {}", d.label(), d.occurrence);
+        let key = format!(
+            "hole {} {}",
+            d.label(),
+            d.new.as_ref().map_or(0, |s| s.line)
+        );
         blocks.insert(key, holed_line(d, new));
     }
     for d in c.added_axioms() {
-        let key = format!("axiom {} {}", d.full_name, d.occurrence);
+        let key = format!(
+            "axiom {} {}",
+            d.full_name,
+            d.new.as_ref().map_or(0, |s| s.line)
+        );
         let line = d.new.as_ref().map_or(0, |s| s.line);
         let what = if origin == Origin::Nothing {
             "axiom in a file with no earlier version"
@@ -227,7 +309,11 @@ fn findings(
     for d in c.restated_theorems() {
         let (old, new) = (d.old.as_ref(), d.new.as_ref());
         let line = new.map_or(0, |s| s.line);
-        let key = format!("restated {} {}", d.label(), d.occurrence);
+        let key = format!(
+            "restated {} {}",
+            d.label(),
+            d.new.as_ref().map_or(0, |s| s.line)
+        );
         advice.insert(
             key,
             format!(
@@ -256,7 +342,7 @@ fn findings(
         if moved {
             continue;
         }
-        let key = format!("removed {} {}", d.label(), d.occurrence);
+        let key = format!("removed {}", d.label());
         let line = d.old.as_ref().map_or(0, |s| s.line);
         advice.insert(
             key,
@@ -335,28 +421,70 @@ fn holed_line(d: &DeclarationDiff, new: &Outline) -> String {
 }
 
 /// One line per false lemma the file's code references or declares.
-fn false_lemma_advice(file: &ParsedFile, outline: &Outline, lemmas: &[FalseLemma]) -> Vec<String> {
+fn false_lemma_advice(new: &mut NewFile<'_>, lemmas: &[FalseLemma]) -> Vec<String> {
     let names = NameSet::new(lemmas.iter().filter_map(|l| l.lemma_name.as_deref()));
     if names.is_empty() {
         return Vec::new();
     }
+    // Only the commands where a name occurs as code text are parsed.
+    let mut at: Vec<usize> = Vec::new();
+    let lasts: BTreeSet<&str> = names
+        .names()
+        .iter()
+        .filter_map(|n| idents::components(n).last().copied())
+        .map(|c| c.trim_start_matches('«').trim_end_matches('»'))
+        .filter(|c| !c.is_empty())
+        .collect();
+    let bytes = new.text.as_bytes();
+    let ascii_ident = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    for last in lasts {
+        for (p, _) in new.text.match_indices(last) {
+            let before = p.checked_sub(1).and_then(|i| bytes.get(i));
+            if !ascii_ident(before)
+                && !ascii_ident(bytes.get(p + last.len()))
+                && !new.layout.in_non_code(p)
+            {
+                at.push(p);
+            }
+        }
+    }
+    if at.is_empty() {
+        return Vec::new();
+    }
+    at.sort_unstable();
+    let ranges = window::covering(&new.layout, new.text, &at);
+    let parsed: Option<Vec<Window>> = match new.parse {
+        Parse::Windows => ranges
+            .into_iter()
+            .map(|r| window::parse(new.name, new.text, &new.layout, r))
+            .collect(),
+        Parse::Whole => None,
+    };
+    let windows: Vec<&Window> = match &parsed {
+        Some(ws) => ws.iter().collect(),
+        None => vec![new.whole()],
+    };
     // name → lines where it is used, lines where it is declared.
     let mut seen: BTreeMap<&str, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
-    let refs = idents::references(file, &names);
-    for r in &refs {
-        let name = names
-            .names()
-            .iter()
-            .find(|n| **n == r.name)
-            .map_or("", String::as_str);
-        seen.entry(name).or_default().0.push(r.start.line);
-    }
-    for d in &outline.declarations {
-        if d.full_name.is_empty() {
-            continue;
+    for w in windows {
+        for r in idents::references(&w.file, &names) {
+            let name = names
+                .names()
+                .iter()
+                .find(|n| **n == r.name)
+                .map_or("", String::as_str);
+            seen.entry(name)
+                .or_default()
+                .0
+                .push(w.file_line(r.start.line));
         }
-        for name in names.referenced_by(&d.full_name) {
-            seen.entry(name).or_default().1.push(d.line);
+        for d in &w.outline.declarations {
+            if d.full_name.is_empty() {
+                continue;
+            }
+            for name in names.referenced_by(&d.full_name) {
+                seen.entry(name).or_default().1.push(d.line);
+            }
         }
     }
     let mut out = Vec::new();

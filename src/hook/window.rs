@@ -1,0 +1,576 @@
+//! Parsing only the commands an edit touched.
+//!
+//! The hook must answer in milliseconds, and parsing a 130 KB result file takes tens of them.
+//! An edit changes one stretch of the file; every command outside it is byte-identical before
+//! and after, so it cannot be newly holed, added or restated. The hook therefore parses a
+//! *window*: the whole top-level commands around the change, cut at command boundaries.
+//!
+//! A boundary is a line that starts, at column 0 and outside comments and strings, with a
+//! command keyword (`theorem`, `namespace`, `@[`, `/--`, `#eval`, …): the grammar closes every
+//! block there, so the commands before and after parse the same in a window as in the whole
+//! file. The window is prefixed with the `namespace`/`section` commands open at its start
+//! (rebuilt from the boundaries before it), so full names come out as in the whole file, and
+//! the outline's line numbers are shifted back to the file's.
+//!
+//! When the cut cannot be trusted (a window that does not parse cleanly, `#exit` before the
+//! change, a change that alters the lexical state at the far boundary), the caller parses the
+//! whole file instead.
+
+use std::ops::Range;
+
+use crate::lean::{Outline, ParsedFile};
+
+/// Keywords that begin a top-level command (after optional modifiers).
+#[rustfmt::skip]
+const COMMAND_KEYWORDS: &[&str] = &[
+    "theorem", "lemma", "def", "abbrev", "instance", "example", "axiom", "opaque", "structure",
+    "class", "inductive", "private", "protected", "noncomputable", "partial", "unsafe", "nonrec",
+    "public", "meta", "local", "scoped", "namespace", "section", "end", "open", "export",
+    "variable", "universe", "set_option", "attribute", "deriving", "mutual", "omit", "include",
+    "import", "module", "notation", "infix", "infixl", "infixr", "prefix", "postfix", "macro",
+    "macro_rules", "syntax", "elab", "elab_rules", "declare_syntax_cat", "initialize",
+    "builtin_initialize", "add_decl_doc", "alias",
+];
+
+#[rustfmt::skip]
+const MODIFIERS: &[&str] = &[
+    "private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "public", "meta",
+];
+
+/// Where the commands of a text start, read lexically.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Byte offsets of command boundaries, ascending.
+    pub boundaries: Vec<usize>,
+    /// Byte ranges of comments and string literals, ascending.
+    pub non_code: Vec<Range<usize>>,
+    /// Offset of a column-0 `#exit`: everything after it is not Lean.
+    pub exit: Option<usize>,
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'\'' | b'!' | b'?') || b >= 0x80
+}
+
+impl Layout {
+    /// Scans `text` once: comments (nested `/- -/`, `--`), strings (`"…"` with escapes, raw
+    /// `r#"…"#`), character literals, and the boundaries between them.
+    pub fn of(text: &str) -> Layout {
+        let b = text.as_bytes();
+        let n = b.len();
+        let mut layout = Layout::default();
+        let mut i = 0;
+        while i < n {
+            if i == 0 || b[i - 1] == b'\n' {
+                if starts_command(&b[i..]) {
+                    layout.boundaries.push(i);
+                }
+                if b[i..].starts_with(b"#exit") && !b.get(i + 5).is_some_and(|c| is_ident_byte(*c))
+                {
+                    layout.exit = Some(i);
+                    break;
+                }
+            }
+            let start = i;
+            match b[i] {
+                b'-' if b.get(i + 1) == Some(&b'-') => {
+                    while i < n && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    layout.non_code.push(start..i);
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'-') => {
+                    let mut depth = 1;
+                    i += 2;
+                    while i < n && depth > 0 {
+                        if b[i] == b'/' && b.get(i + 1) == Some(&b'-') {
+                            depth += 1;
+                            i += 2;
+                        } else if b[i] == b'-' && b.get(i + 1) == Some(&b'/') {
+                            depth -= 1;
+                            i += 2;
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    layout.non_code.push(start..i);
+                    continue;
+                }
+                b'"' => {
+                    i += 1;
+                    while i < n && b[i] != b'"' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i = (i + 1).min(n);
+                    layout.non_code.push(start..i);
+                    continue;
+                }
+                b'r' if (i == 0 || !is_ident_byte(b[i - 1]))
+                    && raw_string_hashes(&b[i + 1..]).is_some() =>
+                {
+                    let hashes = raw_string_hashes(&b[i + 1..]).unwrap_or(0);
+                    i += 2 + hashes;
+                    let close: Vec<u8> = std::iter::once(b'"')
+                        .chain(std::iter::repeat_n(b'#', hashes))
+                        .collect();
+                    while i < n && !b[i..].starts_with(&close) {
+                        i += 1;
+                    }
+                    i = (i + close.len()).min(n);
+                    layout.non_code.push(start..i);
+                    continue;
+                }
+                b'\''
+                    if i == 0
+                        || !(is_ident_byte(b[i - 1])
+                            || matches!(b[i - 1], b'.' | b')' | b']' | b'}')) =>
+                {
+                    if let Some(len) = char_literal_len(&text[i..]) {
+                        i += len;
+                        layout.non_code.push(start..i);
+                        continue;
+                    }
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+        }
+        layout
+    }
+
+    /// Whether byte `pos` is inside a comment or string.
+    pub fn in_non_code(&self, pos: usize) -> bool {
+        let k = self.non_code.partition_point(|r| r.end <= pos);
+        self.non_code.get(k).is_some_and(|r| r.start <= pos)
+    }
+
+    /// Where a window containing `pos` can start: the last boundary at or before `pos`, moved
+    /// back over the attributes, doc comments and lone modifiers that belong to its command
+    /// (0 when there is none).
+    fn window_start(&self, text: &str, pos: usize) -> usize {
+        let mut k = self.boundaries.partition_point(|&b| b <= pos);
+        while k >= 2 && attaches(first_line(text, self.boundaries[k - 2])) {
+            k -= 1;
+        }
+        if k == 0 {
+            0
+        } else {
+            self.boundaries[k - 1]
+        }
+    }
+
+    /// The first boundary at or after `pos`.
+    fn boundary_at_or_after(&self, pos: usize) -> Option<usize> {
+        let k = self.boundaries.partition_point(|&b| b < pos);
+        self.boundaries.get(k).copied()
+    }
+}
+
+fn first_line(text: &str, at: usize) -> &str {
+    text[at..].lines().next().unwrap_or("")
+}
+
+/// Whether a command line belongs to the command after it: an attribute, a doc comment, or
+/// modifiers on a line of their own.
+fn attaches(line: &str) -> bool {
+    line.starts_with("@[")
+        || line.starts_with("/--")
+        || line.split_whitespace().all(|w| MODIFIERS.contains(&w))
+}
+
+/// `#`s of a raw string opener after its `r` (`"` → 0, `#"` → 1), if it is one.
+fn raw_string_hashes(after_r: &[u8]) -> Option<usize> {
+    let hashes = after_r.iter().take_while(|&&c| c == b'#').count();
+    (after_r.get(hashes) == Some(&b'"')).then_some(hashes)
+}
+
+/// Length of a character literal at the start of `s` (`'a'`, `'\n'`, `'\x41'`, `'∀'`).
+fn char_literal_len(s: &str) -> Option<usize> {
+    let mut chars = s.char_indices().skip(1);
+    let (_, c) = chars.next()?;
+    if c == '\\' {
+        // An escape: the closing quote follows within a few characters.
+        return s[2..]
+            .char_indices()
+            .take(10)
+            .find(|(_, c)| *c == '\'')
+            .map(|(k, _)| 2 + k + 1);
+    }
+    if c == '\'' || c == '\n' {
+        return None;
+    }
+    let (k, close) = chars.next()?;
+    (close == '\'').then_some(k + 1)
+}
+
+/// Whether a line starting with `rest` starts a command.
+fn starts_command(rest: &[u8]) -> bool {
+    if rest.starts_with(b"@[") || rest.starts_with(b"/--") || rest.starts_with(b"/-!") {
+        return true;
+    }
+    if rest.first() == Some(&b'#') && rest.get(1).is_some_and(u8::is_ascii_alphabetic) {
+        return true;
+    }
+    let word_len = rest.iter().take_while(|&&c| is_ident_byte(c)).count();
+    let word = &rest[..word_len];
+    COMMAND_KEYWORDS.iter().any(|k| k.as_bytes() == word)
+}
+
+/// The `namespace`/`section` commands open at `pos`, as text that reopens them.
+pub fn scope_header(text: &str, layout: &Layout, pos: usize) -> String {
+    enum Scope<'t> {
+        Namespace(&'t str),
+        Section,
+    }
+    let mut stack: Vec<Scope<'_>> = Vec::new();
+    let mut in_mutual = false;
+    for &b in layout.boundaries.iter().take_while(|&&b| b < pos) {
+        let line = text[b..].lines().next().unwrap_or("");
+        let line = line.split("--").next().unwrap_or("").trim_end();
+        let mut words = line.split_whitespace().peekable();
+        while words.peek().is_some_and(|w| MODIFIERS.contains(w)) {
+            words.next();
+        }
+        match words.next() {
+            Some("mutual") => in_mutual = true,
+            Some("namespace") => {
+                if let Some(name) = words.next() {
+                    stack.extend(split_name(name).into_iter().map(Scope::Namespace));
+                }
+            }
+            Some("section") => stack.push(Scope::Section),
+            Some("end") if in_mutual => in_mutual = false,
+            Some("end") => {
+                let depth = words.next().map_or(1, |n| split_name(n).len());
+                for _ in 0..depth {
+                    stack.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut header = String::new();
+    for s in stack {
+        match s {
+            Scope::Namespace(n) => {
+                header.push_str("namespace ");
+                header.push_str(n);
+                header.push('\n');
+            }
+            Scope::Section => header.push_str("section\n"),
+        }
+    }
+    header
+}
+
+/// `A.B.«c.d»` → `A`, `B`, `«c.d»`.
+fn split_name(name: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, c) in name.char_indices() {
+        match c {
+            '«' => quoted = true,
+            '»' => quoted = false,
+            '.' if !quoted => {
+                parts.push(&name[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&name[start..]);
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// The windows of an old and a new text around their difference: `(old range, new range)`,
+/// or `None` when the texts are equal or no trustworthy cut exists.
+pub fn change_windows(
+    old: &str,
+    old_layout: &Layout,
+    new: &str,
+    new_layout: &Layout,
+) -> Option<(Range<usize>, Range<usize>)> {
+    let prefix = common_prefix(old.as_bytes(), new.as_bytes());
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = common_suffix(old.as_bytes(), new.as_bytes(), max_suffix);
+    let (old_change_end, new_change_end) = (old.len() - suffix, new.len() - suffix);
+    if prefix == old.len() && prefix == new.len() {
+        return None;
+    }
+    if old_layout.exit.is_some_and(|e| e <= prefix) || new_layout.exit.is_some_and(|e| e <= prefix)
+    {
+        return None;
+    }
+    // The prefix is identical, so the boundaries before the change are the same in both.
+    let start = old_layout
+        .window_start(old, prefix)
+        .min(new_layout.window_start(new, prefix));
+    // The first boundary after the change in the old text that is also one in the new text
+    // (the shared suffix must be read in the same lexical state on both sides).
+    let delta = new.len() as isize - old.len() as isize;
+    let mut from = old_change_end;
+    let (old_end, new_end) = loop {
+        match old_layout.boundary_at_or_after(from) {
+            None => break (old.len(), new.len()),
+            Some(b) => {
+                let nb = (b as isize + delta) as usize;
+                if nb >= new_change_end && new_layout.boundaries.binary_search(&nb).is_ok() {
+                    break (b, nb);
+                }
+                from = b + 1;
+            }
+        }
+    };
+    if old_layout.exit.is_some_and(|e| e < old_end) != new_layout.exit.is_some_and(|e| e < new_end)
+    {
+        return None;
+    }
+    Some((start..old_end, start..new_end))
+}
+
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    // Never split a UTF-8 character: back up to a character start.
+    let mut n = n;
+    while n > 0 && n < a.len() && (a[n] & 0xC0) == 0x80 {
+        n -= 1;
+    }
+    n
+}
+
+fn common_suffix(a: &[u8], b: &[u8], max: usize) -> usize {
+    let mut n = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while n > 0 && (a[a.len() - n] & 0xC0) == 0x80 {
+        n -= 1;
+    }
+    n
+}
+
+/// A window of a file, parsed: its text (scope header + the file's bytes `range`), tree and
+/// outline with the file's line numbers.
+pub struct Window {
+    pub text: String,
+    pub file: ParsedFile,
+    pub outline: Outline,
+    /// Add to a line of `text` to get the file's line.
+    pub line_shift: isize,
+}
+
+impl Window {
+    /// The file's line for a 1-based line of the window's text.
+    pub fn file_line(&self, line: usize) -> usize {
+        (line as isize + self.line_shift).max(1) as usize
+    }
+}
+
+/// Parses `text[range]` behind the scopes open at its start. `None` when the window does not
+/// parse cleanly (the caller then parses the whole file).
+pub fn parse(name: &str, text: &str, layout: &Layout, range: Range<usize>) -> Option<Window> {
+    let header = scope_header(text, layout, range.start);
+    let header_lines = header.matches('\n').count();
+    let mut window_text = header;
+    window_text.push_str(text.get(range.clone())?);
+    let file = crate::cursor::parse(&window_text);
+    if file.root().has_error() {
+        return None;
+    }
+    let mut outline = Outline::of(name, &file);
+    let lines_before = text.as_bytes()[..range.start]
+        .iter()
+        .filter(|&&c| c == b'\n')
+        .count();
+    let line_shift = lines_before as isize - header_lines as isize;
+    let shift = |line: &mut usize| {
+        *line = (*line as isize + line_shift).max(1) as usize;
+    };
+    for d in &mut outline.declarations {
+        shift(&mut d.line);
+        shift(&mut d.end_line);
+    }
+    for s in &mut outline.sorries {
+        shift(&mut s.line);
+    }
+    for a in &mut outline.axioms {
+        shift(&mut a.line);
+    }
+    Some(Window {
+        text: window_text,
+        file,
+        outline,
+        line_shift,
+    })
+}
+
+/// The whole file as a window (no header, no shift).
+pub fn whole(name: &str, text: &str) -> Window {
+    let file = crate::cursor::parse(text);
+    let outline = Outline::of(name, &file);
+    Window {
+        text: text.to_string(),
+        file,
+        outline,
+        line_shift: 0,
+    }
+}
+
+/// Windows of `text` covering the byte positions `at` (sorted), merged when they overlap.
+pub fn covering(layout: &Layout, text: &str, at: &[usize]) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for &p in at {
+        let start = layout.window_start(text, p);
+        let end = layout.boundary_at_or_after(p + 1).unwrap_or(text.len());
+        match out.last_mut() {
+            Some(last) if start <= last.end => last.end = last.end.max(end),
+            _ => out.push(start..end),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "import Mathlib\n\nnamespace A.B\n\n/-- doc\ntheorem fake : x -/\ntheorem t1 : True := by\n  trivial\n-- theorem not_a_boundary\ndef s : String := \"\ntheorem in_string\"\n\nsection\nend\nnoncomputable section\nlemma l2 : 'a' = 'a' := rfl\nend\nend B\ntheorem t3 : True := trivial\n";
+
+    fn starts(text: &str) -> Vec<&str> {
+        Layout::of(text)
+            .boundaries
+            .iter()
+            .map(|&b| text[b..].lines().next().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn boundaries_skip_comments_and_strings() {
+        assert_eq!(
+            starts(TEXT),
+            [
+                "import Mathlib",
+                "namespace A.B",
+                "/-- doc",
+                "theorem t1 : True := by",
+                "def s : String := \"",
+                "section",
+                "end",
+                "noncomputable section",
+                "lemma l2 : 'a' = 'a' := rfl",
+                "end",
+                "end B",
+                "theorem t3 : True := trivial",
+            ]
+        );
+        let l = Layout::of(TEXT);
+        assert!(l.in_non_code(TEXT.find("not_a_boundary").unwrap()));
+        assert!(l.in_non_code(TEXT.find("in_string").unwrap()));
+        assert!(!l.in_non_code(TEXT.find("t1").unwrap()));
+    }
+
+    #[test]
+    fn primes_raw_strings_and_exit() {
+        let text = "def h' : Nat := 1\ndef r := r#\"a \" \ntheorem x\"#\ntheorem y : h' = 1 := rfl\n#exit\ntheorem z : True := trivial\n";
+        assert_eq!(
+            starts(text),
+            [
+                "def h' : Nat := 1",
+                "def r := r#\"a \" ",
+                "theorem y : h' = 1 := rfl",
+                "#exit"
+            ]
+        );
+        assert_eq!(Layout::of(text).exit, text.find("#exit"));
+    }
+
+    #[test]
+    fn scopes_at_a_position() {
+        let l = Layout::of(TEXT);
+        let at = |s: &str| scope_header(TEXT, &l, TEXT.find(s).unwrap());
+        assert_eq!(at("theorem t1"), "namespace A\nnamespace B\n");
+        assert_eq!(at("lemma l2"), "namespace A\nnamespace B\nsection\n");
+        assert_eq!(at("theorem t3"), "namespace A\n");
+    }
+
+    #[test]
+    fn windows_cover_the_change_and_keep_names_and_lines() {
+        let old = TEXT;
+        let new = TEXT.replace("  trivial\n", "  sorry\n");
+        let (lo, ln) = (Layout::of(old), Layout::of(&new));
+        let (o, n) = change_windows(old, &lo, &new, &ln).unwrap();
+        assert_eq!(
+            &old[o.clone()],
+            "/-- doc\ntheorem fake : x -/\ntheorem t1 : True := by\n  trivial\n-- theorem not_a_boundary\n"
+        );
+        assert_eq!(o.start, n.start);
+        let w = parse("t", &new, &ln, n).unwrap();
+        let d = &w.outline.declarations[0];
+        assert_eq!((d.full_name.as_str(), d.line, d.end_line), ("A.B.t1", 7, 8));
+        assert_eq!(w.outline.sorries[0].line, 8);
+        assert_eq!(change_windows(old, &lo, old, &lo), None);
+    }
+
+    #[test]
+    fn attributes_and_lone_modifiers_stay_with_their_declaration() {
+        let old = "theorem a : True := trivial\n/-- doc -/\n@[simp]\n/- note -/\n\nnoncomputable\ntheorem b : True := trivial\n";
+        let new = old.replace("b : True := trivial", "b : True := sorry");
+        let (lo, ln) = (Layout::of(old), Layout::of(&new));
+        let (o, _) = change_windows(old, &lo, &new, &ln).unwrap();
+        assert!(old[o].starts_with("/-- doc -/\n@[simp]"));
+        let w = parse(
+            "t",
+            &new,
+            &ln,
+            change_windows(old, &lo, &new, &ln).unwrap().1,
+        )
+        .unwrap();
+        assert_eq!(
+            w.outline.declarations[0].line, 3,
+            "the declaration starts at its attribute"
+        );
+    }
+
+    #[test]
+    fn a_change_after_exit_is_not_windowed() {
+        let old = "theorem a : True := trivial\n#exit\ntheorem b : True := trivial\n";
+        let new = old.replace("b : True := trivial", "b : True := sorry");
+        assert_eq!(
+            change_windows(old, &Layout::of(old), &new, &Layout::of(&new)),
+            None
+        );
+    }
+
+    #[test]
+    fn an_unclosed_comment_moves_the_far_boundary() {
+        // The edit opens a comment that swallows the next theorem: the window must reach past
+        // it to where both texts agree again (here: the end).
+        let old = "theorem a : True := trivial\ntheorem b : True := trivial\ntheorem c : True := trivial\n";
+        let new = old.replace(
+            "theorem a : True := trivial\n",
+            "theorem a : True := trivial /-\n",
+        );
+        let (o, n) = change_windows(old, &Layout::of(old), &new, &Layout::of(&new)).unwrap();
+        assert_eq!((o.end, n.end), (old.len(), new.len()));
+    }
+
+    #[test]
+    fn covering_windows_merge() {
+        let l = Layout::of(TEXT);
+        let w = covering(
+            &l,
+            TEXT,
+            &[TEXT.find("t1").unwrap(), TEXT.find("trivial").unwrap()],
+        );
+        assert_eq!(w.len(), 1);
+        assert_eq!(
+            &TEXT[w[0].clone()],
+            "/-- doc\ntheorem fake : x -/\ntheorem t1 : True := by\n  trivial\n-- theorem not_a_boundary\n"
+        );
+    }
+}
