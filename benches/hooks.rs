@@ -57,6 +57,9 @@ struct Setup {
     /// post-tool-use payloads: with originalFile, and without (edit undone on disk text).
     edit_with_original: Vec<u8>,
     edit_undone: Vec<u8>,
+    /// A Write creating the 130 KB file: no earlier version, so the whole file is parsed (the
+    /// slow path, for comparison).
+    write_new: Vec<u8>,
     session_start: Vec<u8>,
     subagent_start: Vec<u8>,
     kb: PathBuf,
@@ -109,6 +112,14 @@ fn setup() -> Setup {
     Setup {
         edit_with_original: edit(Some(&before)),
         edit_undone: edit(None),
+        write_new: serde_json::json!({
+            "session_id": "bench", "cwd": dir.path(), "hook_event_name": "PostToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": file, "content": after},
+            "tool_response": {"type": "create", "filePath": file, "originalFile": null},
+        })
+        .to_string()
+        .into_bytes(),
         session_start: br#"{"session_id":"bench","hook_event_name":"SessionStart","source":"startup"}"#.to_vec(),
         subagent_start: br#"{"session_id":"bench","hook_event_name":"SubagentStart","agent_id":"a","agent_type":"general-purpose","prompt":"Bound the Tuza nu4 cover number; avoid local_cover_le_2 and pigeonhole on residues."}"#.to_vec(),
         kb,
@@ -143,12 +154,14 @@ fn bench(c: &mut Criterion) {
     assert!(block.starts_with("{\"decision\":\"block\""), "{block}");
     let undone = String::from_utf8(run(&s, "post-tool-use", &s.edit_undone)).unwrap();
     assert_eq!(block, undone);
+    let created = String::from_utf8(run(&s, "post-tool-use", &s.write_new)).unwrap();
+    assert_eq!(created, "", "a new file with holes and no axiom passes");
     let brief = String::from_utf8(run(&s, "session-start", &s.session_start)).unwrap();
     assert!(brief.contains("KB: 14 findings"), "{brief}");
     let sub = String::from_utf8(run(&s, "subagent-start", &s.subagent_start)).unwrap();
     assert!(sub.contains("FALSE LEMMA local_cover_le_2"), "{sub}");
 
-    let cases: [(&str, &str, &[u8]); 4] = [
+    let cases: [(&str, &str, &[u8]); 5] = [
         (
             "post-tool-use/edit-130KB-original",
             "post-tool-use",
@@ -158,6 +171,11 @@ fn bench(c: &mut Criterion) {
             "post-tool-use/edit-130KB-undone",
             "post-tool-use",
             &s.edit_undone,
+        ),
+        (
+            "post-tool-use/write-130KB-new",
+            "post-tool-use",
+            &s.write_new,
         ),
         ("session-start", "session-start", &s.session_start),
         ("subagent-start", "subagent-start", &s.subagent_start),
@@ -190,6 +208,9 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("post-tool-use/edit-130KB-undone", |b| {
         b.iter(|| run(&s, "post-tool-use", &s.edit_undone))
+    });
+    group.bench_function("post-tool-use/write-130KB-new", |b| {
+        b.iter(|| run(&s, "post-tool-use", &s.write_new))
     });
     group.bench_function("session-start", |b| {
         b.iter(|| run(&s, "session-start", &s.session_start))
