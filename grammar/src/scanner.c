@@ -220,9 +220,14 @@ static bool finish_block_comment(TSLexer *lx, const bool *valid) {
       adv(lx);
     }
   }
-  /* An unterminated comment runs to the end of the file (Lean does the same
-   * and reports an error; we keep the tree usable). */
   lx->mark_end(lx);
+  if (depth > 0) {
+    /* An unterminated comment runs to the end of the file.  Lean reports an
+     * error there, so the tree must show one: return a token that no parse
+     * state accepts (the sentinel), which the parser puts in an ERROR node. */
+    lx->result_symbol = ERROR_SENTINEL;
+    return true;
+  }
   lx->result_symbol = type;
   return valid[type];
 }
