@@ -126,6 +126,7 @@ module.exports = grammar({
     // -----------------------------------------------------------------------
 
     _command: $ => choice(
+      $.prelude,
       $.declaration,
       $.module,
       $.import,
@@ -146,6 +147,8 @@ module.exports = grammar({
       $.omit,
       $.include,
     ),
+
+    prelude: $ => 'prelude',
 
     module: $ => seq(repeat(field('modifier', $.modifier)), 'module'),
 
@@ -331,7 +334,8 @@ module.exports = grammar({
 
     _type_ascription: $ => seq(':', field('type', $.type)),
 
-    type: $ => $._term,
+    // `;` ends a `let x := v;` / `have` inside the type
+    type: $ => prec.right(repeat1(choice($._term_part, ';'))),
 
     _binder: $ => choice($._bracket_binder, $.identifier),
 
@@ -494,7 +498,18 @@ module.exports = grammar({
       ';',
       '=>',
       'with',
+      alias($._term_set_option, $.set_option),
     )),
+
+    // `(set_option opt v in t)`: only inside a group, so that a term can never
+    // swallow a following `set_option … in` command.  Like a binder head, the
+    // term follows as sibling parts.
+    _term_set_option: $ => seq(
+      'set_option',
+      field('name', $.identifier),
+      field('value', $._option_value),
+      'in',
+    ),
 
     // Binder heads: a term is flat, so `fun x =>`, `∀ x ∈ s,` and
     // `have h : T :=` are parts of the sequence and scope over the parts that
@@ -724,12 +739,19 @@ module.exports = grammar({
       alias($._soup_brackets, $.brackets),
       alias($._soup_braces, $.braces),
       alias($._soup_angle, $.anonymous_constructor),
+      alias($._soup_strict, $.strict_braces),
+      alias($._soup_assumption, $.assumption),
+      alias($._soup_double_angle, $.double_angle),
+      alias('λ', $.operator),
     )),
 
     _soup_parens: $ => seq('(', repeat($._soup_item), ')'),
     _soup_brackets: $ => seq('[', repeat($._soup_item), ']'),
     _soup_braces: $ => seq('{', repeat($._soup_item), '}'),
     _soup_angle: $ => seq('⟨', repeat($._soup_item), '⟩'),
+    _soup_strict: $ => seq('⦃', repeat($._soup_item), '⦄'),
+    _soup_assumption: $ => seq('‹', repeat($._soup_item), '›'),
+    _soup_double_angle: $ => seq('⟪', repeat($._soup_item), '⟫'),
 
     syntax_quotation: $ => seq(
       /`\((?:[A-Za-z_][A-Za-z_0-9.]*\|)?/,

@@ -350,3 +350,130 @@ fn usage_mistakes_are_explained() {
         .assert()
         .code(2);
 }
+
+/// Many result files (copies of the fixtures under distinct names) for runs that take a while.
+fn many_results(p: &Project, copies: usize) -> PathBuf {
+    let dir = p.dir.path().join("many");
+    fs::create_dir_all(&dir).unwrap();
+    for entry in fs::read_dir(fixtures()).unwrap() {
+        let entry = entry.unwrap();
+        let text = fs::read_to_string(entry.path()).unwrap();
+        for i in 0..copies {
+            let name = format!("slot{}_{}", 1000 + i, entry.file_name().to_string_lossy());
+            // A distinct comment per copy, so every file has its own content hash.
+            fs::write(dir.join(name), format!("-- copy {i}\n{text}")).unwrap();
+        }
+    }
+    dir
+}
+
+fn assert_consistent(p: &Project) {
+    let conn = p.conn();
+    let ok: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    conn.execute(
+        "INSERT INTO findings_fts(findings_fts) VALUES('integrity-check')",
+        [],
+    )
+    .expect("FTS index consistent with findings");
+    let orphans: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM findings WHERE source_id IS NOT NULL \
+             AND source_id NOT IN (SELECT id FROM sources)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(orphans, 0, "findings of a source that was never committed");
+}
+
+#[test]
+fn two_extractions_at_once_share_the_database() {
+    let p = Project::new();
+    let many = many_results(&p, 40);
+    let half = p.dir.path().join("half");
+    fs::create_dir(&half).unwrap();
+    for entry in fs::read_dir(&many).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .contains("graph")
+        {
+            fs::rename(&path, half.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let spawn = |dir: &Path| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("mf"))
+            .arg("extract")
+            .arg("--db")
+            .arg(p.db())
+            .arg("--all")
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    // Create the schema first so both runs start on an existing database.
+    Command::cargo_bin("mf")
+        .unwrap()
+        .args(["extract", "--db"])
+        .arg(p.db())
+        .arg("--all")
+        .arg(p.results())
+        .assert()
+        .success();
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| spawn(&many));
+        let b = s.spawn(|| spawn(&half));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for out in [&a, &b] {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("locked"));
+    }
+    assert_eq!(p.count("SELECT COUNT(*) FROM sources"), 3 + 3 * 40);
+    assert_consistent(&p);
+}
+
+#[test]
+fn an_interrupted_run_leaves_a_consistent_database_and_a_rerun_finishes() {
+    let p = Project::new();
+    let many = many_results(&p, 150);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mf"))
+        .arg("extract")
+        .arg("--db")
+        .arg(p.db())
+        .arg("--all")
+        .arg(&many)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once the database exists, most likely mid-run (a run that already finished
+    // must pass the same checks).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !p.db().exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_consistent(&p);
+
+    let many_str = many.to_str().unwrap().to_string();
+    let (v, stderr, code) = p.extract(&["--all", &many_str]);
+    assert_eq!(code, 0, "{stderr}");
+    let files = v["summary"]["files"].as_u64().unwrap();
+    assert_eq!(files, 3 * 150);
+    assert_eq!(p.count("SELECT COUNT(*) FROM sources"), 3 * 150);
+    // Exactly the findings a single uninterrupted run stores: 11 per set of the three files.
+    assert_eq!(p.count("SELECT COUNT(*) FROM findings"), 11 * 150);
+    assert_consistent(&p);
+}

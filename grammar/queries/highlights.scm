@@ -48,6 +48,8 @@
   "#exit" "priority"
 ] @keyword
 
+(prelude) @keyword
+
 [
   ":=" ":" "=>" "↦" "<;>" "·" "." "::" "|"
 ] @punctuation.delimiter

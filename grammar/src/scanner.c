@@ -220,9 +220,14 @@ static bool finish_block_comment(TSLexer *lx, const bool *valid) {
       adv(lx);
     }
   }
-  /* An unterminated comment runs to the end of the file (Lean does the same
-   * and reports an error; we keep the tree usable). */
   lx->mark_end(lx);
+  if (depth > 0) {
+    /* An unterminated comment runs to the end of the file.  Lean reports an
+     * error there, so the tree must show one: return a token that no parse
+     * state accepts (the sentinel), which the parser puts in an ERROR node. */
+    lx->result_symbol = ERROR_SENTINEL;
+    return true;
+  }
   lx->result_symbol = type;
   return valid[type];
 }
@@ -424,12 +429,9 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       adv(lx);
       if (lx->lookahead == ' ' || lx->lookahead == '\n') tactic_start = true;
     }
-  } else if (is_ascii_word_start(c) &&
-             (nl || ((c == 't' || c == 'e') &&
-                     (v_end || valid[THEN] || valid[ELSE])))) {
-    /* Words matter only at a line start (commands, `deriving`, tactic
-     * names...) and for `then` / `else`; everything else is lexed by the
-     * grammar. */
+  } else if (is_ascii_word_start(c) && nl && (v_start || has)) {
+    /* At a line start the whole word matters (commands, `deriving`, tactic
+     * names, `then` / `else`). */
     char w[24];
     unsigned n = 0;
     while (is_ascii_word(lx->lookahead)) {
@@ -441,8 +443,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       w[n] = 0;
       if (n == 4 && strcmp(w, "then") == 0) word_tok = THEN;
       else if (n == 4 && strcmp(w, "else") == 0) word_tok = ELSE;
-      else if (nl) {
-        if ((v_start || has) && word_in(w, COMMAND_WORDS)) {
+      else {
+        if (word_in(w, COMMAND_WORDS)) {
           /* `open … in` and `set_option … in` are also tactics */
           bool tactic_too = strcmp(w, "open") == 0 || strcmp(w, "set_option") == 0;
           if (indent == 0 || !tactic_too) cmd_start = true;
@@ -455,6 +457,17 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       }
       then_else = word_tok >= 0;
     }
+  } else if ((c == 't' || c == 'e') && (v_end || valid[THEN] || valid[ELSE])) {
+    /* Elsewhere only `then` / `else` matter: compare while reading, so that
+     * other words cost one or two characters. */
+    const char *kw = c == 't' ? "then" : "else";
+    unsigned i = 0;
+    while (kw[i] && lx->lookahead == kw[i]) {
+      adv(lx);
+      i++;
+    }
+    if (!kw[i] && !is_ascii_word(lx->lookahead)) word_tok = c == 't' ? THEN : ELSE;
+    then_else = word_tok >= 0;
   }
 
   bool is_comment = k == K_LINE_COMMENT || k == K_BLOCK_COMMENT;

@@ -198,26 +198,82 @@ fn encloser_keyword<'f>(file: &'f ParsedFile, node: Node<'_>) -> Option<&'f str>
 
 /// The innermost `have`/`show`/`suffices` whose proof contains `hole`, stopping at the
 /// declaration.
+///
+/// Tactic steps and structured nodes enclose their proof as descendants. In term mode the
+/// grammar keeps terms flat (`show p from e` is a run of siblings, a term `have` node holds only
+/// its head), so at each level the siblings before the path are read too.
 fn enclosing(file: &ParsedFile, hole: Node<'_>) -> Option<Enclosing> {
-    let mut node = hole.parent();
-    while let Some(n) = node {
-        if n.kind() == "declaration" {
+    let mut child = hole;
+    while let Some(parent) = child.parent() {
+        if parent.kind() == "declaration" {
             return None;
         }
-        if let Some(keyword) = encloser_keyword(file, n) {
-            let end = proof_start(n, hole.start_byte()).unwrap_or(hole.start_byte());
-            let text = collapse_whitespace(&file.text[n.start_byte()..end]);
-            let pos = crate::lean::syntax::Position::start_of(&file.text, n);
-            return Some(Enclosing {
-                keyword: keyword.to_string(),
-                text,
-                line: pos.line,
-                column: pos.column,
-            });
+        if let Some(found) = flat_encloser(file, child, hole.start_byte()) {
+            return Some(found);
         }
-        node = n.parent();
+        if let Some(keyword) = encloser_keyword(file, parent) {
+            let end = proof_start(parent, hole.start_byte()).unwrap_or(hole.start_byte());
+            return Some(enclosing_at(file, parent, keyword, end));
+        }
+        child = parent;
     }
     None
+}
+
+fn enclosing_at(file: &ParsedFile, node: Node<'_>, keyword: &str, end: usize) -> Enclosing {
+    let end = end.max(node.start_byte());
+    let text = collapse_whitespace(&file.text[node.start_byte()..end]);
+    let pos = crate::lean::syntax::Position::start_of(&file.text, node);
+    Enclosing {
+        keyword: keyword.to_string(),
+        text,
+        line: pos.line,
+        column: pos.column,
+    }
+}
+
+/// A term-mode `have`/`show`/`suffices` among the siblings before `child` whose proof still
+/// runs at `child`: Lean ends that proof at a line that starts at or left of the keyword's
+/// column (`have h : p := v` then `body` on the next line), so such a line closes it.
+fn flat_encloser(file: &ParsedFile, child: Node<'_>, hole: usize) -> Option<Enclosing> {
+    let mut leftmost_line_start = usize::MAX;
+    let mut proof_begins: Option<usize> = None;
+    let mut node = child;
+    loop {
+        if starts_line(&file.text, node) {
+            leftmost_line_start = leftmost_line_start.min(node.start_position().column);
+        }
+        node = node.prev_sibling()?;
+        let kind = node.kind();
+        if !node.is_named() && matches!(kind, "from" | ":=" | "by") || kind == "by_block" {
+            proof_begins = Some(node.start_byte());
+        }
+        let keyword = if node.is_named() {
+            (kind == "have")
+                .then(|| encloser_keyword(file, node))
+                .flatten()
+        } else {
+            ENCLOSERS.iter().copied().find(|k| *k == kind)
+        };
+        let Some(keyword) = keyword else { continue };
+        if leftmost_line_start <= node.start_position().column {
+            proof_begins = None;
+            continue; // a later line at this column or left of it ended this one's proof
+        }
+        let end = if node.is_named() {
+            proof_start(node, hole).unwrap_or(node.end_byte())
+        } else {
+            proof_begins.unwrap_or(hole)
+        };
+        return Some(enclosing_at(file, node, keyword, end));
+    }
+}
+
+/// Whether `node` is the first thing on its line.
+fn starts_line(text: &str, node: Node<'_>) -> bool {
+    let start = node.start_byte();
+    let line_start = start - node.start_position().column;
+    text[line_start..start].chars().all(char::is_whitespace)
 }
 
 /// Where the proof part of a `have`/`show`/`suffices` node begins: the first `:=`, `from`,
@@ -282,6 +338,19 @@ mod tests {
         assert_eq!(found, vec![(2, Some("have h : p")), (3, Some("show p"))]);
         assert_eq!(hs[1].under.as_ref().unwrap().keyword, "show");
         assert_eq!(hs[1].under.as_ref().unwrap().column, 3);
+    }
+
+    #[test]
+    fn a_term_have_encloses_its_value_not_the_lines_after_it() {
+        let after = holes_of("theorem t (p : Prop) (hp : p) : p :=\n  have h : p := hp\n  sorry\n");
+        assert_eq!(after.iter().map(under).collect::<Vec<_>>(), vec![None]);
+        let inside = holes_of(
+            "theorem t (p q : Prop) (hp : p) : p :=\n  have h : q :=\n    foo sorry\n  hp\n",
+        );
+        assert_eq!(
+            inside.iter().map(under).collect::<Vec<_>>(),
+            vec![Some("have h : q")]
+        );
     }
 
     #[test]
