@@ -1,10 +1,10 @@
 //! The Claude Code hooks behind `mf hook …`.
 //!
-//! - [`session_start`]: the briefing ([`briefing`]) as `additionalContext`, and a PATH export
+//! - [`session_start()`]: the briefing ([`briefing`]) as `additionalContext`, and a PATH export
 //!   to `$CLAUDE_ENV_FILE` so the session's shell finds `mf` and `mk`;
-//! - [`post_tool_use`]: blocks an edit of a `.lean` file that replaced proof code with a hole
+//! - [`post_tool_use()`]: blocks an edit of a `.lean` file that replaced proof code with a hole
 //!   or added an axiom, and advises on false lemmas and changed statements;
-//! - [`subagent_start`]: a few KB findings for the subagent's task ([`subagent`]).
+//! - [`subagent_start()`]: a few KB findings for the subagent's task ([`subagent`]).
 //!
 //! A hook must never get in the way by accident: every runner returns an [`Outcome`] (the
 //! output, and notes for stderr) and never fails; what it cannot read, it skips with a note.

@@ -12,6 +12,12 @@
 //! It never blocks for a `sorry` in a comment or string (the grammar knows), for one that was
 //! already there, or for a new declaration stated with `sorry`. Anything it cannot read
 //! (malformed input, a missing, binary or huge file) ends in [`Output::Nothing`] and a note.
+//!
+//! Only the commands around the change are parsed ([`window`]); a window that does not parse
+//! cleanly falls back to the whole files, and `tests/hook_windows.rs` checks on corpus edits
+//! that both decide alike. A removed complete proof is advised on unless an added declaration
+//! carries the same body (a rename). With several candidate earlier versions (an ambiguous
+//! undo, see [`baseline`]), only what all of them agree on is reported.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
