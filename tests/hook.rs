@@ -699,6 +699,39 @@ fn session_start_briefs_from_tracking_and_kb() {
 }
 
 #[test]
+fn session_start_reads_an_older_tracking_db_defensively() {
+    // No false_lemmas table; submissions without problem_id, submitted_at, completed_at or
+    // verified: what can be read is shown, the rest is left out.
+    let dir = tempfile::tempdir().unwrap();
+    let tracking = common::build_tracking(dir.path(), "tracking_old.sql");
+    rusqlite::Connection::open(&tracking)
+        .unwrap()
+        .execute_batch(
+            "INSERT INTO submissions VALUES (3, 'u-103', 'slot103_erdos_850_late_result.lean', '2024-10-03 10:00:00', 'completed', 1, 9),
+                                            (4, 'u-104', 'slot104_erdos_850_run_result.lean', '2024-10-04 10:00:00', 'running', NULL, NULL);",
+        )
+        .unwrap();
+    let mut cmd = mf_hook("session-start", dir.path());
+    cmd.env("MATH_FORGE_DB", dir.path().join("k.db"))
+        .env("MATH_FORGE_TRACKING_DB", &tracking);
+    let run = Run::of(&mut cmd, b"{}");
+    assert_eq!(
+        briefing_body(&run.context("SessionStart")),
+        "\n\
+         QUEUE: 1 in flight, 4 of 5 slots open\n\
+         TOP NEAR-MISS: slot103 (1 sorry, 9 proven)\n\
+         KB: empty (`mk init` migrates tracking.db; `mf extract <results>` adds result files)\n\
+         \n\
+         ACTION ITEMS:\n\
+         1. Close near-miss: slot103 (1 sorry, 9 proven)\n\
+         2. 4 slots open for new submissions\n\
+         \n\
+         Use `mk search <query>` for KB queries, `mk find <problem>` for one problem, `mk failed <keyword>` before retrying an approach."
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
 fn session_start_without_tracking_or_kb_creates_the_kb() {
     let dir = tempfile::tempdir().unwrap();
     let kb = dir.path().join("plugin/data/knowledge.db");
