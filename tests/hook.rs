@@ -399,10 +399,15 @@ fn write_without_original_uses_git_head() {
     git(&["add", "Erdos850.lean"]);
     git(&["commit", "-q", "-m", "proofs"]);
     std::fs::write(&case.file, read("Erdos850_rewritten.lean")).unwrap();
-    assert_eq!(
-        block_items(&case.run().block_reason()),
-        ["- theorem Erdos850.two_dvd_three_consecutive (lines 24-25): had proof code without sorry/admit, now has sorry at line 25. The edit removed:"]
-    );
+    let expected = ["- theorem Erdos850.two_dvd_three_consecutive (lines 24-25): had proof code without sorry/admit, now has sorry at line 25. The edit removed:"];
+    assert_eq!(block_items(&case.run().block_reason()), expected);
+    // A file deleted and written anew ("create") is compared with HEAD too.
+    let created = case
+        .payload
+        .replace("\"type\": \"update\"", "\"type\": \"create\"");
+    assert_ne!(created, case.payload);
+    let run = Run::of(&mut mf_hook("post-tool-use", dir), created.as_bytes());
+    assert_eq!(block_items(&run.block_reason()), expected);
 }
 
 #[test]

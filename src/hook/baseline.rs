@@ -73,10 +73,6 @@ pub fn rebuild(payload: &Payload, path: &Path, current: &str, git_timeout: Durat
         Some("MultiEdit") => Baseline::Unknown {
             reason: "the MultiEdit payload has no edits".into(),
         },
-        _ if payload.tool_response.kind.as_deref() == Some("create") => Baseline::Known {
-            texts: vec![String::new()],
-            origin: Origin::Nothing,
-        },
         _ => match git_head(path, git_timeout) {
             Some(text) => Baseline::exact(text, Origin::GitHead),
             None => Baseline::Known {
