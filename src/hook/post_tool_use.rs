@@ -433,7 +433,6 @@ fn false_lemma_advice(new: &mut NewFile<'_>, lemmas: &[FalseLemma]) -> Vec<Strin
         return Vec::new();
     }
     // Only the commands where a name occurs as code text are parsed.
-    let mut at: Vec<usize> = Vec::new();
     let lasts: BTreeSet<&str> = names
         .names()
         .iter()
@@ -441,19 +440,8 @@ fn false_lemma_advice(new: &mut NewFile<'_>, lemmas: &[FalseLemma]) -> Vec<Strin
         .map(|c| c.trim_start_matches('«').trim_end_matches('»'))
         .filter(|c| !c.is_empty())
         .collect();
-    let bytes = new.text.as_bytes();
-    let ascii_ident = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
-    for last in lasts {
-        for (p, _) in new.text.match_indices(last) {
-            let before = p.checked_sub(1).and_then(|i| bytes.get(i));
-            if !ascii_ident(before)
-                && !ascii_ident(bytes.get(p + last.len()))
-                && !new.layout.in_non_code(p)
-            {
-                at.push(p);
-            }
-        }
-    }
+    let mut at = word_positions(new.text, &lasts);
+    at.retain(|&p| !new.layout.in_non_code(p));
     if at.is_empty() {
         return Vec::new();
     }
@@ -531,6 +519,40 @@ fn false_lemma_advice(new: &mut NewFile<'_>, lemmas: &[FalseLemma]) -> Vec<Strin
     out
 }
 
+/// Byte positions where one of `words` occurs in `text` as a whole word (between characters
+/// that cannot continue a Lean identifier). Plain words are found in one pass over the text;
+/// a word with other characters (a `«quoted name»`) is searched for on its own.
+fn word_positions(text: &str, words: &BTreeSet<&str>) -> Vec<usize> {
+    fn ident_char(c: char) -> bool {
+        c.is_alphanumeric() || matches!(c, '_' | '\'' | '!' | '?')
+    }
+    let (plain, odd): (Vec<&str>, Vec<&str>) =
+        words.iter().partition(|w| w.chars().all(ident_char));
+    let plain: std::collections::HashSet<&str> = plain.into_iter().collect();
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        match (ident_char(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if plain.contains(&text[s..i]) {
+                    out.push(s);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    for w in odd {
+        out.extend(text.match_indices(w).map(|(p, _)| p));
+    }
+    out.sort_unstable();
+    out
+}
+
 /// `line 4`, `lines 4, 9, 12`, `lines 4, 9, 12 and 3 more`.
 fn line_list(lines: &[usize]) -> String {
     let mut lines = lines.to_vec();
@@ -577,5 +599,21 @@ pub fn render(name: &str, d: Decision) -> Output {
     Output::Context {
         event: "PostToolUse",
         text: format!("[math-forge] Checked {name}:\n{advice}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_words_only() {
+        let text = "foo foo_bar h.foo foo' (foo) «a b» x«a b»y";
+        let words: BTreeSet<&str> = ["foo", "a b"].into_iter().collect();
+        let found: Vec<&str> = word_positions(text, &words)
+            .into_iter()
+            .map(|p| &text[p..p + 3])
+            .collect();
+        assert_eq!(found, ["foo", "foo", "foo", "a b", "a b"]);
     }
 }
