@@ -541,13 +541,20 @@ impl Tracking {
             return None;
         }
         let sql = "SELECT count(*) FROM submissions WHERE status IN ('submitted', 'running')";
-        self.rows(sql, Vec::new(), |r| int_at(r, 0)).into_iter().next().flatten()
+        self.rows(sql, Vec::new(), |r| int_at(r, 0))
+            .into_iter()
+            .next()
+            .flatten()
     }
 
     /// Completed submissions not yet verified that finished in the last `hours`, newest first.
     pub fn ready_to_fetch(&self, now: i64, hours: i64, limit: usize) -> Vec<Submission> {
-        let Some(cols) = self.select_list("submissions", "s", SUBMISSION_COLS) else { return vec![] };
-        if !self.has("submissions", Some("status")) || !self.has("submissions", Some("completed_at")) {
+        let Some(cols) = self.select_list("submissions", "s", SUBMISSION_COLS) else {
+            return vec![];
+        };
+        if !self.has("submissions", Some("status"))
+            || !self.has("submissions", Some("completed_at"))
+        {
             return vec![];
         }
         let verified = self.expr("submissions", "s", "verified");
@@ -557,12 +564,18 @@ impl Tracking {
                AND s.completed_at > datetime(CAST(?1 AS INTEGER), 'unixepoch', ?2)
              ORDER BY s.completed_at DESC LIMIT {limit}"
         );
-        self.rows(&sql, vec![now.to_string(), format!("-{hours} hours")], submission_from_row)
+        self.rows(
+            &sql,
+            vec![now.to_string(), format!("-{hours} hours")],
+            submission_from_row,
+        )
     }
 
     /// Verified submissions without a hole that completed in the last `days`, newest first.
     pub fn recent_proven(&self, now: i64, days: i64, limit: usize) -> Vec<Submission> {
-        let Some(cols) = self.select_list("submissions", "s", SUBMISSION_COLS) else { return vec![] };
+        let Some(cols) = self.select_list("submissions", "s", SUBMISSION_COLS) else {
+            return vec![];
+        };
         let needed = ["verified", "sorry_count", "completed_at"];
         if !needed.iter().all(|c| self.has("submissions", Some(c))) {
             return vec![];
@@ -573,7 +586,11 @@ impl Tracking {
                AND s.completed_at > datetime(CAST(?1 AS INTEGER), 'unixepoch', ?2)
              ORDER BY s.completed_at DESC LIMIT {limit}"
         );
-        self.rows(&sql, vec![now.to_string(), format!("-{days} days")], submission_from_row)
+        self.rows(
+            &sql,
+            vec![now.to_string(), format!("-{days} days")],
+            submission_from_row,
+        )
     }
 
     /// The returned result closest to done: one hole, more than `min_proven` proven, not aimed
@@ -593,14 +610,20 @@ impl Tracking {
         } else {
             String::new()
         };
-        let order = if self.has("submissions", Some("completed_at")) { ", s.completed_at DESC" } else { "" };
+        let order = if self.has("submissions", Some("completed_at")) {
+            ", s.completed_at DESC"
+        } else {
+            ""
+        };
         let sql = format!(
             "SELECT {cols} FROM submissions s
              WHERE s.status IN ({RESULT_STATUSES}) AND s.sorry_count = 1
                AND s.proven_count > CAST(?1 AS INTEGER) {not_false}
              ORDER BY s.proven_count DESC{order} LIMIT 1"
         );
-        self.rows(&sql, vec![min_proven.to_string()], submission_from_row).into_iter().next()
+        self.rows(&sql, vec![min_proven.to_string()], submission_from_row)
+            .into_iter()
+            .next()
     }
 
     /// The newest `submitted_at` and how many whole hours before `now` it was.
@@ -611,10 +634,12 @@ impl Tracking {
         let sql = "SELECT max(submitted_at),
                           CAST((julianday(datetime(CAST(?1 AS INTEGER), 'unixepoch')) - julianday(max(submitted_at))) * 24 AS INTEGER)
                    FROM submissions WHERE submitted_at IS NOT NULL";
-        self.rows(sql, vec![now.to_string()], |r| Some((text_at(r, 0)?, int_at(r, 1)?)))
-            .into_iter()
-            .next()
-            .flatten()
+        self.rows(sql, vec![now.to_string()], |r| {
+            Some((text_at(r, 0)?, int_at(r, 1)?))
+        })
+        .into_iter()
+        .next()
+        .flatten()
     }
 }
 
