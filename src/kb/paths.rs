@@ -61,31 +61,36 @@ pub fn resolve_tracking_db(cli_flag: Option<&Path>) -> Resolved {
     resolve_tracking_db_in(cli_flag, &real_env, &current_dir())
 }
 
+/// How one database is found: a variable naming the file, a variable naming a directory it
+/// lives under, and its place relative to a project directory.
+struct Rules {
+    file_var: &'static str,
+    dir_var: &'static str,
+    under_dir: &'static str,
+    project_rel: &'static str,
+}
+
+const KNOWLEDGE_DB: Rules = Rules {
+    file_var: "MATH_FORGE_DB",
+    dir_var: "CLAUDE_PLUGIN_ROOT",
+    under_dir: "data/knowledge.db",
+    project_rel: PROJECT_KB,
+};
+
+const TRACKING_DB: Rules = Rules {
+    file_var: "MATH_FORGE_TRACKING_DB",
+    dir_var: "CLAUDE_PROJECT_DIR",
+    under_dir: PROJECT_TRACKING,
+    project_rel: PROJECT_TRACKING,
+};
+
 /// [`resolve_knowledge_db`] with the environment and current directory passed in (for tests).
 pub fn resolve_knowledge_db_in(
     cli_flag: Option<&Path>,
     env: &dyn Fn(&str) -> Option<OsString>,
     cwd: &Path,
 ) -> Resolved {
-    if let Some(p) = cli_flag {
-        return Resolved {
-            path: p.to_path_buf(),
-            reason: Reason::Flag,
-        };
-    }
-    if let Some(p) = non_empty(env("MATH_FORGE_DB")) {
-        return Resolved {
-            path: p.into(),
-            reason: Reason::Env("MATH_FORGE_DB".into()),
-        };
-    }
-    if let Some(root) = non_empty(env("CLAUDE_PLUGIN_ROOT")) {
-        return Resolved {
-            path: PathBuf::from(root).join("data").join("knowledge.db"),
-            reason: Reason::EnvDir("CLAUDE_PLUGIN_ROOT".into()),
-        };
-    }
-    project_relative(cwd, PROJECT_KB)
+    resolve(&KNOWLEDGE_DB, cli_flag, env, cwd)
 }
 
 /// [`resolve_tracking_db`] with the environment and current directory passed in (for tests).
@@ -94,25 +99,35 @@ pub fn resolve_tracking_db_in(
     env: &dyn Fn(&str) -> Option<OsString>,
     cwd: &Path,
 ) -> Resolved {
+    resolve(&TRACKING_DB, cli_flag, env, cwd)
+}
+
+/// The flag, else the file variable, else the directory variable, else the project path.
+fn resolve(
+    rules: &Rules,
+    cli_flag: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    cwd: &Path,
+) -> Resolved {
     if let Some(p) = cli_flag {
         return Resolved {
             path: p.to_path_buf(),
             reason: Reason::Flag,
         };
     }
-    if let Some(p) = non_empty(env("MATH_FORGE_TRACKING_DB")) {
+    if let Some(p) = non_empty(env(rules.file_var)) {
         return Resolved {
             path: p.into(),
-            reason: Reason::Env("MATH_FORGE_TRACKING_DB".into()),
+            reason: Reason::Env(rules.file_var.into()),
         };
     }
-    if let Some(dir) = non_empty(env("CLAUDE_PROJECT_DIR")) {
+    if let Some(dir) = non_empty(env(rules.dir_var)) {
         return Resolved {
-            path: PathBuf::from(dir).join(PROJECT_TRACKING),
-            reason: Reason::EnvDir("CLAUDE_PROJECT_DIR".into()),
+            path: PathBuf::from(dir).join(rules.under_dir),
+            reason: Reason::EnvDir(rules.dir_var.into()),
         };
     }
-    project_relative(cwd, PROJECT_TRACKING)
+    project_relative(cwd, rules.project_rel)
 }
 
 /// The nearest existing `rel` in `cwd` or its ancestors, like git finding `.git`; when there is
