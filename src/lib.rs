@@ -12,3 +12,9 @@ pub mod lean;
 pub mod lint;
 pub mod tracking;
 pub mod verify;
+
+/// mimalloc for every allocation of the process. With its `override` feature it also replaces
+/// `malloc`/`free` for the C code linked in (tree-sitter, SQLite), which is where most
+/// allocations happen: tree-sitter makes a node per token.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -55,6 +55,9 @@ typedef struct {
 } Scanner;
 
 static inline void adv(TSLexer *lx) { lx->advance(lx, false); }
+/* The lookahead is 0 at the end of input, so the call through the lexer is
+ * needed only then (a NUL byte in the text is also 0). */
+static inline bool at_end(TSLexer *lx) { return lx->lookahead == 0 && lx->eof(lx); }
 static inline void skp(TSLexer *lx) { lx->advance(lx, true); }
 
 /* Flags kept in the high bits of a block entry. */
@@ -202,7 +205,7 @@ static bool finish_block_comment(TSLexer *lx, const bool *valid) {
     type = MODULE_DOC;
   }
   unsigned depth = 1;
-  while (!lx->eof(lx)) {
+  while (!at_end(lx)) {
     int32_t c = lx->lookahead;
     if (c == '-') {
       adv(lx);
@@ -237,10 +240,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   if (!recovery && valid[INTERP_CONTENT]) {
     bool any = false;
-    while (!lx->eof(lx) && lx->lookahead != '"' && lx->lookahead != '{') {
+    while (!at_end(lx) && lx->lookahead != '"' && lx->lookahead != '{') {
       if (lx->lookahead == '\\') {
         adv(lx);
-        if (lx->eof(lx)) break;
+        if (at_end(lx)) break;
       }
       adv(lx);
       any = true;
@@ -255,7 +258,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   if (!recovery && valid[EXIT_TAIL]) {
     bool any = false;
-    while (!lx->eof(lx)) {
+    while (!at_end(lx)) {
       adv(lx);
       any = true;
     }
@@ -265,6 +268,19 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       return true;
     }
     return false;
+  }
+
+  /* Most tokens sit where only comments are possible (inside brackets, in
+   * commands): skip the whitespace and look for `/-` alone. */
+  if (!recovery && !valid[LAYOUT_START] && !valid[LAYOUT_SEP] && !valid[LAYOUT_END] &&
+      !valid[CALC_START] && !valid[CALC_STEPS_START] && !valid[COMMA] && !valid[BAR] &&
+      !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE]) {
+    while (is_space(lx->lookahead)) skp(lx);
+    if (lx->lookahead != '/') return false;
+    adv(lx);
+    if (lx->lookahead != '-') return false;
+    adv(lx);
+    return finish_block_comment(lx, valid);
   }
 
   /* Layout tokens are zero-width and sit before the whitespace, so that the
@@ -292,7 +308,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       break;
     }
   }
-  bool at_eof = lx->eof(lx);
+  bool at_eof = at_end(lx);
 
   if (recovery) {
     bool has_r = s->len > 0 || s->overflow > 0;
@@ -398,7 +414,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     adv(lx);
     if (!is_sym(lx->lookahead)) {
       k = K_BAR;
-      bar_spaced_after = lx->eof(lx) || is_space(lx->lookahead);
+      bar_spaced_after = at_end(lx) || is_space(lx->lookahead);
     }
   } else if (c == '/') {
     adv(lx);

@@ -111,7 +111,7 @@ fn parse_corpus_file(path: &Path) -> Vec<Case> {
             if let Some(sfx) = delimiter(l, '-') {
                 if sfx == suffix {
                     let len = l.trim_end().len();
-                    if best.map_or(true, |(bl, _)| len >= bl) {
+                    if best.is_none_or(|(bl, _)| len >= bl) {
                         best = Some((len, idx));
                     }
                 }

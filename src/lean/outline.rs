@@ -105,6 +105,8 @@ struct Kinds {
     sorry: u16,
     admit: u16,
     tactic: u16,
+    /// Kinds whose children can be tactics without a `by` in between.
+    tactic_structure: [u16; 4],
     line_comment: u16,
     block_comment: u16,
     doc_comment: u16,
@@ -136,6 +138,12 @@ fn kinds() -> &'static Kinds {
             sorry: id("sorry"),
             admit: id("admit"),
             tactic: id("tactic"),
+            tactic_structure: [
+                id("tactic"),
+                id("tactic_alternative"),
+                id("with_clause"),
+                id("decreasing_by"),
+            ],
             line_comment: id("line_comment"),
             block_comment: id("block_comment"),
             doc_comment: id("doc_comment"),
@@ -151,6 +159,10 @@ const STRUCTURAL_HEADS: &[&str] = &["·", ".", "<;>"];
 impl Outline {
     /// Reads the outline of a parsed file.
     pub fn of(path: &str, file: &ParsedFile) -> Outline {
+        Outline::with_markers(path, file, Markers::of(&file.text))
+    }
+
+    fn with_markers(path: &str, file: &ParsedFile, markers: Markers) -> Outline {
         let mut builder = Builder {
             file,
             scopes: Vec::new(),
@@ -164,6 +176,7 @@ impl Outline {
                 axioms: Vec::new(),
                 comments: Vec::new(),
             },
+            markers,
         };
         builder.commands(file.root());
         builder.outline.header = builder.header();
@@ -186,6 +199,42 @@ struct Builder<'f> {
     file: &'f ParsedFile,
     scopes: Vec<Scope>,
     outline: Outline,
+    markers: Markers,
+}
+
+/// Where in a file what a proof scan looks for may begin.
+///
+/// A cursor walk costs hundreds of instructions per node, and most nodes of a file are terms
+/// with neither a hole, a comment nor a tactic below them. Holes begin with `sorry`/`admit`,
+/// comments with `--`/`/-`, and tactics sit inside `by`/`decreasing_by` or inside other tactic
+/// structure: a term whose text holds none of these strings can be skipped whole.
+struct Markers {
+    starts: Vec<usize>,
+}
+
+impl Markers {
+    fn of(text: &str) -> Markers {
+        let bytes = text.as_bytes();
+        let mut starts = Vec::new();
+        for (i, pair) in bytes.windows(2).enumerate() {
+            let hit = match pair {
+                b"by" | b"--" | b"/-" => true,
+                b"so" => bytes[i..].starts_with(b"sorry"),
+                b"ad" => bytes[i..].starts_with(b"admit"),
+                _ => false,
+            };
+            if hit {
+                starts.push(i);
+            }
+        }
+        Markers { starts }
+    }
+
+    /// Whether a marker begins inside `range`.
+    fn any_in(&self, range: std::ops::Range<usize>) -> bool {
+        let i = self.starts.partition_point(|&p| p < range.start);
+        self.starts.get(i).is_some_and(|&p| p < range.end)
+    }
 }
 
 impl<'f> Builder<'f> {
@@ -340,7 +389,13 @@ impl<'f> Builder<'f> {
     fn scan_proof(&mut self, node: Node<'f>, decl: &mut Declaration, owner: Option<String>) {
         let k = kinds();
         let mut cursor = node.walk();
-        for_each_descendant(&mut cursor, |n| {
+        let markers = std::mem::replace(&mut self.markers, Markers { starts: Vec::new() });
+        let worth_entering = |n: Node<'_>| {
+            k.tactic_structure.contains(&n.kind_id())
+                || n.is_error()
+                || markers.any_in(n.byte_range())
+        };
+        for_each_descendant_where(&mut cursor, worth_entering, |n| {
             let id = n.kind_id();
             if let Some(kind) = k.comment(id) {
                 self.outline.comments.push(Comment {
@@ -359,6 +414,7 @@ impl<'f> Builder<'f> {
                 }
             }
         });
+        self.markers = markers;
     }
 
     fn holes_outside_declarations(&mut self, node: Node<'f>) {
@@ -394,14 +450,24 @@ impl<'f> Builder<'f> {
 }
 
 /// Calls `f` on every node below the cursor's node (not the node itself), in document order.
-pub(crate) fn for_each_descendant<'t>(cursor: &mut TreeCursor<'t>, mut f: impl FnMut(Node<'t>)) {
+pub(crate) fn for_each_descendant<'t>(cursor: &mut TreeCursor<'t>, f: impl FnMut(Node<'t>)) {
+    for_each_descendant_where(cursor, |_| true, f)
+}
+
+/// Like [`for_each_descendant`], but below a node only where `enter` says so.
+pub(crate) fn for_each_descendant_where<'t>(
+    cursor: &mut TreeCursor<'t>,
+    mut enter: impl FnMut(Node<'t>) -> bool,
+    mut f: impl FnMut(Node<'t>),
+) {
     if !cursor.goto_first_child() {
         return;
     }
     let mut depth = 1usize;
     loop {
-        f(cursor.node());
-        if cursor.goto_first_child() {
+        let node = cursor.node();
+        f(node);
+        if node.child_count() > 0 && enter(node) && cursor.goto_first_child() {
             depth += 1;
             continue;
         }
@@ -448,6 +514,50 @@ mod tests {
     fn names_split_on_dots_outside_guillemets() {
         assert_eq!(split_name("A.B.«c.d»"), vec!["A", "B", "«c.d»"]);
         assert_eq!(split_name("Foo"), vec!["Foo"]);
+    }
+
+    /// Skipping terms without markers must never change an outline: compare with a walk that
+    /// enters every node, on every fixture and on part of the real corpus when it is present.
+    #[test]
+    fn skipping_unmarked_terms_changes_nothing() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (mut files, _) = crate::lean::walk::lean_files(
+            &[root.join("fixtures")],
+            crate::lean::walk::IgnoreRules::HiddenOnly,
+        );
+        let corpus = root.join("../shared/corpus");
+        if corpus.is_dir() {
+            let (more, _) = crate::lean::walk::lean_files(
+                &[corpus],
+                crate::lean::walk::IgnoreRules::HiddenOnly,
+            );
+            files.extend(more.into_iter().step_by(10));
+        }
+        assert!(files.len() > 10, "fixtures not found");
+        let mut tactics = 0;
+        for path in files {
+            let Ok(source) = crate::lean::Source::read(&path) else {
+                continue;
+            };
+            let file = ParsedFile::parse(source.text);
+            let everywhere = Markers {
+                starts: (0..file.text.len()).collect(),
+            };
+            let pruned = Outline::of("", &file);
+            let full = Outline::with_markers("", &file, everywhere);
+            assert_eq!(
+                serde_json::to_string(&pruned).unwrap(),
+                serde_json::to_string(&full).unwrap(),
+                "{}",
+                path.display()
+            );
+            tactics += full
+                .declarations
+                .iter()
+                .map(|d| d.tactics.len())
+                .sum::<usize>();
+        }
+        assert!(tactics > 0);
     }
 
     #[test]
