@@ -108,30 +108,34 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
         }
     }
     let kinds = node_kinds();
+    // A cursor walk costs hundreds of instructions per node; enter only the nodes whose text
+    // holds a signal name somewhere, found first in one pass over the text.
+    let occurrences: Vec<usize> = signal_finder()
+        .find_overlapping_iter(file.text.as_str())
+        .map(|m| m.start())
+        .collect();
+    let holds_signal = |node: tree_sitter::Node<'_>| {
+        let range = node.byte_range();
+        let i = occurrences.partition_point(|&p| p < range.start);
+        occurrences.get(i).is_some_and(|&p| p < range.end)
+    };
+    // Statements and definitions say what a file is about; tactic proofs mostly name general
+    // lemmas, so `by` blocks are skipped.
+    let enter =
+        |node: tree_sitter::Node<'_>| node.kind_id() != kinds.by_block && holds_signal(node);
     let mut cursor = file.root().walk();
-    'walk: loop {
-        let node = cursor.node();
-        if node.kind_id() == kinds.identifier {
-            let name = file.text_of(node);
-            for component in name.split('.') {
-                for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
-                    if names.contains(&component) {
-                        scores[i] += 1;
-                    }
+    crate::lean::outline::for_each_descendant_where(&mut cursor, enter, |node| {
+        if node.kind_id() != kinds.identifier {
+            return;
+        }
+        for component in file.text_of(node).split('.') {
+            for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
+                if names.contains(&component) {
+                    scores[i] += 1;
                 }
             }
         }
-        // Statements and definitions say what a file is about; tactic proofs mostly name
-        // general lemmas, and skipping them halves the walk.
-        if node.kind_id() != kinds.by_block && cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
+    });
     let best = scores
         .iter()
         .enumerate()
@@ -140,6 +144,15 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
         Some((i, s)) if *s > 0 => SIGNALS[i].0,
         _ => DEFAULT_DOMAIN,
     }
+}
+
+/// Finds every signal name in a text, overlapping matches included.
+fn signal_finder() -> &'static aho_corasick::AhoCorasick {
+    static FINDER: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    FINDER.get_or_init(|| {
+        let names = SIGNALS.iter().flat_map(|(_, _, names)| names.iter());
+        aho_corasick::AhoCorasick::new(names).expect("signal names are plain strings")
+    })
 }
 
 struct Kinds {
