@@ -214,19 +214,15 @@ struct Markers {
 
 impl Markers {
     fn of(text: &str) -> Markers {
-        let bytes = text.as_bytes();
-        let mut starts = Vec::new();
-        for (i, pair) in bytes.windows(2).enumerate() {
-            let hit = match pair {
-                b"by" | b"--" | b"/-" => true,
-                b"so" => bytes[i..].starts_with(b"sorry"),
-                b"ad" => bytes[i..].starts_with(b"admit"),
-                _ => false,
-            };
-            if hit {
-                starts.push(i);
-            }
-        }
+        static FINDER: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+        let finder = FINDER.get_or_init(|| {
+            aho_corasick::AhoCorasick::new(["by", "--", "/-", "sorry", "admit"])
+                .expect("plain strings")
+        });
+        let starts = finder
+            .find_overlapping_iter(text)
+            .map(|m| m.start())
+            .collect();
         Markers { starts }
     }
 
