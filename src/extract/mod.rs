@@ -254,6 +254,7 @@ fn extract_source(
         axiom_count: outline.axioms.len() as u32,
     };
     let counts = (outline.declarations.len(), outline.error_nodes);
+    profile::charge(&profile::DROP_TREE, || drop(parsed));
     (
         FileItem {
             source,

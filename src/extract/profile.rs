@@ -65,6 +65,7 @@ pub static PARSE: Account = Account::new("workers: tree-sitter parse");
 pub static OUTLINE: Account = Account::new("workers: outline");
 pub static DOMAIN: Account = Account::new("workers: domain");
 pub static FINDINGS: Account = Account::new("workers: verdicts, findings");
+pub static DROP_TREE: Account = Account::new("workers: freeing the syntax tree");
 
 /// Prints every account to stderr (and resets them).
 pub fn report() {
@@ -73,7 +74,9 @@ pub fn report() {
     }
     let secs = |ns: u64| ns as f64 / 1e9;
     let mut parts = 0;
-    for a in [&WRITER, &PREPARE, &PARSE, &OUTLINE, &DOMAIN, &FINDINGS] {
+    for a in [
+        &WRITER, &PREPARE, &PARSE, &OUTLINE, &DOMAIN, &FINDINGS, &DROP_TREE,
+    ] {
         let ns = a.take();
         if !std::ptr::eq(a, &WRITER) && !std::ptr::eq(a, &PREPARE) {
             parts += ns;

@@ -151,9 +151,13 @@ impl Kb {
         let conn = Connection::open_with_flags(path, flags).at(path)?;
         conn.busy_timeout(BUSY_TIMEOUT).at(path)?;
         // foreign_keys is per connection; synchronous=NORMAL is durable enough in WAL mode for a
-        // derived database and much faster for batched writes.
-        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
-            .at(path)?;
+        // derived database and much faster for batched writes. temp_store=MEMORY keeps
+        // statement journals (every INSERT into `findings` has one, because of its triggers)
+        // in memory instead of spilling them to a temporary file; it holds no durable data.
+        conn.execute_batch(
+            "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;",
+        )
+        .at(path)?;
         Ok(Kb {
             conn,
             path: path.to_path_buf(),
