@@ -86,7 +86,7 @@ impl Kb {
     /// what this file added or replaced.
     ///
     /// Both full-text indexes are updated inside the same transaction: the new findings of a
-    /// chunk are indexed in bulk just before it commits (see `DeferredFts`).
+    /// chunk are indexed in bulk just before it commits (see `Pending`).
     pub fn write_batch(
         &mut self,
         items: impl IntoIterator<Item = FileItem>,
@@ -173,23 +173,25 @@ fn write_chunk(
     isolate: bool,
 ) -> rusqlite::Result<Vec<FileOutcome>> {
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let mut fts = DeferredFts::start(&tx)?;
+    let mut pending = Pending::start(&tx)?;
     let mut out = Vec::with_capacity(chunk.len());
     for (item, checked) in chunk.iter().zip(checked) {
         if !isolate {
-            out.push(write_file(&tx, item, checked, &mut fts)?);
+            out.push(write_file(&tx, item, checked, &mut pending)?);
             continue;
         }
-        let before = fts;
+        let before = pending;
         let sp = tx.savepoint()?;
-        match write_file(&sp, item, checked, &mut fts) {
+        let written = write_file(&sp, item, checked, &mut pending)
+            .and_then(|outcome| pending.flush_staged(&sp).map(|()| outcome));
+        match written {
             Ok(outcome) => {
                 sp.commit()?;
                 out.push(outcome);
             }
             Err(e) if is_data_error(&e) => {
-                drop(sp); // rolls back this file, including index rows it flushed
-                fts = before;
+                drop(sp); // rolls back this file, staged rows and index rows included
+                pending = before;
                 out.push(FileOutcome {
                     path: item.source.path.clone(),
                     status: FileStatus::Failed,
@@ -201,43 +203,98 @@ fn write_chunk(
             Err(e) => return Err(e),
         }
     }
-    fts.finish(&tx)?;
+    pending.finish(&tx)?;
     tx.commit()?;
     Ok(out)
 }
 
-/// Full-text indexing of the findings one write transaction inserts, done in bulk.
+/// The findings of one write transaction, inserted and indexed in bulk.
+///
+/// Findings are first staged in a temporary table and then moved into `findings` with one
+/// INSERT … SELECT: `findings` has triggers, so each INSERT into it runs under a statement
+/// journal that copies every page it touches, and one statement for a whole chunk copies each
+/// page once instead of once per finding.
 ///
 /// A row in `findings_fts_deferred`, visible only inside this transaction, switches the insert
 /// triggers off (schema/migrations/002_deferred_fts.sql); every finding whose id is above
-/// `indexed` is then added to both indexes by one INSERT … SELECT each, before any statement that
-/// could delete or update such a finding (the delete and update triggers expect indexed rows)
-/// and before the commit. AUTOINCREMENT ids only grow and the transaction holds the write lock,
-/// so the findings above the mark are exactly the ones this transaction inserted.
+/// `indexed` is then added to both full-text indexes by one INSERT … SELECT each. Both steps
+/// run before any statement that reads, deletes or updates findings of a source (the delete
+/// and update triggers expect indexed rows) and before the commit. AUTOINCREMENT ids only grow
+/// and the transaction holds the write lock, so the findings above the mark are exactly the
+/// ones this transaction inserted.
 #[derive(Clone, Copy)]
-struct DeferredFts {
+struct Pending {
     /// Every finding with an id up to this is in both indexes.
     indexed: i64,
-    /// Findings were inserted since the last flush.
-    dirty: bool,
+    /// Rows wait in `temp.findings_staged`.
+    staged: bool,
+    /// Findings above `indexed` exist.
+    unindexed: bool,
 }
 
-impl DeferredFts {
-    fn start(conn: &Connection) -> rusqlite::Result<DeferredFts> {
+impl Pending {
+    fn start(conn: &Connection) -> rusqlite::Result<Pending> {
+        conn.prepare_cached(&format!(
+            "CREATE TEMP TABLE IF NOT EXISTS findings_staged ({FINDING_COLUMNS})"
+        ))?
+        .execute([])?;
+        conn.prepare_cached("DELETE FROM temp.findings_staged")?
+            .execute([])?;
         conn.prepare_cached("INSERT OR REPLACE INTO findings_fts_deferred (id) VALUES (1)")?
             .execute([])?;
         let indexed = conn
             .prepare_cached("SELECT coalesce(max(id), 0) FROM findings")?
             .query_row([], |r| r.get(0))?;
-        Ok(DeferredFts {
+        Ok(Pending {
             indexed,
-            dirty: false,
+            staged: false,
+            unindexed: false,
         })
     }
 
-    /// Indexes the findings inserted since the last flush.
+    /// Stages a finding of source `source_id`.
+    fn stage(
+        &mut self,
+        conn: &Connection,
+        f: &NewFinding,
+        domain: Option<&str>,
+        source: (i64, &SourceRecord),
+    ) -> rusqlite::Result<()> {
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let sql = SQL.get_or_init(|| {
+            format!(
+                "INSERT INTO temp.findings_staged ({FINDING_COLUMNS}) VALUES ({FINDING_VALUES})"
+            )
+        });
+        execute_finding(conn, sql, f, domain, Some(source), None)?;
+        self.staged = true;
+        Ok(())
+    }
+
+    /// Moves the staged findings into `findings`.
+    fn flush_staged(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if !self.staged {
+            return Ok(());
+        }
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let sql = SQL.get_or_init(|| {
+            format!(
+                "INSERT INTO findings ({FINDING_COLUMNS})
+                 SELECT {FINDING_COLUMNS} FROM temp.findings_staged ORDER BY rowid"
+            )
+        });
+        conn.prepare_cached(sql)?.execute([])?;
+        conn.prepare_cached("DELETE FROM temp.findings_staged")?
+            .execute([])?;
+        self.staged = false;
+        self.unindexed = true;
+        Ok(())
+    }
+
+    /// Moves the staged findings into `findings` and indexes every new finding.
     fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        if !self.dirty {
+        self.flush_staged(conn)?;
+        if !self.unindexed {
             return Ok(());
         }
         conn.prepare_cached(
@@ -255,11 +312,11 @@ impl DeferredFts {
         self.indexed = conn
             .prepare_cached("SELECT coalesce(max(id), 0) FROM findings")?
             .query_row([], |r| r.get(0))?;
-        self.dirty = false;
+        self.unindexed = false;
         Ok(())
     }
 
-    /// Indexes what is left and switches the insert triggers back on.
+    /// Writes and indexes what is left and switches the insert triggers back on.
     fn finish(mut self, conn: &Connection) -> rusqlite::Result<()> {
         self.flush(conn)?;
         conn.prepare_cached("DELETE FROM findings_fts_deferred")?
@@ -274,7 +331,7 @@ fn write_file(
     conn: &Connection,
     item: &FileItem,
     checked: &Result<Domains>,
-    fts: &mut DeferredFts,
+    pending: &mut Pending,
 ) -> rusqlite::Result<FileOutcome> {
     let src = &item.source;
     let mut out = FileOutcome {
@@ -303,8 +360,10 @@ fn write_file(
     };
     let (source_id, old_counts) = match existing {
         Some((id, _)) => {
+            // This source's findings may still be staged (the same path twice in a batch),
+            // and the delete trigger removes index entries, which must exist.
+            pending.flush(conn)?;
             let old = file_counts(conn, id)?;
-            fts.flush(conn)?; // the delete trigger removes index entries: they must exist
             out.findings_removed = conn
                 .prepare_cached("DELETE FROM findings WHERE source_id = ?1")?
                 .execute([id])?;
@@ -347,8 +406,7 @@ fn write_file(
         }
     };
     for (f, domain) in item.findings.iter().zip(finding_domains) {
-        insert_finding(conn, f, domain.as_deref(), Some((source_id, src)), None)?;
-        fts.dirty = true;
+        pending.stage(conn, f, domain.as_deref(), (source_id, src))?;
         out.findings_added += 1;
     }
     if let Some(p) = &item.problem {
@@ -432,14 +490,39 @@ pub(crate) fn resolve_domain(given: &str, domains: &[String]) -> Result<String> 
     }
 }
 
+/// The columns a new finding is written with, in [`execute_finding`]'s parameter order.
+const FINDING_COLUMNS: &str = "finding_type, domain_id, title, description, problem_id,
+    source_slot, source_submission_uuid, source_file, theorem_name, theorem_statement,
+    proof_technique, mathlib_imports, proof_lines, counterexample, why_failed,
+    avoid_pattern, confidence, tags, notes, source_id, origin";
+const FINDING_VALUES: &str =
+    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21";
+
 /// Inserts a finding; `source` fills provenance the finding leaves empty.
-pub(crate) fn insert_finding<'a>(
+pub(crate) fn insert_finding(
     conn: &Connection,
+    f: &NewFinding,
+    domain: Option<&str>,
+    source: Option<(i64, &SourceRecord)>,
+    origin: Option<&str>,
+) -> rusqlite::Result<i64> {
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let sql = SQL.get_or_init(|| {
+        format!("INSERT INTO findings ({FINDING_COLUMNS}) VALUES ({FINDING_VALUES})")
+    });
+    execute_finding(conn, sql, f, domain, source, origin)?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Runs `sql`, an INSERT of [`FINDING_COLUMNS`], for one finding.
+fn execute_finding<'a>(
+    conn: &Connection,
+    sql: &str,
     f: &'a NewFinding,
     domain: Option<&str>,
     source: Option<(i64, &'a SourceRecord)>,
     origin: Option<&str>,
-) -> rusqlite::Result<i64> {
+) -> rusqlite::Result<()> {
     let (source_id, src) = match source {
         Some((id, s)) => (Some(id), Some(s)),
         None => (None, None),
@@ -453,14 +536,7 @@ pub(crate) fn insert_finding<'a>(
         .as_deref()
         .or_else(|| src.map(|s| s.path.as_str()));
     let slot = f.source_slot.or_else(|| src.and_then(|s| s.slot));
-    conn.prepare_cached(
-        "INSERT INTO findings (finding_type, domain_id, title, description, problem_id,
-            source_slot, source_submission_uuid, source_file, theorem_name, theorem_statement,
-            proof_technique, mathlib_imports, proof_lines, counterexample, why_failed,
-            avoid_pattern, confidence, tags, notes, source_id, origin)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
-    )?
-    .execute(params![
+    conn.prepare_cached(sql)?.execute(params![
         f.finding_type.as_str(),
         domain,
         f.title,
@@ -483,7 +559,7 @@ pub(crate) fn insert_finding<'a>(
         source_id,
         origin,
     ])?;
-    Ok(conn.last_insert_rowid())
+    Ok(())
 }
 
 /// (verified theorems, failures) of a stored source: what its problem's counters include.
