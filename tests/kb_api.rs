@@ -529,6 +529,14 @@ fn a_version_1_database_is_upgraded_in_place_and_keeps_its_data() {
         )
         .unwrap();
     }
+    // Readers (hooks, mk query) read it as it is, before anything upgrades it.
+    let reader = Kb::open_read_only(&path).unwrap();
+    assert_eq!(reader.schema_version().unwrap(), 1);
+    assert_eq!(
+        names_found(&reader, "triple_bou"),
+        ["Erdos850.prime_triple_bound"]
+    );
+    drop(reader);
     let mut kb = Kb::open(&path).unwrap();
     assert_eq!(kb.opened().upgraded_from, Some(1));
     assert_eq!(kb.schema_version().unwrap(), 2);

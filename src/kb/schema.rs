@@ -9,6 +9,10 @@ use super::error::{AtPath, KbError, Result};
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 2;
 
+/// The oldest version read-only connections accept without a migration: every query reads
+/// versions 1 and 2 alike (version 2 changed only how writers index new findings).
+pub(crate) const READABLE_FROM: i64 = 1;
+
 /// One forward step: run `sql`, then set `user_version = version`.
 struct Migration {
     version: i64,
