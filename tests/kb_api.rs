@@ -396,3 +396,184 @@ fn schema_file_is_the_embedded_one() {
         assert_eq!(n, 1, "{object}");
     }
 }
+
+/// Both indexes agree with `findings` and no writer left the insert triggers switched off.
+fn assert_indexed(kb: &Kb) {
+    kb.check_indexes().unwrap();
+    let deferred: i64 = kb
+        .connection()
+        .query_row("SELECT count(*) FROM findings_fts_deferred", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(deferred, 0, "the insert triggers were left off");
+}
+
+fn names_found(kb: &Kb, query: &str) -> Vec<String> {
+    let mut names: Vec<String> = kb
+        .search(query, &SearchOptions::default())
+        .unwrap()
+        .into_iter()
+        .filter_map(|h| h.finding.theorem_name)
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_file_only_sqlite_rejects_fails_alone_and_the_rest_is_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut kb = Kb::open(&dir.path().join("k.db")).unwrap();
+    kb.write_batch([item("kept.lean", "v1", &["kept_old"])])
+        .unwrap();
+    // A size that is negative as an SQLite integer passes validation in Rust and fails the
+    // table's CHECK constraint: only SQLite sees it, in the middle of the batch.
+    let mut rejected = item("rejected.lean", "r", &["rejected_thm"]);
+    rejected.source.size_bytes = u64::MAX;
+    let out = kb
+        .write_batch([
+            item("first.lean", "f", &["first_thm"]),
+            rejected,
+            // Replaces a file of an earlier batch, and then one of this batch.
+            item("kept.lean", "v2", &["kept_new"]),
+            item("first.lean", "f2", &["first_again"]),
+            item("last.lean", "l", &["last_thm"]),
+        ])
+        .unwrap();
+    let statuses: Vec<FileStatus> = out.iter().map(|o| o.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            FileStatus::Added,
+            FileStatus::Failed,
+            FileStatus::Replaced,
+            FileStatus::Replaced,
+            FileStatus::Added
+        ]
+    );
+    assert!(
+        out[1].error.as_deref().unwrap().contains("CHECK"),
+        "{:?}",
+        out[1].error
+    );
+    assert_eq!(kb.source_hash("rejected.lean").unwrap(), None);
+    assert_eq!(kb.finding_count().unwrap(), 3);
+    assert_indexed(&kb);
+    for (query, names) in [
+        ("kept_new", vec!["kept_new"]),
+        ("first_again", vec!["first_again"]),
+        ("last_thm", vec!["last_thm"]),
+        ("kept_old", vec![]),
+        ("first_thm", vec![]),
+        ("rejected_thm", vec![]),
+    ] {
+        assert_eq!(names_found(&kb, query), names, "{query}");
+    }
+}
+
+#[test]
+fn findings_written_outside_write_batch_are_still_indexed_by_the_triggers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    let mut kb = Kb::open(&path).unwrap();
+    kb.write_batch([item("a.lean", "a", &["from_batch"])])
+        .unwrap();
+    // Another program writing with plain SQL, e.g. sqlite3 by hand.
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other
+        .execute_batch(
+            "INSERT INTO findings (finding_type, domain_id, title, description, theorem_name)
+             VALUES ('theorem', 'nt', 'Hand written (theorem)', 'typed in by hand', 'hand_written_thm');",
+        )
+        .unwrap();
+    kb.record_failure(&FailureInput {
+        problem: "demo_1".into(),
+        approach: "pigeonhole".into(),
+        why: "bound too weak".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_indexed(&kb);
+    assert_eq!(names_found(&kb, "hand_written_thm"), ["hand_written_thm"]);
+    assert_eq!(names_found(&kb, "from_batch"), ["from_batch"]);
+    let hits = kb
+        .search("bound too weak", &SearchOptions::default())
+        .unwrap();
+    assert!(!hits.is_empty());
+}
+
+#[test]
+fn a_version_1_database_is_upgraded_in_place_and_keeps_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    {
+        // knowledge.db as version 1 of the schema created it, with data its writers stored.
+        let v1 = rusqlite::Connection::open(&path).unwrap();
+        let schema = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/knowledge.sql"),
+        )
+        .unwrap();
+        v1.execute_batch("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;")
+            .unwrap();
+        v1.execute_batch(&format!("BEGIN; {schema} PRAGMA user_version = 1; COMMIT;"))
+            .unwrap();
+        v1.execute_batch(
+            "INSERT INTO sources (id, path, content_hash, size_bytes, slot, problem_id)
+                 VALUES (1, 'old.lean', 'h1', 10, 614, 'erdos_850');
+             INSERT INTO findings (finding_type, domain_id, title, description, problem_id,
+                 source_slot, theorem_name, proof_technique, confidence, source_id)
+                 VALUES ('theorem', 'nt', 'prime_triple_bound (theorem)', 'Proven theorem about prime triples',
+                         'erdos_850', 614, 'Erdos850.prime_triple_bound', 'omega', 'verified', 1),
+                        ('failure', 'nt', 'Failed attempt: slot614', 'pigeonhole did not close it',
+                         'erdos_850', 614, NULL, NULL, 'high', 1);",
+        )
+        .unwrap();
+    }
+    // Readers (hooks, mk query) read it as it is, before anything upgrades it.
+    let reader = Kb::open_read_only(&path).unwrap();
+    assert_eq!(reader.schema_version().unwrap(), 1);
+    assert_eq!(
+        names_found(&reader, "triple_bou"),
+        ["Erdos850.prime_triple_bound"]
+    );
+    drop(reader);
+    let mut kb = Kb::open(&path).unwrap();
+    assert_eq!(kb.opened().upgraded_from, Some(1));
+    assert_eq!(kb.schema_version().unwrap(), 2);
+    assert_eq!(kb.finding_count().unwrap(), 2);
+    assert_indexed(&kb);
+    // Words, identifier substrings and the exact name still find the old findings.
+    assert_eq!(
+        names_found(&kb, "prime triples"),
+        ["Erdos850.prime_triple_bound"]
+    );
+    assert_eq!(
+        names_found(&kb, "triple_bou"),
+        ["Erdos850.prime_triple_bound"]
+    );
+    let hits = kb.search("pigeonhole", &SearchOptions::default()).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].finding.finding_type, "failure");
+
+    // The upgraded database takes new files, replaces old ones and stays consistent.
+    let mut changed = item("old.lean", "h2", &["replacement_thm"]);
+    changed.source.content_hash = "h2".into();
+    let out = kb
+        .write_batch([changed, item("new.lean", "n", &["brand_new_thm"])])
+        .unwrap();
+    assert_eq!(
+        out.iter()
+            .map(|o| (o.status, o.findings_added, o.findings_removed))
+            .collect::<Vec<_>>(),
+        [(FileStatus::Replaced, 1, 2), (FileStatus::Added, 1, 0)]
+    );
+    assert_indexed(&kb);
+    assert!(names_found(&kb, "prime triples").is_empty());
+    assert_eq!(names_found(&kb, "replacement_thm"), ["replacement_thm"]);
+    assert_eq!(names_found(&kb, "brand_new"), ["brand_new_thm"]);
+    drop(kb);
+    // Opening again changes nothing.
+    let kb = Kb::open(&path).unwrap();
+    assert_eq!(kb.opened().upgraded_from, None);
+    assert_eq!(kb.finding_count().unwrap(), 2);
+}

@@ -282,7 +282,11 @@ fn stats_says_which_paths_and_why() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("from $MATH_FORGE_DB | schema v1"), "{text}");
+    let schema = format!(
+        "from $MATH_FORGE_DB | schema v{}",
+        math_forge::kb::SCHEMA_VERSION
+    );
+    assert!(text.contains(&schema), "{text}");
     assert!(
         text.contains(
             "tracking.db tables: submissions 2 | proven_theorems 2 | false_lemmas (missing)"

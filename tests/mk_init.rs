@@ -21,7 +21,7 @@ fn migrates_tracking_db_by_the_spec_rules() {
         ],
     );
     assert_eq!(r["created"], true);
-    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["schema_version"], math_forge::kb::SCHEMA_VERSION);
     let m = &r["migration"];
     // 7 proven_theorems: id 3 is incomplete and id 6 has no name.
     assert_eq!(
@@ -237,7 +237,7 @@ fn adopts_a_database_made_by_the_bash_tooling() {
     drop(conn);
     let r = mk_json(dir.path(), &["init", "--db", db.to_str().unwrap()]);
     assert_eq!(r["upgraded_from"], 0);
-    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["schema_version"], math_forge::kb::SCHEMA_VERSION);
     // Old rows are findable by words and by identifier.
     let hits = mk_json(
         dir.path(),

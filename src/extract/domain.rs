@@ -1,6 +1,8 @@
 //! The mathematical domain of a file, from its imports and the names its code uses.
 
 use crate::lean::ParsedFile;
+#[cfg(test)]
+use std::path::Path;
 
 /// Domain ids of the seeded taxonomy, with the Mathlib import prefixes and name components
 /// that signal them.
@@ -107,35 +109,9 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
             }
         }
     }
-    let kinds = node_kinds();
-    // A cursor walk costs hundreds of instructions per node; enter only the nodes whose text
-    // holds a signal name somewhere, found first in one pass over the text.
-    let occurrences: Vec<usize> = signal_finder()
-        .find_overlapping_iter(file.text.as_str())
-        .map(|m| m.start())
-        .collect();
-    let holds_signal = |node: tree_sitter::Node<'_>| {
-        let range = node.byte_range();
-        let i = occurrences.partition_point(|&p| p < range.start);
-        occurrences.get(i).is_some_and(|&p| p < range.end)
-    };
-    // Statements and definitions say what a file is about; tactic proofs mostly name general
-    // lemmas, so `by` blocks are skipped.
-    let enter =
-        |node: tree_sitter::Node<'_>| node.kind_id() != kinds.by_block && holds_signal(node);
-    let mut cursor = file.root().walk();
-    crate::lean::outline::for_each_descendant_where(&mut cursor, enter, |node| {
-        if node.kind_id() != kinds.identifier {
-            return;
-        }
-        for component in file.text_of(node).split('.') {
-            for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
-                if names.contains(&component) {
-                    scores[i] += 1;
-                }
-            }
-        }
-    });
+    for (score, n) in scores.iter_mut().zip(identifier_scores(file)) {
+        *score += n;
+    }
     let best = scores
         .iter()
         .enumerate()
@@ -146,13 +122,59 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
     }
 }
 
-/// Finds every signal name in a text, overlapping matches included.
-fn signal_finder() -> &'static aho_corasick::AhoCorasick {
-    static FINDER: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    FINDER.get_or_init(|| {
-        let names = SIGNALS.iter().flat_map(|(_, _, names)| names.iter());
-        aho_corasick::AhoCorasick::new(names).expect("signal names are plain strings")
-    })
+/// Per domain of [`SIGNALS`], how many components of identifiers outside tactic blocks are
+/// among its names.
+fn identifier_scores(file: &ParsedFile) -> [usize; SIGNALS.len()] {
+    let mut scores = [0usize; SIGNALS.len()];
+    let kinds = node_kinds();
+    // Where some signal name occurs in the text at all. An identifier with a signalling
+    // component contains that name, so a subtree whose range holds no occurrence has nothing to
+    // count and is skipped whole: the walk visits a fraction of the tree and counts the same.
+    let hits = occurrences(&file.text);
+    let mut cursor = file.root().walk();
+    'walk: loop {
+        let node = cursor.node();
+        let range = node.byte_range();
+        let first = hits.partition_point(|&p| p < range.start);
+        let relevant = hits.get(first).is_some_and(|&p| p < range.end);
+        if relevant && node.kind_id() == kinds.identifier {
+            let name = file.text_of(node);
+            for component in name.split('.') {
+                for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
+                    if names.contains(&component) {
+                        scores[i] += 1;
+                    }
+                }
+            }
+        }
+        // Statements and definitions say what a file is about; tactic proofs mostly name
+        // general lemmas, and skipping them halves the walk.
+        if relevant && node.kind_id() != kinds.by_block && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    scores
+}
+
+/// Start offsets of every occurrence of every signal name in `text`, overlapping ones included,
+/// ascending.
+fn occurrences(text: &str) -> Vec<usize> {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        aho_corasick::AhoCorasick::new(SIGNALS.iter().flat_map(|(_, _, names)| names.iter()))
+            .expect("the signal names build an automaton")
+    });
+    let mut hits: Vec<usize> = names
+        .find_overlapping_iter(text)
+        .map(|m| m.start())
+        .collect();
+    hits.sort_unstable();
+    hits
 }
 
 struct Kinds {
@@ -169,4 +191,97 @@ fn node_kinds() -> &'static Kinds {
             by_block: lang.id_for_node_kind("by_block", true),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scores of a walk over every node outside tactic blocks, without skipping.
+    fn scores_of_full_walk(file: &ParsedFile) -> Vec<usize> {
+        let kinds = node_kinds();
+        let mut scores = vec![0; SIGNALS.len()];
+        let mut cursor = file.root().walk();
+        'walk: loop {
+            let node = cursor.node();
+            if node.kind_id() == kinds.identifier {
+                for component in file.text_of(node).split('.') {
+                    for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
+                        scores[i] += usize::from(names.contains(&component));
+                    }
+                }
+            }
+            if node.kind_id() != kinds.by_block && cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+        scores
+    }
+
+    /// The winner the full walk picks.
+    fn full_walk_domain(file: &ParsedFile) -> &'static str {
+        let scores = scores_of_full_walk(file);
+        match scores
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, s)| (**s, std::cmp::Reverse(*i)))
+        {
+            Some((i, s)) if *s > 0 => SIGNALS[i].0,
+            _ => DEFAULT_DOMAIN,
+        }
+    }
+
+    #[test]
+    fn skipping_subtrees_without_signal_names_changes_nothing() {
+        let mut texts = vec![
+            "theorem t (G : SimpleGraph V) (h : G.Adj a b) : G.Adj b a := by simp [Nat.Prime]"
+                .to_string(),
+            "-- Tendsto deriv exp log\ndef f (n : ℕ) : ℕ := n.gcd 4 + Nat.totient n\n/- Prime Prime -/"
+                .to_string(),
+            "lemma l : Continuous (fun x : ℝ => Real.exp x) := by exact continuous_exp".to_string(),
+            "example : \"Prime ZMod\" = \"\" := rfl".to_string(),
+            "theorem plain : 1 + 1 = 2 := rfl".to_string(),
+        ];
+        let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/results");
+        for entry in std::fs::read_dir(results).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "lean") {
+                texts.push(std::fs::read_to_string(path).unwrap());
+            }
+        }
+        for text in texts {
+            let file = ParsedFile::parse(text.clone());
+            assert_eq!(
+                identifier_scores(&file).to_vec(),
+                scores_of_full_walk(&file),
+                "{text}"
+            );
+            assert_eq!(infer(&[], &file), full_walk_domain(&file), "{text}");
+        }
+    }
+
+    #[test]
+    fn only_identifiers_outside_tactic_blocks_count() {
+        let file = ParsedFile::parse(
+            "-- SimpleGraph SimpleGraph\ntheorem t (n : ℕ) (h : Nat.Prime n) : n ≠ 0 := by\n  \
+             exact (SimpleGraph.Adj) (SimpleGraph.IsClique)"
+                .to_string(),
+        );
+        assert_eq!(infer(&[], &file), "nt");
+        let none = ParsedFile::parse("theorem t : True := trivial".to_string());
+        assert_eq!(infer(&[], &none), DEFAULT_DOMAIN);
+        let imported = ParsedFile::parse("theorem t : True := trivial".to_string());
+        assert_eq!(
+            infer(
+                &["Mathlib.Combinatorics.SimpleGraph".to_string()],
+                &imported
+            ),
+            "combinatorics"
+        );
+    }
 }

@@ -7,6 +7,7 @@
 pub mod domain;
 pub mod findings;
 pub mod naming;
+pub mod profile;
 pub mod technique;
 pub mod verdict;
 
@@ -118,7 +119,9 @@ pub fn run(
             for chunk in files.chunks(BATCH) {
                 let prepared = chunk
                     .par_iter()
-                    .map(|path| prepare(path, known, overrides))
+                    .map(|path| {
+                        profile::charge(&profile::PREPARE, || prepare(path, known, overrides))
+                    })
                     .collect();
                 if sender.send((chunk.len(), prepared)).is_err() {
                     return; // the writer stopped on a database error
@@ -140,7 +143,7 @@ pub fn run(
                     }
                 }
             }
-            let outcomes = kb.write_batch(items)?;
+            let outcomes = profile::charge(&profile::WRITER, || kb.write_batch(items))?;
             for (mut r, outcome) in pending.into_iter().zip(outcomes) {
                 r.status = outcome.status;
                 r.findings_added = outcome.findings_added;
@@ -155,6 +158,7 @@ pub fn run(
         Ok::<(), crate::kb::KbError>(())
     })?;
     summary.seconds = start.elapsed().as_secs_f64();
+    profile::report();
     Ok(summary)
 }
 
@@ -219,10 +223,12 @@ fn extract_source(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let parsed = ParsedFile::parse(source.text);
-    let outline = Outline::of(&key, &parsed);
+    let parsed = profile::charge(&profile::PARSE, || ParsedFile::parse(source.text));
+    let outline = profile::charge(&profile::OUTLINE, || Outline::of(&key, &parsed));
     let verdicts = verdict::verdicts(&parsed.text, &outline);
-    let domain = domain::infer(&outline.imports, &parsed);
+    let domain = profile::charge(&profile::DOMAIN, || {
+        domain::infer(&outline.imports, &parsed)
+    });
     let facts = findings::FileFacts {
         text: &parsed.text,
         file_name: &file_name,
@@ -231,7 +237,8 @@ fn extract_source(
         domain,
         verdicts: &verdicts,
     };
-    let (findings, problem) = findings::generate(&outline, &facts);
+    let (findings, problem) =
+        profile::charge(&profile::FINDINGS, || findings::generate(&outline, &facts));
     let header = outline.header.clone().unwrap_or_default();
     let source = SourceRecord {
         path: key,
@@ -247,6 +254,7 @@ fn extract_source(
         axiom_count: outline.axioms.len() as u32,
     };
     let counts = (outline.declarations.len(), outline.error_nodes);
+    profile::charge(&profile::DROP_TREE, || drop(parsed));
     (
         FileItem {
             source,

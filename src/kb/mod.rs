@@ -119,7 +119,8 @@ impl Kb {
     }
 
     /// Opens an existing knowledge base so that no statement can change it: the file is opened
-    /// read-only, `query_only` is on and ATTACH is disabled.
+    /// read-only, `query_only` is on and ATTACH is disabled. An older schema that reads like
+    /// the current one (from `schema::READABLE_FROM` on) is read as it is, not migrated.
     pub fn open_read_only(path: &Path) -> Result<Kb> {
         check_exists(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -138,7 +139,7 @@ impl Kb {
                 found: v,
                 supported: SCHEMA_VERSION,
             }),
-            schema::State::Kb(v) if v < SCHEMA_VERSION => Err(KbError::TooOld {
+            schema::State::Kb(v) if v < schema::READABLE_FROM => Err(KbError::TooOld {
                 path: path.to_path_buf(),
                 found: v,
                 supported: SCHEMA_VERSION,
@@ -151,9 +152,13 @@ impl Kb {
         let conn = Connection::open_with_flags(path, flags).at(path)?;
         conn.busy_timeout(BUSY_TIMEOUT).at(path)?;
         // foreign_keys is per connection; synchronous=NORMAL is durable enough in WAL mode for a
-        // derived database and much faster for batched writes.
-        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
-            .at(path)?;
+        // derived database and much faster for batched writes. temp_store=MEMORY keeps
+        // statement journals (every INSERT into `findings` has one, because of its triggers)
+        // in memory instead of spilling them to a temporary file; it holds no durable data.
+        conn.execute_batch(
+            "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;",
+        )
+        .at(path)?;
         Ok(Kb {
             conn,
             path: path.to_path_buf(),

@@ -7,7 +7,11 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// The oldest version read-only connections accept without a migration: every query reads
+/// versions 1 and 2 alike (version 2 changed only how writers index new findings).
+pub(crate) const READABLE_FROM: i64 = 1;
 
 /// One forward step: run `sql`, then set `user_version = version`.
 struct Migration {
@@ -17,10 +21,16 @@ struct Migration {
 
 /// In order. Version 1 is the whole initial schema; later steps live in
 /// schema/migrations/NNN_name.sql and are appended here.
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    sql: include_str!("../../schema/knowledge.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        sql: include_str!("../../schema/knowledge.sql"),
+    },
+    Migration {
+        version: 2,
+        sql: include_str!("../../schema/migrations/002_deferred_fts.sql"),
+    },
+];
 
 /// What [`inspect`] found in an open database.
 #[derive(Debug, PartialEq, Eq)]

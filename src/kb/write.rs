@@ -85,28 +85,36 @@ impl Kb {
     /// [`ProblemUpsert`] is given, the problem is created or merged and its counters move by
     /// what this file added or replaced.
     ///
-    /// Both full-text indexes are maintained by triggers inside the same transaction.
+    /// Both full-text indexes are updated inside the same transaction: the new findings of a
+    /// chunk are indexed in bulk just before it commits (see `Pending`).
     pub fn write_batch(
         &mut self,
         items: impl IntoIterator<Item = FileItem>,
     ) -> Result<Vec<FileOutcome>> {
         let domains = self.domain_ids()?;
+        // A bulk writer touches the same index and FTS pages again and again: keep them cached
+        // (up to 64 MiB, allocated only as pages are used) instead of spilling and rereading.
+        self.conn
+            .execute_batch("PRAGMA cache_size = -65536")
+            .at(&self.path)?;
         let mut outcomes = Vec::new();
         let mut iter = items.into_iter().peekable();
         while iter.peek().is_some() {
             let chunk: Vec<FileItem> = iter.by_ref().take(CHUNK).collect();
+            let checked: Vec<Result<Domains>> = chunk
+                .iter()
+                .map(|item| check_item(item, &domains))
+                .collect();
             let path = self.path.clone();
             let conn = &mut self.conn;
             let chunk_outcomes = retry_busy(|| {
-                let mut tx = conn
-                    .transaction_with_behavior(TransactionBehavior::Immediate)
-                    .at(&path)?;
-                let mut out = Vec::with_capacity(chunk.len());
-                for item in &chunk {
-                    out.push(write_file(&mut tx, item, &domains).at(&path)?);
+                // A constraint only SQLite sees fails the fast attempt as a whole; the chunk is
+                // then written again with a savepoint per file, so that only that file fails.
+                match write_chunk(conn, &chunk, &checked, false) {
+                    Err(e) if is_data_error(&e) => write_chunk(conn, &chunk, &checked, true),
+                    other => other,
                 }
-                tx.commit().at(&path)?;
-                Ok(out)
+                .at(&path)
             })?;
             outcomes.extend(chunk_outcomes);
         }
@@ -152,15 +160,181 @@ impl Kb {
     }
 }
 
-/// Writes one file inside a savepoint. SQLite errors that are not about this file's data (busy,
-/// I/O) abort the whole transaction; validation and constraint errors fail only this file.
+/// Writes a chunk of files in one IMMEDIATE transaction and commits it.
+///
+/// Without `isolate`, files go straight into the transaction and the first error ends it
+/// (rolled back). With `isolate`, each file gets a savepoint and a constraint error fails only
+/// that file. Savepoints are kept off the fast path because FTS5 writes its pending index data
+/// to disk as a new segment whenever one opens.
+fn write_chunk(
+    conn: &mut Connection,
+    chunk: &[FileItem],
+    checked: &[Result<Domains>],
+    isolate: bool,
+) -> rusqlite::Result<Vec<FileOutcome>> {
+    let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut pending = Pending::start(&tx)?;
+    let mut out = Vec::with_capacity(chunk.len());
+    for (item, checked) in chunk.iter().zip(checked) {
+        if !isolate {
+            out.push(write_file(&tx, item, checked, &mut pending)?);
+            continue;
+        }
+        let before = pending;
+        let sp = tx.savepoint()?;
+        let written = write_file(&sp, item, checked, &mut pending)
+            .and_then(|outcome| pending.flush_staged(&sp).map(|()| outcome));
+        match written {
+            Ok(outcome) => {
+                sp.commit()?;
+                out.push(outcome);
+            }
+            Err(e) if is_data_error(&e) => {
+                drop(sp); // rolls back this file, staged rows and index rows included
+                pending = before;
+                out.push(FileOutcome {
+                    path: item.source.path.clone(),
+                    status: FileStatus::Failed,
+                    findings_added: 0,
+                    findings_removed: 0,
+                    error: Some(e.to_string()),
+                });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    pending.finish(&tx)?;
+    tx.commit()?;
+    Ok(out)
+}
+
+/// The findings of one write transaction, inserted and indexed in bulk.
+///
+/// Findings are first staged in a temporary table and then moved into `findings` with one
+/// INSERT … SELECT: `findings` has triggers, so each INSERT into it runs under a statement
+/// journal that copies every page it touches, and one statement for a whole chunk copies each
+/// page once instead of once per finding.
+///
+/// A row in `findings_fts_deferred`, visible only inside this transaction, switches the insert
+/// triggers off (schema/migrations/002_deferred_fts.sql); every finding whose id is above
+/// `indexed` is then added to both full-text indexes by one INSERT … SELECT each. Both steps
+/// run before any statement that reads, deletes or updates findings of a source (the delete
+/// and update triggers expect indexed rows) and before the commit. AUTOINCREMENT ids only grow
+/// and the transaction holds the write lock, so the findings above the mark are exactly the
+/// ones this transaction inserted.
+#[derive(Clone, Copy)]
+struct Pending {
+    /// Every finding with an id up to this is in both indexes.
+    indexed: i64,
+    /// Rows wait in `temp.findings_staged`.
+    staged: bool,
+    /// Findings above `indexed` exist.
+    unindexed: bool,
+}
+
+impl Pending {
+    fn start(conn: &Connection) -> rusqlite::Result<Pending> {
+        conn.prepare_cached(&format!(
+            "CREATE TEMP TABLE IF NOT EXISTS findings_staged ({FINDING_COLUMNS})"
+        ))?
+        .execute([])?;
+        conn.prepare_cached("DELETE FROM temp.findings_staged")?
+            .execute([])?;
+        conn.prepare_cached("INSERT OR REPLACE INTO findings_fts_deferred (id) VALUES (1)")?
+            .execute([])?;
+        let indexed = conn
+            .prepare_cached("SELECT coalesce(max(id), 0) FROM findings")?
+            .query_row([], |r| r.get(0))?;
+        Ok(Pending {
+            indexed,
+            staged: false,
+            unindexed: false,
+        })
+    }
+
+    /// Stages a finding of source `source_id`.
+    fn stage(
+        &mut self,
+        conn: &Connection,
+        f: &NewFinding,
+        domain: Option<&str>,
+        source: (i64, &SourceRecord),
+    ) -> rusqlite::Result<()> {
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let sql = SQL.get_or_init(|| {
+            format!(
+                "INSERT INTO temp.findings_staged ({FINDING_COLUMNS}) VALUES ({FINDING_VALUES})"
+            )
+        });
+        execute_finding(conn, sql, f, domain, Some(source), None)?;
+        self.staged = true;
+        Ok(())
+    }
+
+    /// Moves the staged findings into `findings`.
+    fn flush_staged(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if !self.staged {
+            return Ok(());
+        }
+        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let sql = SQL.get_or_init(|| {
+            format!(
+                "INSERT INTO findings ({FINDING_COLUMNS})
+                 SELECT {FINDING_COLUMNS} FROM temp.findings_staged ORDER BY rowid"
+            )
+        });
+        conn.prepare_cached(sql)?.execute([])?;
+        conn.prepare_cached("DELETE FROM temp.findings_staged")?
+            .execute([])?;
+        self.staged = false;
+        self.unindexed = true;
+        Ok(())
+    }
+
+    /// Moves the staged findings into `findings` and indexes every new finding.
+    fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.flush_staged(conn)?;
+        if !self.unindexed {
+            return Ok(());
+        }
+        conn.prepare_cached(
+            "INSERT INTO findings_fts(rowid, title, description, theorem_name, theorem_statement, proof_technique, tags, why_failed)
+             SELECT id, title, description, theorem_name, theorem_statement, proof_technique, tags, why_failed
+             FROM findings WHERE id > ?1 ORDER BY id",
+        )?
+        .execute([self.indexed])?;
+        conn.prepare_cached(
+            "INSERT INTO findings_ident(rowid, theorem_name, problem_id, proof_technique)
+             SELECT id, theorem_name, problem_id, proof_technique
+             FROM findings WHERE id > ?1 ORDER BY id",
+        )?
+        .execute([self.indexed])?;
+        self.indexed = conn
+            .prepare_cached("SELECT coalesce(max(id), 0) FROM findings")?
+            .query_row([], |r| r.get(0))?;
+        self.unindexed = false;
+        Ok(())
+    }
+
+    /// Writes and indexes what is left and switches the insert triggers back on.
+    fn finish(mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.flush(conn)?;
+        conn.prepare_cached("DELETE FROM findings_fts_deferred")?
+            .execute([])?;
+        Ok(())
+    }
+}
+
+/// Writes one file. Validation errors (`checked`) fail only this file; SQLite errors are
+/// returned, for [`write_chunk`] to decide.
 fn write_file(
-    conn: &mut rusqlite::Transaction<'_>,
+    conn: &Connection,
     item: &FileItem,
-    domains: &[String],
+    checked: &Result<Domains>,
+    pending: &mut Pending,
 ) -> rusqlite::Result<FileOutcome> {
     let src = &item.source;
-    let mut outcome = FileOutcome {
+    let mut out = FileOutcome {
         path: src.path.clone(),
         status: FileStatus::Failed,
         findings_added: 0,
@@ -173,87 +347,81 @@ fn write_file(
         .optional()?;
     if let Some((_, hash)) = &existing {
         if *hash == src.content_hash {
-            outcome.status = FileStatus::Unchanged;
-            return Ok(outcome);
+            out.status = FileStatus::Unchanged;
+            return Ok(out);
         }
     }
-    let checked = check_item(item, domains);
     let (finding_domains, problem_domain) = match checked {
         Ok(v) => v,
         Err(e) => {
-            outcome.error = Some(e.to_string());
-            return Ok(outcome);
+            out.error = Some(e.to_string());
+            return Ok(out);
         }
     };
-
-    let mut sp = conn.savepoint()?;
-    let result = (|| -> rusqlite::Result<FileOutcome> {
-        let mut out = outcome.clone();
-        let (source_id, old_counts) = match existing {
-            Some((id, _)) => {
-                let old = file_counts(&sp, id)?;
-                out.findings_removed =
-                    sp.execute("DELETE FROM findings WHERE source_id = ?1", [id])?;
-                sp.execute(
-                    "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
-                        aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
-                        parse_error_count = ?9, sorry_count = ?10, axiom_count = ?11,
-                        extracted_at = datetime('now')
-                     WHERE id = ?1",
-                    params![
-                        id, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
-                        src.aristotle_uuid, src.lean_version, src.mathlib_version,
-                        src.parse_error_count, src.sorry_count, src.axiom_count
-                    ],
-                )?;
-                out.status = FileStatus::Replaced;
-                (id, old)
-            }
-            None => {
-                sp.execute(
-                    "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
-                        lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                    params![
-                        src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
-                        src.aristotle_uuid, src.lean_version, src.mathlib_version,
-                        src.parse_error_count, src.sorry_count, src.axiom_count
-                    ],
-                )?;
-                out.status = FileStatus::Added;
-                (sp.last_insert_rowid(), (0, 0))
-            }
-        };
-        for (f, domain) in item.findings.iter().zip(&finding_domains) {
-            insert_finding(&sp, f, domain.as_deref(), Some((source_id, src)), None)?;
-            out.findings_added += 1;
+    let (source_id, old_counts) = match existing {
+        Some((id, _)) => {
+            // This source's findings may still be staged (the same path twice in a batch),
+            // and the delete trigger removes index entries, which must exist.
+            pending.flush(conn)?;
+            let old = file_counts(conn, id)?;
+            out.findings_removed = conn
+                .prepare_cached("DELETE FROM findings WHERE source_id = ?1")?
+                .execute([id])?;
+            conn.prepare_cached(
+                "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
+                    aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
+                    parse_error_count = ?9, sorry_count = ?10, axiom_count = ?11,
+                    extracted_at = datetime('now')
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                src.content_hash,
+                src.size_bytes as i64,
+                src.slot,
+                src.problem_id,
+                src.aristotle_uuid,
+                src.lean_version,
+                src.mathlib_version,
+                src.parse_error_count,
+                src.sorry_count,
+                src.axiom_count
+            ])?;
+            out.status = FileStatus::Replaced;
+            (id, old)
         }
-        if let Some(p) = &item.problem {
-            let new_counts = count_new(&item.findings);
-            let added = i64::from(out.status == FileStatus::Added);
-            upsert_problem(
-                &sp,
-                p,
-                problem_domain.as_deref(),
-                added,
-                new_counts,
-                old_counts,
-            )?;
+        None => {
+            conn.prepare_cached(
+                "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
+                    lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?
+            .execute(params![
+                src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
+                src.aristotle_uuid, src.lean_version, src.mathlib_version,
+                src.parse_error_count, src.sorry_count, src.axiom_count
+            ])?;
+            out.status = FileStatus::Added;
+            (conn.last_insert_rowid(), (0, 0))
         }
-        Ok(out)
-    })();
-    match result {
-        Ok(out) => {
-            sp.commit()?;
-            Ok(out)
-        }
-        Err(e) if is_data_error(&e) => {
-            sp.rollback()?;
-            outcome.error = Some(e.to_string());
-            Ok(outcome)
-        }
-        Err(e) => Err(e),
+    };
+    for (f, domain) in item.findings.iter().zip(finding_domains) {
+        pending.stage(conn, f, domain.as_deref(), (source_id, src))?;
+        out.findings_added += 1;
     }
+    if let Some(p) = &item.problem {
+        let new_counts = count_new(&item.findings);
+        let added = i64::from(out.status == FileStatus::Added);
+        upsert_problem(
+            conn,
+            p,
+            problem_domain.as_deref(),
+            added,
+            new_counts,
+            old_counts,
+        )?;
+    }
+    Ok(out)
 }
 
 /// Constraint violations and the like belong to one file; everything else to the batch.
@@ -322,6 +490,14 @@ pub(crate) fn resolve_domain(given: &str, domains: &[String]) -> Result<String> 
     }
 }
 
+/// The columns a new finding is written with, in [`execute_finding`]'s parameter order.
+const FINDING_COLUMNS: &str = "finding_type, domain_id, title, description, problem_id,
+    source_slot, source_submission_uuid, source_file, theorem_name, theorem_statement,
+    proof_technique, mathlib_imports, proof_lines, counterexample, why_failed,
+    avoid_pattern, confidence, tags, notes, source_id, origin";
+const FINDING_VALUES: &str =
+    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21";
+
 /// Inserts a finding; `source` fills provenance the finding leaves empty.
 pub(crate) fn insert_finding(
     conn: &Connection,
@@ -330,27 +506,37 @@ pub(crate) fn insert_finding(
     source: Option<(i64, &SourceRecord)>,
     origin: Option<&str>,
 ) -> rusqlite::Result<i64> {
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let sql = SQL.get_or_init(|| {
+        format!("INSERT INTO findings ({FINDING_COLUMNS}) VALUES ({FINDING_VALUES})")
+    });
+    execute_finding(conn, sql, f, domain, source, origin)?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Runs `sql`, an INSERT of [`FINDING_COLUMNS`], for one finding.
+fn execute_finding<'a>(
+    conn: &Connection,
+    sql: &str,
+    f: &'a NewFinding,
+    domain: Option<&str>,
+    source: Option<(i64, &'a SourceRecord)>,
+    origin: Option<&str>,
+) -> rusqlite::Result<()> {
     let (source_id, src) = match source {
         Some((id, s)) => (Some(id), Some(s)),
         None => (None, None),
     };
-    let or_src =
-        |own: &Option<String>, from: fn(&SourceRecord) -> &Option<String>| -> Option<String> {
-            own.clone().or_else(|| src.and_then(|s| from(s).clone()))
-        };
+    let or_src = |own: &'a Option<String>, from: fn(&SourceRecord) -> &Option<String>| {
+        own.as_deref()
+            .or_else(|| src.and_then(|s| from(s).as_deref()))
+    };
     let source_file = f
         .source_file
-        .clone()
-        .or_else(|| src.map(|s| s.path.clone()));
+        .as_deref()
+        .or_else(|| src.map(|s| s.path.as_str()));
     let slot = f.source_slot.or_else(|| src.and_then(|s| s.slot));
-    conn.prepare_cached(
-        "INSERT INTO findings (finding_type, domain_id, title, description, problem_id,
-            source_slot, source_submission_uuid, source_file, theorem_name, theorem_statement,
-            proof_technique, mathlib_imports, proof_lines, counterexample, why_failed,
-            avoid_pattern, confidence, tags, notes, source_id, origin)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
-    )?
-    .execute(params![
+    conn.prepare_cached(sql)?.execute(params![
         f.finding_type.as_str(),
         domain,
         f.title,
@@ -373,7 +559,7 @@ pub(crate) fn insert_finding(
         source_id,
         origin,
     ])?;
-    Ok(conn.last_insert_rowid())
+    Ok(())
 }
 
 /// (verified theorems, failures) of a stored source: what its problem's counters include.
@@ -409,9 +595,11 @@ fn upsert_problem(
     new: (i64, i64),
     old: (i64, i64),
 ) -> rusqlite::Result<()> {
-    let rank_new = STATUS_RANK.replace("{}", "excluded.status");
-    let rank_old = STATUS_RANK.replace("{}", "problems.status");
-    let sql = format!(
+    static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let sql = SQL.get_or_init(|| {
+        let rank_new = STATUS_RANK.replace("{}", "excluded.status");
+        let rank_old = STATUS_RANK.replace("{}", "problems.status");
+        format!(
         "INSERT INTO problems (id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result)
          VALUES (?1, ?2, ?3, coalesce(?4, 'open'), ?5, max(?6, 0), max(?7, 0), ?8, ?9)
          ON CONFLICT(id) DO UPDATE SET
@@ -423,8 +611,9 @@ fn upsert_problem(
             statement = coalesce(problems.statement, excluded.statement),
             best_result = coalesce(excluded.best_result, problems.best_result),
             updated_at = datetime('now')"
-    );
-    conn.prepare_cached(&sql)?.execute(params![
+        )
+    });
+    conn.prepare_cached(sql)?.execute(params![
         p.id.trim(),
         p.name.clone().unwrap_or_else(|| p.id.trim().to_string()),
         domain,

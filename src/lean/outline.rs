@@ -219,10 +219,12 @@ impl Markers {
             aho_corasick::AhoCorasick::new(["by", "--", "/-", "sorry", "admit"])
                 .expect("plain strings")
         });
-        let starts = finder
+        // Overlapping matches come in the order of their ends.
+        let mut starts: Vec<usize> = finder
             .find_overlapping_iter(text)
             .map(|m| m.start())
             .collect();
+        starts.sort_unstable();
         Markers { starts }
     }
 
