@@ -11,7 +11,8 @@ pub mod profile;
 pub mod technique;
 pub mod verdict;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -108,6 +109,7 @@ pub fn run(
 ) -> crate::kb::Result<Summary> {
     let start = Instant::now();
     let known: HashMap<String, String> = kb.source_hashes()?;
+    let shared = SharedAnalyses::for_files(files);
     let mut summary = Summary::default();
     let mut done = 0;
     // Preparing (read, hash, parse, outline) runs on the rayon pool while this thread writes
@@ -115,12 +117,15 @@ pub fn run(
     std::thread::scope(|scope| {
         let (sender, batches) = std::sync::mpsc::sync_channel::<(usize, Vec<Prepared>)>(1);
         let known = &known;
+        let shared = &shared;
         scope.spawn(move || {
             for chunk in files.chunks(BATCH) {
                 let prepared = chunk
                     .par_iter()
                     .map(|path| {
-                        profile::charge(&profile::PREPARE, || prepare(path, known, overrides))
+                        profile::charge(&profile::PREPARE, || {
+                            prepare(path, known, overrides, shared)
+                        })
                     })
                     .collect();
                 if sender.send((chunk.len(), prepared)).is_err() {
@@ -162,7 +167,12 @@ pub fn run(
     Ok(summary)
 }
 
-fn prepare(path: &Path, known: &HashMap<String, String>, overrides: &Overrides) -> Prepared {
+fn prepare(
+    path: &Path,
+    known: &HashMap<String, String>,
+    overrides: &Overrides,
+    shared: &SharedAnalyses,
+) -> Prepared {
     let key = source_key(path);
     let mut report = FileReport {
         path: key.clone(),
@@ -197,12 +207,76 @@ fn prepare(path: &Path, known: &HashMap<String, String>, overrides: &Overrides) 
             return Prepared::Failed(report);
         }
     };
-    let item = extract_source(key, hash, size, source, overrides);
+    let item = extract_source(key, hash, size, source, overrides, shared);
     report.declarations = item.1;
     report.parse_errors = item.2;
     Prepared::Item {
         item: Box::new(item.0),
         report,
+    }
+}
+
+/// What a file's content says, whatever its path: computed once per distinct content.
+struct Analysis {
+    text: String,
+    outline: Outline,
+    verdicts: Vec<verdict::Verdict>,
+    domain: &'static str,
+}
+
+fn analyse(key: &str, source: Source) -> Analysis {
+    let parsed = profile::charge(&profile::PARSE, || ParsedFile::parse(source.text));
+    let outline = profile::charge(&profile::OUTLINE, || Outline::of(key, &parsed));
+    let verdicts = verdict::verdicts(&parsed.text, &outline);
+    let domain = profile::charge(&profile::DOMAIN, || {
+        domain::infer(&outline.imports, &parsed)
+    });
+    let ParsedFile { text, tree } = parsed;
+    profile::charge(&profile::DROP_TREE, || drop(tree));
+    Analysis {
+        text,
+        outline,
+        verdicts,
+        domain,
+    }
+}
+
+/// Analyses of contents that occur at more than one path in a run. Prover results are often
+/// copied (a result file and the project it was unpacked into), and such a copy is parsed once.
+#[derive(Default)]
+struct SharedAnalyses {
+    /// Content hashes seen at more than one path.
+    repeated: HashSet<String>,
+    done: Mutex<HashMap<String, Arc<OnceLock<Arc<Analysis>>>>>,
+}
+
+impl SharedAnalyses {
+    /// Hashes every file first (cheap next to parsing) to find the contents that repeat.
+    fn for_files(files: &[PathBuf]) -> SharedAnalyses {
+        let hashes: Vec<String> = files
+            .par_iter()
+            .filter_map(|path| std::fs::read(path).ok().map(|b| content_hash(&b)))
+            .collect();
+        let mut seen = HashSet::new();
+        let repeated = hashes
+            .into_iter()
+            .filter(|h| !seen.insert(h.clone()))
+            .collect();
+        SharedAnalyses {
+            repeated,
+            done: Mutex::default(),
+        }
+    }
+
+    fn analysis(&self, key: &str, hash: &str, source: Source) -> Arc<Analysis> {
+        if !self.repeated.contains(hash) {
+            return Arc::new(analyse(key, source));
+        }
+        let cell = {
+            let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(done.entry(hash.to_string()).or_default())
+        };
+        Arc::clone(cell.get_or_init(|| Arc::new(analyse(key, source))))
     }
 }
 
@@ -214,6 +288,7 @@ fn extract_source(
     size: u64,
     source: Source,
     overrides: &Overrides,
+    shared: &SharedAnalyses,
 ) -> (FileItem, usize, usize) {
     let naming = naming::from_path(&source.path);
     let slot = overrides.slot.or(naming.slot);
@@ -223,22 +298,18 @@ fn extract_source(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let parsed = profile::charge(&profile::PARSE, || ParsedFile::parse(source.text));
-    let outline = profile::charge(&profile::OUTLINE, || Outline::of(&key, &parsed));
-    let verdicts = verdict::verdicts(&parsed.text, &outline);
-    let domain = profile::charge(&profile::DOMAIN, || {
-        domain::infer(&outline.imports, &parsed)
-    });
+    let analysis = shared.analysis(&key, &hash, source);
+    let outline = &analysis.outline;
     let facts = findings::FileFacts {
-        text: &parsed.text,
+        text: &analysis.text,
         file_name: &file_name,
         slot,
         problem_id: problem_id.as_deref(),
-        domain,
-        verdicts: &verdicts,
+        domain: analysis.domain,
+        verdicts: &analysis.verdicts,
     };
     let (findings, problem) =
-        profile::charge(&profile::FINDINGS, || findings::generate(&outline, &facts));
+        profile::charge(&profile::FINDINGS, || findings::generate(outline, &facts));
     let header = outline.header.clone().unwrap_or_default();
     let source = SourceRecord {
         path: key,
@@ -253,15 +324,13 @@ fn extract_source(
         sorry_count: outline.sorry_count() as u32,
         axiom_count: outline.axioms.len() as u32,
     };
-    let counts = (outline.declarations.len(), outline.error_nodes);
-    profile::charge(&profile::DROP_TREE, || drop(parsed));
     (
         FileItem {
             source,
             findings,
             problem,
         },
-        counts.0,
-        counts.1,
+        outline.declarations.len(),
+        outline.error_nodes,
     )
 }
