@@ -477,3 +477,34 @@ fn an_interrupted_run_leaves_a_consistent_database_and_a_rerun_finishes() {
     assert_eq!(p.count("SELECT COUNT(*) FROM findings"), 11 * 150);
     assert_consistent(&p);
 }
+
+/// A result copied to another path (a prover's result file and the project it was unpacked
+/// into) is parsed once but stored as its own source, with the slot and problem its own name says.
+#[test]
+fn a_copy_at_another_path_is_its_own_source() {
+    let p = Project::new();
+    let original = p.results().join("slot614_erdos_850_triples_result.lean");
+    let copy_dir = p.results().join("unpacked");
+    fs::create_dir(&copy_dir).unwrap();
+    fs::copy(&original, copy_dir.join("slot700_erdos_9_copy_result.lean")).unwrap();
+
+    let (v, stderr, code) = p.extract_all();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["summary"]["added"], 4);
+    assert_eq!(
+        p.types("slot700_"),
+        pairs(&[("failure", 2), ("false_lemma", 1), ("theorem", 2)])
+    );
+    assert_eq!(p.types("slot700_"), p.types("slot614_"));
+    let slots_and_problems = |file: &str| -> (i64, String) {
+        p.conn()
+            .query_row(
+                "SELECT slot, problem_id FROM sources WHERE path LIKE ?1",
+                [format!("%{file}%")],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    };
+    assert_eq!(slots_and_problems("slot614_"), (614, "erdos_850".into()));
+    assert_eq!(slots_and_problems("slot700_"), (700, "erdos_9".into()));
+}
