@@ -1,5 +1,9 @@
 //! The mathematical domain of a file, from its imports and the names its code uses.
 
+use tree_sitter::Node;
+
+use crate::lean::outline::for_each_descendant_where;
+use crate::lean::syntax::Occurrences;
 use crate::lean::ParsedFile;
 #[cfg(test)]
 use std::path::Path;
@@ -127,54 +131,35 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
 fn identifier_scores(file: &ParsedFile) -> [usize; SIGNALS.len()] {
     let mut scores = [0usize; SIGNALS.len()];
     let kinds = node_kinds();
-    // Where some signal name occurs in the text at all. An identifier with a signalling
-    // component contains that name, so a subtree whose range holds no occurrence has nothing to
-    // count and is skipped whole: the walk visits a fraction of the tree and counts the same.
-    let hits = occurrences(&file.text);
+    // An identifier with a signalling component contains that name, so a subtree whose text
+    // holds no signal name has nothing to count and is skipped whole. Statements and
+    // definitions say what a file is about; tactic proofs mostly name general lemmas, and
+    // skipping them halves the walk.
+    let hits = Occurrences::of(signal_names(), &file.text);
+    let enter = |node: Node<'_>| node.kind_id() != kinds.by_block && hits.any_in(node.byte_range());
     let mut cursor = file.root().walk();
-    'walk: loop {
-        let node = cursor.node();
-        let range = node.byte_range();
-        let first = hits.partition_point(|&p| p < range.start);
-        let relevant = hits.get(first).is_some_and(|&p| p < range.end);
-        if relevant && node.kind_id() == kinds.identifier {
-            let name = file.text_of(node);
-            for component in name.split('.') {
-                for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
-                    if names.contains(&component) {
-                        scores[i] += 1;
-                    }
+    for_each_descendant_where(&mut cursor, enter, |node| {
+        if node.kind_id() != kinds.identifier {
+            return;
+        }
+        for component in file.text_of(node).split('.') {
+            for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
+                if names.contains(&component) {
+                    scores[i] += 1;
                 }
             }
         }
-        // Statements and definitions say what a file is about; tactic proofs mostly name
-        // general lemmas, and skipping them halves the walk.
-        if relevant && node.kind_id() != kinds.by_block && cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
+    });
     scores
 }
 
-/// Start offsets of every occurrence of every signal name in `text`, overlapping ones included,
-/// ascending.
-fn occurrences(text: &str) -> Vec<usize> {
+/// Finds every signal name.
+fn signal_names() -> &'static aho_corasick::AhoCorasick {
     static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    let names = NAMES.get_or_init(|| {
+    NAMES.get_or_init(|| {
         aho_corasick::AhoCorasick::new(SIGNALS.iter().flat_map(|(_, _, names)| names.iter()))
             .expect("the signal names build an automaton")
-    });
-    let mut hits: Vec<usize> = names
-        .find_overlapping_iter(text)
-        .map(|m| m.start())
-        .collect();
-    hits.sort_unstable();
-    hits
+    })
 }
 
 struct Kinds {

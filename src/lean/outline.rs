@@ -12,7 +12,7 @@ use serde::Serialize;
 use tree_sitter::{Node, TreeCursor};
 
 use super::header::AristotleHeader;
-use super::syntax::{ParsedFile, Position};
+use super::syntax::{Occurrences, ParsedFile, Position};
 
 /// Everything math-forge reads from one Lean file.
 #[derive(Debug, Clone, Serialize)]
@@ -159,10 +159,10 @@ const STRUCTURAL_HEADS: &[&str] = &["·", ".", "<;>"];
 impl Outline {
     /// Reads the outline of a parsed file.
     pub fn of(path: &str, file: &ParsedFile) -> Outline {
-        Outline::with_markers(path, file, Markers::of(&file.text))
+        Outline::with_markers(path, file, markers(&file.text))
     }
 
-    fn with_markers(path: &str, file: &ParsedFile, markers: Markers) -> Outline {
+    fn with_markers(path: &str, file: &ParsedFile, markers: Occurrences) -> Outline {
         let mut builder = Builder {
             file,
             scopes: Vec::new(),
@@ -199,40 +199,18 @@ struct Builder<'f> {
     file: &'f ParsedFile,
     scopes: Vec<Scope>,
     outline: Outline,
-    markers: Markers,
+    markers: Occurrences,
 }
 
-/// Where in a file what a proof scan looks for may begin.
-///
-/// A cursor walk costs hundreds of instructions per node, and most nodes of a file are terms
-/// with neither a hole, a comment nor a tactic below them. Holes begin with `sorry`/`admit`,
+/// Where in a file what a proof scan looks for may begin: holes begin with `sorry`/`admit`,
 /// comments with `--`/`/-`, and tactics sit inside `by`/`decreasing_by` or inside other tactic
-/// structure: a term whose text holds none of these strings can be skipped whole.
-struct Markers {
-    starts: Vec<usize>,
-}
-
-impl Markers {
-    fn of(text: &str) -> Markers {
-        static FINDER: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
-        let finder = FINDER.get_or_init(|| {
-            aho_corasick::AhoCorasick::new(["by", "--", "/-", "sorry", "admit"])
-                .expect("plain strings")
-        });
-        // Overlapping matches come in the order of their ends.
-        let mut starts: Vec<usize> = finder
-            .find_overlapping_iter(text)
-            .map(|m| m.start())
-            .collect();
-        starts.sort_unstable();
-        Markers { starts }
-    }
-
-    /// Whether a marker begins inside `range`.
-    fn any_in(&self, range: std::ops::Range<usize>) -> bool {
-        let i = self.starts.partition_point(|&p| p < range.start);
-        self.starts.get(i).is_some_and(|&p| p < range.end)
-    }
+/// structure, so a term whose text holds none of these strings can be skipped whole.
+fn markers(text: &str) -> Occurrences {
+    static FINDER: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    let finder = FINDER.get_or_init(|| {
+        aho_corasick::AhoCorasick::new(["by", "--", "/-", "sorry", "admit"]).expect("plain strings")
+    });
+    Occurrences::of(finder, text)
 }
 
 impl<'f> Builder<'f> {
@@ -387,7 +365,7 @@ impl<'f> Builder<'f> {
     fn scan_proof(&mut self, node: Node<'f>, decl: &mut Declaration, owner: Option<String>) {
         let k = kinds();
         let mut cursor = node.walk();
-        let markers = std::mem::replace(&mut self.markers, Markers { starts: Vec::new() });
+        let markers = std::mem::take(&mut self.markers);
         let worth_entering = |n: Node<'_>| {
             k.tactic_structure.contains(&n.kind_id())
                 || n.is_error()
@@ -538,9 +516,7 @@ mod tests {
                 continue;
             };
             let file = ParsedFile::parse(source.text);
-            let everywhere = Markers {
-                starts: (0..file.text.len()).collect(),
-            };
+            let everywhere = Occurrences::everywhere(file.text.len());
             let pruned = Outline::of("", &file);
             let full = Outline::with_markers("", &file, everywhere);
             assert_eq!(

@@ -146,3 +146,38 @@ impl std::fmt::Display for Position {
         write!(f, "{}:{}", self.line, self.column)
     }
 }
+
+/// Where any of a set of strings begins in a text, ascending: lets a tree walk skip a subtree
+/// whose text holds none of them without visiting its nodes (a cursor step costs hundreds of
+/// instructions, a binary search a few).
+#[derive(Default)]
+pub(crate) struct Occurrences {
+    starts: Vec<usize>,
+}
+
+impl Occurrences {
+    /// Every match of `finder` in `text`, overlapping ones included.
+    pub(crate) fn of(finder: &aho_corasick::AhoCorasick, text: &str) -> Occurrences {
+        let mut starts: Vec<usize> = finder
+            .find_overlapping_iter(text)
+            .map(|m| m.start())
+            .collect();
+        // Overlapping matches come in the order of their ends.
+        starts.sort_unstable();
+        Occurrences { starts }
+    }
+
+    /// An occurrence at every byte: a walk guided by it skips nothing.
+    #[cfg(test)]
+    pub(crate) fn everywhere(len: usize) -> Occurrences {
+        Occurrences {
+            starts: (0..len).collect(),
+        }
+    }
+
+    /// Whether an occurrence begins inside `range`.
+    pub(crate) fn any_in(&self, range: std::ops::Range<usize>) -> bool {
+        let i = self.starts.partition_point(|&p| p < range.start);
+        self.starts.get(i).is_some_and(|&p| p < range.end)
+    }
+}
