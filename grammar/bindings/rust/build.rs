@@ -61,13 +61,16 @@ fn speed_up_lexer(c: &str) -> String {
             return out;
         };
         let args = &rest[args_start..args_start + len];
+        let end = args_start + len + 2; // past `);`
         match advance_map_switch(args) {
-            Some(switch) => out.push_str(&switch),
-            None => out.push_str(&rest[at..args_start + len]),
+            // the `;` stays as an empty statement after the switch
+            Some(switch) => {
+                out.push_str(&switch);
+                out.push(';');
+            }
+            None => out.push_str(&rest[at..end]),
         }
-        // keep the `);`'s semicolon as an empty statement after the switch
-        out.push(';');
-        rest = &rest[args_start + len + 2..];
+        rest = &rest[end..];
     }
     out.push_str(rest);
     out
