@@ -152,6 +152,37 @@ fn kinds() -> &'static Kinds {
     })
 }
 
+/// Whether a tactic's text can hold another tactic without a `by`. The tactic grammar nests
+/// tactics only through a block on further lines, `<;>`, `;`, `=>` and `|` alternatives, a
+/// bullet or bracket in front, or a combinator keyword in front (`try`, `open … in`, `if`…).
+fn may_nest_tactics(text: &str) -> bool {
+    const INSIDE: [&str; 5] = ["\n", "<;>", ";", "=>", "|"];
+    const FRONT: [&str; 21] = [
+        "·",
+        ".",
+        "(",
+        "{",
+        "[",
+        "try",
+        "all_goals",
+        "any_goals",
+        "repeat",
+        "iterate",
+        "first",
+        "focus",
+        "classical",
+        "with_reducible",
+        "fail_if_success",
+        "success_if_fail",
+        "open",
+        "set_option",
+        "if",
+        "match",
+        "calc",
+    ];
+    INSIDE.iter().any(|s| text.contains(s)) || FRONT.iter().any(|s| text.starts_with(s))
+}
+
 /// Tactic heads that structure a proof rather than name a tactic: focusing bullets and the
 /// `<;>` combinator (the tactics on either side are counted themselves).
 const STRUCTURAL_HEADS: &[&str] = &["·", ".", "<;>"];
@@ -206,11 +237,7 @@ struct Builder<'f> {
 /// comments with `--`/`/-`, and tactics sit inside `by`/`decreasing_by` or inside other tactic
 /// structure, so a term whose text holds none of these strings can be skipped whole.
 fn markers(text: &str) -> Occurrences {
-    static FINDER: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
-    let finder = FINDER.get_or_init(|| {
-        aho_corasick::AhoCorasick::new(["by", "--", "/-", "sorry", "admit"]).expect("plain strings")
-    });
-    Occurrences::of(finder, text)
+    Occurrences::of_each(&["by", "--", "/-", "sorry", "admit"], text)
 }
 
 impl<'f> Builder<'f> {
@@ -366,10 +393,16 @@ impl<'f> Builder<'f> {
         let k = kinds();
         let mut cursor = node.walk();
         let markers = std::mem::take(&mut self.markers);
+        let text = &self.file.text;
         let worth_entering = |n: Node<'_>| {
-            k.tactic_structure.contains(&n.kind_id())
-                || n.is_error()
-                || markers.any_in(n.byte_range())
+            if n.is_error() || markers.any_in(n.byte_range()) {
+                return true;
+            }
+            let id = n.kind_id();
+            if id == k.tactic {
+                return may_nest_tactics(&text[n.byte_range()]);
+            }
+            k.tactic_structure.contains(&id)
         };
         for_each_descendant_where(&mut cursor, worth_entering, |n| {
             let id = n.kind_id();

@@ -167,6 +167,17 @@ impl Occurrences {
         Occurrences { starts }
     }
 
+    /// Every occurrence of each of a few `needles` in `text`: one vectorised search per
+    /// needle, which beats an automaton when the needles are short and frequent.
+    pub(crate) fn of_each(needles: &[&str], text: &str) -> Occurrences {
+        let mut starts: Vec<usize> = needles
+            .iter()
+            .flat_map(|n| memchr::memmem::find_iter(text.as_bytes(), n.as_bytes()))
+            .collect();
+        starts.sort_unstable();
+        Occurrences { starts }
+    }
+
     /// An occurrence at every byte: a walk guided by it skips nothing.
     #[cfg(test)]
     pub(crate) fn everywhere(len: usize) -> Occurrences {
