@@ -233,6 +233,7 @@ fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
     assert_eq!(code, 0);
     assert_eq!(v["summary"]["unchanged"], 3);
     assert_eq!(v["summary"]["findings_added"], 0);
+    assert_eq!(v["summary"]["findings_unchanged"], total);
     assert_eq!(p.count("SELECT COUNT(*) FROM findings"), total);
 
     // Close one hole: the file's findings are replaced, nothing is duplicated.
@@ -257,6 +258,8 @@ fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
         (Some(1), Some(2))
     );
     assert_eq!(v["summary"]["findings_removed"], 3);
+    // The two other files keep their findings, and say so.
+    assert_eq!(v["summary"]["findings_unchanged"], total - 3);
     assert_eq!(p.types("slot615_"), pairs(&[("theorem", 3)]));
     assert_eq!(p.count("SELECT COUNT(*) FROM findings"), total);
     // The full-text index follows the table: the removed failure is no longer found.

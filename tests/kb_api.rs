@@ -69,7 +69,10 @@ fn added_unchanged_replaced() {
     assert_eq!(problem_counts(&kb), (2, 3, "partial".into()));
     assert_eq!(kb.source_hash("a.lean").unwrap(), Some(content_hash(b"v1")));
     assert_eq!(kb.source_hash("zzz.lean").unwrap(), None);
-    assert_eq!(kb.source_hashes().unwrap().len(), 2);
+    let known = kb.known_sources().unwrap();
+    assert_eq!(known.len(), 2);
+    assert_eq!(known["a.lean"].content_hash, content_hash(b"v1"));
+    assert_eq!((known["a.lean"].findings, known["b.lean"].findings), (2, 1));
 
     let out = kb
         .write_batch([item("a.lean", "v1", &["alpha_one", "alpha_two"])])
@@ -225,7 +228,7 @@ fn a_writer_waits_for_another_process_lock() {
     let out = kb.write_batch([item("x.lean", "x", &["x"])]).unwrap();
     assert_eq!(out[0].status, FileStatus::Added);
     release.join().unwrap();
-    assert_eq!(kb.source_hashes().unwrap().len(), 2);
+    assert_eq!(kb.known_sources().unwrap().len(), 2);
 }
 
 fn err_of(r: Result<Kb, KbError>) -> KbError {

@@ -93,7 +93,13 @@ fn parse_corpus_file(path: &Path) -> Vec<Case> {
                 j += 1;
             }
             if ok {
-                headers.push(Header { start: i, body: j + 1, name, skip, error });
+                headers.push(Header {
+                    start: i,
+                    body: j + 1,
+                    name,
+                    skip,
+                    error,
+                });
                 i = j + 1;
                 continue;
             }
@@ -187,7 +193,9 @@ fn strip_fields(sexp: &str) -> String {
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("test").join("corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("test")
+        .join("corpus")
 }
 
 #[test]
@@ -248,5 +256,9 @@ fn corpus() {
         failures.len(),
         skipped
     );
-    assert!(failures.is_empty(), "{} corpus case(s) failed", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} corpus case(s) failed",
+        failures.len()
+    );
 }

@@ -155,12 +155,6 @@ mod tests {
     fn outline() -> Outline {
         Outline {
             path: "t.lean".into(),
-            error_nodes: 0,
-            imports: Vec::new(),
-            header: None,
-            sorries: Vec::new(),
-            axioms: Vec::new(),
-            comments: Vec::new(),
             declarations: vec![
                 decl("theorem", "foo", "A.foo", (1, 3), (0, 30)),
                 decl("theorem", "foo", "B.foo", (5, 6), (40, 60)),
@@ -169,6 +163,7 @@ mod tests {
                 decl("theorem", "C.baz", "A.C.baz", (14, 15), (130, 150)),
                 decl("def", "foo", "foo", (17, 17), (160, 170)),
             ],
+            ..Outline::default()
         }
     }
 

@@ -19,7 +19,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::kb::{content_hash, FileItem, FileStatus, Kb, SourceRecord};
+use crate::kb::{content_hash, FileItem, FileStatus, Kb, KnownSource, SourceRecord};
 use crate::lean::{Outline, ParsedFile, Source};
 
 /// Files prepared in parallel and then written in one transaction.
@@ -40,7 +40,10 @@ pub struct FileReport {
     pub declarations: usize,
     pub parse_errors: usize,
     pub findings_added: usize,
+    /// Old findings of a changed file, deleted because its new findings replace them.
     pub findings_removed: usize,
+    /// Findings of an unchanged file, kept as they were.
+    pub findings_unchanged: usize,
     /// Why the file failed, one line.
     pub error: Option<String>,
 }
@@ -56,6 +59,7 @@ pub struct Summary {
     pub declarations: usize,
     pub findings_added: usize,
     pub findings_removed: usize,
+    pub findings_unchanged: usize,
     pub files_with_parse_errors: usize,
     pub seconds: f64,
 }
@@ -72,6 +76,7 @@ impl Summary {
         self.declarations += r.declarations;
         self.findings_added += r.findings_added;
         self.findings_removed += r.findings_removed;
+        self.findings_unchanged += r.findings_unchanged;
         if r.parse_errors > 0 {
             self.files_with_parse_errors += 1;
         }
@@ -108,7 +113,7 @@ pub fn run(
     mut report: impl FnMut(&FileReport),
 ) -> crate::kb::Result<Summary> {
     let start = Instant::now();
-    let known: HashMap<String, String> = kb.source_hashes()?;
+    let known = kb.known_sources()?;
     let shared = SharedAnalyses::for_files(files);
     let mut summary = Summary::default();
     let mut done = 0;
@@ -169,7 +174,7 @@ pub fn run(
 
 fn prepare(
     path: &Path,
-    known: &HashMap<String, String>,
+    known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
     shared: &SharedAnalyses,
 ) -> Prepared {
@@ -181,6 +186,7 @@ fn prepare(
         parse_errors: 0,
         findings_added: 0,
         findings_removed: 0,
+        findings_unchanged: 0,
         error: None,
     };
     let bytes = match std::fs::read(path) {
@@ -195,8 +201,9 @@ fn prepare(
         }
     };
     let hash = content_hash(&bytes);
-    if known.get(&key) == Some(&hash) {
+    if let Some(stored) = known.get(&key).filter(|k| k.content_hash == hash) {
         report.status = FileStatus::Unchanged;
+        report.findings_unchanged = stored.findings;
         return Prepared::Unchanged(report);
     }
     let size = bytes.len() as u64;

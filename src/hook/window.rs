@@ -18,6 +18,7 @@
 
 use std::ops::Range;
 
+use crate::lean::idents::components;
 use crate::lean::{Outline, ParsedFile};
 
 /// Keywords that begin a top-level command (after optional modifiers).
@@ -236,13 +237,13 @@ pub fn scope_header(text: &str, layout: &Layout, pos: usize) -> String {
             Some("mutual") => in_mutual = true,
             Some("namespace") => {
                 if let Some(name) = words.next() {
-                    stack.extend(split_name(name).into_iter().map(Scope::Namespace));
+                    stack.extend(components(name).into_iter().map(Scope::Namespace));
                 }
             }
             Some("section") => stack.push(Scope::Section),
             Some("end") if in_mutual => in_mutual = false,
             Some("end") => {
-                let depth = words.next().map_or(1, |n| split_name(n).len());
+                let depth = words.next().map_or(1, |n| components(n).len());
                 for _ in 0..depth {
                     stack.pop();
                 }
@@ -262,26 +263,6 @@ pub fn scope_header(text: &str, layout: &Layout, pos: usize) -> String {
         }
     }
     header
-}
-
-/// `A.B.«c.d»` → `A`, `B`, `«c.d»`.
-fn split_name(name: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut start, mut quoted) = (0, false);
-    for (i, c) in name.char_indices() {
-        match c {
-            '«' => quoted = true,
-            '»' => quoted = false,
-            '.' if !quoted => {
-                parts.push(&name[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&name[start..]);
-    parts.retain(|p| !p.is_empty());
-    parts
 }
 
 /// The windows of an old and a new text around their difference: `(old range, new range)`,

@@ -9,7 +9,7 @@
 //!
 //! Extractors store results with [`Kb::write_batch`] (one transaction per chunk of files, one
 //! savepoint per file) after skipping unchanged files with [`Kb::source_hash`] /
-//! [`Kb::source_hashes`] and [`content_hash`].
+//! [`Kb::known_sources`] and [`content_hash`].
 
 mod adhoc;
 mod bootstrap;
@@ -48,7 +48,7 @@ pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
 pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
-pub use write::{content_hash, FileItem, FileOutcome, FileStatus};
+pub use write::{content_hash, FileItem, FileOutcome, FileStatus, KnownSource};
 
 use error::AtPath;
 

@@ -41,6 +41,14 @@ pub enum FileStatus {
     Failed,
 }
 
+/// A file already in knowledge.db, as [`Kb::known_sources`] lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnownSource {
+    pub content_hash: String,
+    /// Findings stored for it.
+    pub findings: usize,
+}
+
 /// Per-file result of [`Kb::write_batch`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FileOutcome {
@@ -61,14 +69,27 @@ impl Kb {
             .at(&self.path)
     }
 
-    /// Every stored `path → content_hash`, for extractors that scan thousands of files.
-    pub fn source_hashes(&self) -> Result<HashMap<String, String>> {
+    /// Every stored source by path, for extractors that scan thousands of files: a file whose
+    /// hash is unchanged is skipped, and its findings are reported as kept.
+    pub fn known_sources(&self) -> Result<HashMap<String, KnownSource>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT path, content_hash FROM sources")
+            .prepare(
+                "SELECT path, content_hash, \
+                 (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id) \
+                 FROM sources",
+            )
             .at(&self.path)?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    KnownSource {
+                        content_hash: r.get(1)?,
+                        findings: r.get::<_, i64>(2)?.max(0) as usize,
+                    },
+                ))
+            })
             .at(&self.path)?;
         rows.collect::<rusqlite::Result<_>>().at(&self.path)
     }

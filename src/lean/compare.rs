@@ -601,13 +601,8 @@ mod tests {
     fn outline(decls: Vec<Declaration>) -> Outline {
         Outline {
             path: "t.lean".into(),
-            error_nodes: 0,
-            imports: Vec::new(),
-            header: None,
-            sorries: Vec::new(),
-            axioms: Vec::new(),
-            comments: Vec::new(),
             declarations: decls,
+            ..Outline::default()
         }
     }
 

@@ -15,7 +15,7 @@ use super::header::AristotleHeader;
 use super::syntax::{Occurrences, ParsedFile, Position};
 
 /// Everything math-forge reads from one Lean file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Outline {
     pub path: String,
     /// ERROR and MISSING nodes in the tree; 0 means the file parsed cleanly.
