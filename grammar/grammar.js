@@ -89,6 +89,7 @@ module.exports = grammar({
     $._calc_start,
     $._abs_bar,
     $._calc_steps_start,
+    $._alts_start,
     $._error_sentinel,
   ],
 
@@ -652,7 +653,14 @@ module.exports = grammar({
         $.number,
         $._tactic_block,
       ),
-      seq(field('head', alias('first', $.identifier)), repeat1(seq($._bar_tok, $._tactic_block))),
+      // Lean fixes the alternatives' column at the first `|` (`withPosition … colGe`), which
+      // may sit left of the block `first` is in (`all_goals first` with `| …` lines below).
+      seq(
+        field('head', alias('first', $.identifier)),
+        $._alts_start,
+        repeat1(seq($._bar_tok, $._tactic_block)),
+        $._layout_end,
+      ),
       prec.left(1, seq($.tactic, field('head', '<;>'), $.tactic)),
       seq(field('head', '('), $._tactic_block, ')'),
       seq(field('head', '{'), optional($._tactic_block), '}'),
@@ -814,6 +822,8 @@ module.exports = grammar({
 
     name_literal: $ => token(new RustRegex(String.raw`\x60\x60?${IDENT}`)),
 
-    line_comment: $ => token(seq('--', /[^\n]*/)),
+    // `--` always begins a comment in Lean; the precedence wins the tie with an operator run
+    // when nothing follows it on the line (`--` alone, `trivial --`).
+    line_comment: $ => token(prec(1, seq('--', /[^\n]*/))),
   },
 });

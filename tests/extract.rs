@@ -32,6 +32,28 @@ impl Project {
         Project { dir }
     }
 
+    /// A scratch project with a copy of another fixture directory (subdirectories included).
+    fn with_fixtures(name: &str) -> Project {
+        fn copy_tree(from: &Path, to: &Path) {
+            fs::create_dir_all(to).unwrap();
+            for entry in fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                let target = to.join(entry.file_name());
+                if entry.file_type().unwrap().is_dir() {
+                    copy_tree(&entry.path(), &target);
+                } else {
+                    fs::copy(entry.path(), target).unwrap();
+                }
+            }
+        }
+        let dir = TempDir::new().unwrap();
+        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(name);
+        copy_tree(&source, &dir.path().join("results"));
+        Project { dir }
+    }
+
     fn results(&self) -> PathBuf {
         self.dir.path().join("results")
     }
@@ -510,4 +532,177 @@ fn a_copy_at_another_path_is_its_own_source() {
     };
     assert_eq!(slots_and_problems("slot614_"), (614, "erdos_850".into()));
     assert_eq!(slots_and_problems("slot700_"), (700, "erdos_9".into()));
+}
+
+/// `sources` as the tests read it: path below `results/`, slot, problem id, uuid.
+type SourceRow = (String, Option<i64>, Option<String>, Option<String>);
+
+/// One text column of the finding of `finding_type` about `theorem` (or about the file, for
+/// `theorem = ""`) from files whose name contains `file`.
+fn column(p: &Project, column: &str, finding_type: &str, file: &str, theorem: &str) -> String {
+    p.conn()
+        .query_row(
+            &format!(
+                "SELECT {column} FROM findings WHERE finding_type = ?1 AND source_file LIKE ?2 \
+                 AND coalesce(theorem_name, '') = ?3"
+            ),
+            rusqlite::params![finding_type, format!("%{file}%"), theorem],
+            |r| r.get(0),
+        )
+        .unwrap_or_else(|e| panic!("{finding_type} {theorem} in {file}: {e}"))
+}
+
+#[test]
+fn aristotles_disproofs_repeated_verdicts_and_processing_errors() {
+    let p = Project::with_fixtures("results_aristotle");
+    let (v, stderr, code) = p.extract_all();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["summary"]["added"], 4);
+
+    // Code inside the disproofs is not counted; the two stacked "failed to find a proof"
+    // comments are one failure; more than 2 sorries make the file a failed attempt.
+    assert_eq!(
+        p.types("slot700_"),
+        pairs(&[("failure", 2), ("false_lemma", 2), ("theorem", 1)])
+    );
+    // The negation is the disproof's `¬` theorem, not the claim it restates at the end …
+    let described = column(
+        &p,
+        "description",
+        "false_lemma",
+        "slot700_",
+        "weight_le_five",
+    );
+    assert!(
+        described.ends_with(
+            ". Negation: weight_le_five_false : ¬ (∀ (s : Finset ℕ), s.card ≤ 4 → weight s ≤ 5)"
+        ),
+        "{described}"
+    );
+    // … and, when the disproof only restates the claim (`negate_state`), the claim negated.
+    let described = column(&p, "description", "false_lemma", "slot700_", "card_pos");
+    assert!(
+        described.ends_with(". Negation: ¬ (∀ (s : Finset ℕ), 0 < s.card)"),
+        "{described}"
+    );
+    assert_eq!(
+        column(&p, "proof_technique", "theorem", "slot700_", "weight_empty"),
+        "reflexivity (rfl)"
+    );
+
+    // A header that quotes `/--` never closes (Lean nests comments): the file has no code, but
+    // its uuid is still read and Aristotle's processing error is kept.
+    assert_eq!(p.types("slot701_"), pairs(&[("failure", 1)]));
+    let why = column(&p, "why_failed", "failure", "slot701_", "");
+    assert_eq!(
+        why,
+        "Aristotle encountered an error processing this file: At line 12, column 2:\n\
+         unexpected token '/--'; expected 'lemma'"
+    );
+    // A processed-with-errors file proves nothing for certain: medium, not verified.
+    assert_eq!(
+        p.types("slot702_"),
+        pairs(&[("failure", 1), ("theorem", 1)])
+    );
+    assert_eq!(
+        column(&p, "confidence", "theorem", "slot702_", "tau_small"),
+        "medium"
+    );
+
+    let conn = p.conn();
+    let sources: Vec<SourceRow> = conn
+        .prepare(
+            "SELECT substr(path, instr(path, 'results/') + 8), slot, problem_id, aristotle_uuid \
+             FROM sources ORDER BY path",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let owned = |path: &str, slot: Option<i64>, problem: Option<&str>, uuid: &str| {
+        (
+            path.to_string(),
+            slot,
+            problem.map(str::to_string),
+            Some(uuid.to_string()),
+        )
+    };
+    assert_eq!(
+        sources,
+        vec![
+            owned(
+                "slot700_tuza_nu4_exchange_aristotle.lean",
+                Some(700),
+                Some("tuza_nu4"),
+                "5e1f0c2a-7d41-4b8e-9a31-2c6f8e0d4b17"
+            ),
+            owned(
+                "slot701_v2_aristotle.lean",
+                Some(701),
+                None,
+                "9c2d4e6f-0a1b-4c3d-8e5f-6a7b8c9d0e1f"
+            ),
+            owned(
+                "slot702_tau_bound_result.lean",
+                Some(702),
+                Some("tau_bound"),
+                "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"
+            ),
+            // A generic name is read from its directories: the problem from the batch
+            // directory, the uuid from the unpacked request.
+            owned(
+                "yolo_w2_e672_chabauty_extracted/e32a4620-7495-4654-b680-0996c098bc9a_aristotle/\
+                 RequestProject/Main.lean",
+                None,
+                Some("erdos_672"),
+                "e32a4620-7495-4654-b680-0996c098bc9a"
+            ),
+        ]
+    );
+    assert_eq!(
+        p.types("Main.lean"),
+        pairs(&[("technique", 1), ("theorem", 1)])
+    );
+}
+
+#[test]
+fn slot_and_problem_given_for_an_unchanged_file_correct_what_is_stored() {
+    let p = Project::with_fixtures("results_aristotle");
+    let file = p.results().join("slot702_tau_bound_result.lean");
+    let file = file.to_str().unwrap();
+    let (_, stderr, code) = p.extract(&[file]);
+    assert_eq!(code, 0, "{stderr}");
+    let submissions = |id: &str| {
+        p.count(&format!(
+            "SELECT coalesce(sum(submission_count), -1) FROM problems WHERE id = '{id}'"
+        ))
+    };
+    assert_eq!(submissions("tau_bound"), 1);
+
+    let (v, _, code) = p.extract(&[file, "--slot", "42", "--problem-id", "erdos_42"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["files"][0]["status"], "replaced");
+    assert_eq!(
+        p.count(
+            "SELECT COUNT(*) FROM sources WHERE slot = 42 AND problem_id = 'erdos_42' \
+             AND path LIKE '%slot702_%'"
+        ),
+        1
+    );
+    assert_eq!(
+        p.count("SELECT COUNT(*) FROM findings WHERE problem_id = 'erdos_42' AND source_slot = 42"),
+        2
+    );
+    assert_eq!(
+        p.count("SELECT COUNT(*) FROM findings WHERE problem_id = 'tau_bound'"),
+        0
+    );
+    // The submission moved from one problem to the other.
+    assert_eq!((submissions("tau_bound"), submissions("erdos_42")), (0, 1));
+
+    // Given again, the same values change nothing.
+    let (v, _, _) = p.extract(&[file, "--slot", "42", "--problem-id", "erdos_42"]);
+    assert_eq!(v["files"][0]["status"], "unchanged");
+    assert_eq!(v["summary"]["findings_unchanged"], 2);
 }

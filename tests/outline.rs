@@ -9,9 +9,13 @@ fn mf() -> Command {
     Command::cargo_bin("mf").unwrap()
 }
 
-/// Every key present in `expected` must be equal in `actual`; arrays must match in length.
+/// Every key present in `expected` must be equal in `actual`; arrays must match in length; an
+/// empty object (`"tactics": {}`) means empty, not "anything".
 fn assert_subset(expected: &Value, actual: &Value, at: &str) {
     match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) if e.is_empty() => {
+            assert!(a.is_empty(), "{at}: expected {{}}, got {actual}");
+        }
         (Value::Object(e), Value::Object(a)) => {
             for (key, value) in e {
                 let got = a
@@ -68,6 +72,13 @@ fn sorries_are_counted_only_where_they_are_code() {
 #[test]
 fn modifiers_attributes_namespaces_and_kinds() {
     check_fixture("modifiers");
+}
+
+/// Statements without their comments, autoParams and grouping brackets that are not proof
+/// tactics, declarations ending at their last code line (trailing hints and bare `--` lines).
+#[test]
+fn statements_tactics_and_ranges_are_code_only() {
+    check_fixture("statements_and_ranges");
 }
 
 /// Written in Mathlib's style, not taken from the corpus the grammar was tuned on.

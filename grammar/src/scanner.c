@@ -40,6 +40,7 @@ enum TokenType {
   CALC_START,
   ABS_BAR,
   CALC_STEPS_START,
+  ALTS_START,
   ERROR_SENTINEL,
 };
 
@@ -65,7 +66,8 @@ static inline void skp(TSLexer *lx) { lx->advance(lx, true); }
 #define BAR_FLAG 0x4000u  /* block opened right after a `|` */
 #define THEN_FLAG 0x2000u /* block opened right after `then` */
 #define STEPS_FLAG 0x1000u /* the `_ = … := …` steps of a `calc` */
-#define COL_MASK 0x0FFFu
+#define ALTS_FLAG 0x0800u  /* the `| tac` alternatives of `first` */
+#define COL_MASK 0x07FFu
 
 static inline void push(Scanner *s, uint32_t col) {
   if (col > 0xFFFF) col = 0xFFFF;
@@ -273,7 +275,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   /* Most tokens sit where only comments are possible (inside brackets, in
    * commands): skip the whitespace and look for `/-` alone. */
   if (!recovery && !valid[LAYOUT_START] && !valid[LAYOUT_SEP] && !valid[LAYOUT_END] &&
-      !valid[CALC_START] && !valid[CALC_STEPS_START] && !valid[COMMA] && !valid[BAR] &&
+      !valid[CALC_START] && !valid[CALC_STEPS_START] && !valid[ALTS_START] && !valid[COMMA] &&
+      !valid[BAR] &&
       !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE]) {
     while (is_space(lx->lookahead)) skp(lx);
     if (lx->lookahead != '/') return false;
@@ -360,6 +363,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool top_bar = (top_entry & BAR_FLAG) != 0 && s->overflow == 0;
   bool top_then = (top_entry & THEN_FLAG) != 0 && s->overflow == 0;
   bool top_steps = (top_entry & STEPS_FLAG) != 0 && s->overflow == 0;
+  bool top_alts = (top_entry & ALTS_FLAG) != 0 && s->overflow == 0;
   bool v_calc = valid[CALC_START];
   bool v_steps = valid[CALC_STEPS_START];
   bool v_start = valid[LAYOUT_START] || v_calc || v_steps;
@@ -393,7 +397,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   /* Column of the next token for a block opened on the same line. */
   uint32_t same_line_col = 0;
-  if (v_start && !nl) same_line_col = lx->get_column(lx);
+  if ((v_start || valid[ALTS_START]) && !nl) same_line_col = lx->get_column(lx);
 
   /* ---- classify the next token (advancing is fine: every token emitted
    * after this point is zero-width, except `,` `|` and block comments
@@ -489,6 +493,14 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool is_comment = k == K_LINE_COMMENT || k == K_BLOCK_COMMENT;
 
   /* ---- C. open a block ---- */
+  /* The alternatives of `first` sit at the column of the first `|`, wherever
+   * that is relative to the enclosing blocks. */
+  if (valid[ALTS_START] && k == K_BAR) {
+    uint32_t col = nl ? indent : same_line_col;
+    if (col > COL_MASK) col = COL_MASK;
+    push(s, col | ALTS_FLAG);
+    return emit(s, lx, ALTS_START);
+  }
   if (v_start && !is_comment) {
     bool blocked = nl && cmd_start;
     if (!blocked) {
@@ -531,6 +543,11 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     /* a `_ … := …` line cannot continue a tactic block: it is the next
      * step of an enclosing `calc` */
     if (hole_line && !top_steps && !top_calc && indent <= top && v_end) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
+    }
+    /* only `| …` lines continue the alternatives of a `first` */
+    if (top_alts && indent <= top && k != K_BAR && !is_comment && v_end) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }

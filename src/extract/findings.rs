@@ -43,9 +43,18 @@ pub fn generate(
         .iter()
         .filter(|v| matches!(v.kind, VerdictKind::LoadFailure { .. }))
         .count();
+    // Aristotle could not process the file at all: Lean rejected it, nothing in it was checked.
+    let processing_error = outline
+        .header
+        .as_ref()
+        .and_then(|h| h.processing_error.as_deref());
     // Verified means nothing in the file could hide a gap: no hole, no axiom, no code Aristotle
-    // could not load, and a tree without errors (an error could hide a `sorry`).
-    let is_proven = sorries == 0 && axioms == 0 && load_failures == 0 && outline.error_nodes == 0;
+    // could not load or process, and a tree without errors (an error could hide a `sorry`).
+    let is_proven = sorries == 0
+        && axioms == 0
+        && load_failures == 0
+        && processing_error.is_none()
+        && outline.error_nodes == 0;
     let imports = outline
         .imports
         .iter()
@@ -148,6 +157,26 @@ pub fn generate(
         });
     }
 
+    if let Some(lean_error) = processing_error {
+        findings.push(NewFinding {
+            finding_type: FindingType::Failure,
+            title: format!("Aristotle could not process this file ({origin})"),
+            description: format!(
+                "Aristotle encountered an error processing {origin} for {}: Lean rejected the \
+                 file, so none of its {} declarations was checked.",
+                facts.problem_id.unwrap_or("(unknown problem)"),
+                outline.declarations.len()
+            ),
+            why_failed: Some(format!(
+                "Aristotle encountered an error processing this file: {}",
+                truncate(lean_error, MAX_EVIDENCE_CHARS)
+            )),
+            confidence: Confidence::High,
+            tags: Some(format!("{},failure,aristotle", facts.domain)),
+            ..base.clone()
+        });
+    }
+
     for verdict in facts.verdicts {
         let decl = verdict.declaration.map(|i| &outline.declarations[i]);
         findings.push(verdict_finding(verdict, decl, &origin, facts.domain, &base));
@@ -180,7 +209,7 @@ fn verdict_finding(
     let theorem_statement = decl.map(|d| d.statement.clone());
     match &verdict.kind {
         VerdictKind::False { negation } => {
-            let negation_statement = negation_statement(negation);
+            let negation_statement = negation_statement(negation, decl);
             NewFinding {
                 finding_type: FindingType::FalseLemma,
                 title: format!("False: {name} ({origin})"),
@@ -236,17 +265,50 @@ fn verdict_finding(
     }
 }
 
-/// The statement of the last theorem in a disproof: Aristotle states the negation last,
-/// after whatever counterexample definitions it needs.
-fn negation_statement(negation: &str) -> Option<String> {
-    let parsed = crate::lean::ParsedFile::parse(negation.to_string());
+/// What Aristotle proved instead of the claim. A disproof ends by restating the claim itself
+/// with a `negate_state` proof, so its last theorem is the claim, not the negation: take the
+/// theorem that states a negation (`foo_false : ¬ (…)`) when there is one, else negate the
+/// claim, `¬ (∀ binders, type)`.
+fn negation_statement(disproof: &str, claim: Option<&Declaration>) -> Option<String> {
+    let parsed = crate::lean::ParsedFile::parse(disproof.to_string());
     let outline = Outline::of("", &parsed);
-    outline
-        .declarations
-        .iter()
-        .rev()
-        .find(|d| is_provable(d))
-        .map(|d| d.statement.clone())
+    let stated = outline.declarations.iter().rev().find(|d| {
+        is_provable(d)
+            && signature_parts(&d.statement, &d.name).is_some_and(|(_, ty)| ty.starts_with('¬'))
+    });
+    if let Some(d) = stated {
+        return Some(d.statement.clone());
+    }
+    let claim = claim?;
+    let (binders, ty) = signature_parts(&claim.statement, &claim.name)?;
+    Some(if binders.is_empty() {
+        format!("¬ ({ty})")
+    } else {
+        format!("¬ (∀ {binders}, {ty})")
+    })
+}
+
+/// A statement `name binders : type` split into its binders and its type, at the first `:`
+/// outside brackets.
+fn signature_parts<'s>(statement: &'s str, name: &str) -> Option<(&'s str, &'s str)> {
+    let rest = statement.strip_prefix(name).unwrap_or(statement);
+    let mut depth = 0usize;
+    let mut chars = rest.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' | '[' | '{' | '⟨' | '⦃' => depth += 1,
+            ')' | ']' | '}' | '⟩' | '⦄' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 => {
+                if matches!(chars.peek(), Some((_, ':' | '='))) {
+                    chars.next();
+                    continue;
+                }
+                return Some((rest[..i].trim(), rest[i + 1..].trim()));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn is_provable(decl: &Declaration) -> bool {
@@ -265,5 +327,69 @@ fn truncate(s: &str, max_chars: usize) -> String {
     match s.char_indices().nth(max_chars) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(name: &str, statement: &str) -> Declaration {
+        Declaration {
+            kind: "lemma".into(),
+            name: name.into(),
+            full_name: name.into(),
+            line: 1,
+            end_line: 1,
+            modifiers: Vec::new(),
+            attributes: Vec::new(),
+            statement: statement.into(),
+            sorry_count: 0,
+            tactics: BTreeMap::new(),
+            span: 0..1,
+            body: Some(0..1),
+        }
+    }
+
+    #[test]
+    fn the_stated_negation_wins_over_the_restated_claim() {
+        let disproof = "def w : ℕ := 6\n\n\
+            theorem sum_le_false : ¬ (∀ (n : ℕ), n ≤ 5) := by\n  push_neg\n  exact ⟨6, by decide⟩\n\n\
+            lemma sum_le (n : ℕ) : n ≤ 5 := by\n  negate_state\n  exact ⟨6, by decide⟩";
+        let c = claim("sum_le", "sum_le (n : ℕ) : n ≤ 5");
+        assert_eq!(
+            negation_statement(disproof, Some(&c)).as_deref(),
+            Some("sum_le_false : ¬ (∀ (n : ℕ), n ≤ 5)")
+        );
+    }
+
+    #[test]
+    fn without_a_stated_negation_the_claim_is_negated() {
+        let disproof =
+            "lemma sum_le (n : ℕ) (h : ∀ m : ℕ, m ≤ n) : n ≤ 5 := by\n  negate_state\n  omega";
+        let c = claim("sum_le", "sum_le (n : ℕ) (h : ∀ m : ℕ, m ≤ n) : n ≤ 5");
+        assert_eq!(
+            negation_statement(disproof, Some(&c)).as_deref(),
+            Some("¬ (∀ (n : ℕ) (h : ∀ m : ℕ, m ≤ n), n ≤ 5)")
+        );
+        let bare = claim("five", "five : (5 : ℕ) = 6");
+        assert_eq!(
+            negation_statement("", Some(&bare)).as_deref(),
+            Some("¬ ((5 : ℕ) = 6)")
+        );
+        assert_eq!(negation_statement("", None), None);
+    }
+
+    #[test]
+    fn signatures_split_at_the_first_colon_outside_brackets() {
+        assert_eq!(
+            signature_parts("f {α : Type} [Fintype α] (s : Finset α) : s.card ≤ 3", "f"),
+            Some(("{α : Type} [Fintype α] (s : Finset α)", "s.card ≤ 3"))
+        );
+        assert_eq!(
+            signature_parts("g (l : List ℕ) : l = 1 :: l", "g"),
+            Some(("(l : List ℕ)", "l = 1 :: l"))
+        );
+        assert_eq!(signature_parts("h", "h"), None);
     }
 }

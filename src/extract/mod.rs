@@ -201,7 +201,12 @@ fn prepare(
         }
     };
     let hash = content_hash(&bytes);
-    if let Some(stored) = known.get(&key).filter(|k| k.content_hash == hash) {
+    let naming = Naming::of(path, overrides);
+    // Unchanged means the same bytes known under the same slot and problem: a `--slot` or
+    // `--problem-id` that corrects what is stored re-extracts the file.
+    if let Some(stored) = known.get(&key).filter(|k| {
+        k.content_hash == hash && k.slot == naming.slot && k.problem_id == naming.problem_id
+    }) {
         report.status = FileStatus::Unchanged;
         report.findings_unchanged = stored.findings;
         return Prepared::Unchanged(report);
@@ -214,7 +219,7 @@ fn prepare(
             return Prepared::Failed(report);
         }
     };
-    let item = extract_source(key, hash, size, source, overrides, shared);
+    let item = extract_source(key, hash, size, source, naming, shared);
     report.declarations = item.1;
     report.parse_errors = item.2;
     Prepared::Item {
@@ -287,6 +292,24 @@ impl SharedAnalyses {
     }
 }
 
+/// Slot, problem id and uuid of a file: the command line's, else its path's.
+struct Naming {
+    slot: Option<i64>,
+    problem_id: Option<String>,
+    uuid: Option<String>,
+}
+
+impl Naming {
+    fn of(path: &Path, overrides: &Overrides) -> Naming {
+        let from_path = naming::from_path(path);
+        Naming {
+            slot: overrides.slot.or(from_path.slot),
+            problem_id: overrides.problem_id.clone().or(from_path.problem_id),
+            uuid: from_path.uuid,
+        }
+    }
+}
+
 /// Builds the knowledge-base item for one decoded file; also returns its declaration and
 /// parse-error counts.
 fn extract_source(
@@ -294,12 +317,14 @@ fn extract_source(
     hash: String,
     size: u64,
     source: Source,
-    overrides: &Overrides,
+    naming: Naming,
     shared: &SharedAnalyses,
 ) -> (FileItem, usize, usize) {
-    let naming = naming::from_path(&source.path);
-    let slot = overrides.slot.or(naming.slot);
-    let problem_id = overrides.problem_id.clone().or(naming.problem_id);
+    let Naming {
+        slot,
+        problem_id,
+        uuid,
+    } = naming;
     let file_name = source
         .path
         .file_name()
@@ -324,7 +349,8 @@ fn extract_source(
         size_bytes: size,
         slot,
         problem_id,
-        aristotle_uuid: header.uuid,
+        // The header is the request's own word; an unpacked project's directory says it too.
+        aristotle_uuid: header.uuid.or(uuid),
         lean_version: header.lean_version,
         mathlib_version: header.mathlib_version,
         parse_error_count: outline.error_nodes as u32,

@@ -1,45 +1,89 @@
-//! Slot number and problem id from a result file's name.
+//! Slot number, problem id and request uuid from a result file's path.
 //!
 //! The pipeline names files `slot614_erdos_850_prime_factor_triples_result.lean`,
 //! `slot611_ft_p3_cubic_character_contradiction_result.lean`, `erdos128_finset_v3.lean`, …
+//! Unpacked Aristotle projects name the file `Main.lean` (or `output.lean`) and put the meaning
+//! in a directory: `yolo_w2_e672_chabauty_extracted/<uuid>_aristotle/RequestProject/Main.lean`.
 
 use std::path::Path;
 
-/// What a file name says about the submission it came from.
+/// What a file's path says about the submission it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FileNaming {
     pub slot: Option<i64>,
     pub problem_id: Option<String>,
+    /// The Aristotle request uuid of a `<uuid>_aristotle/` directory the file sits in.
+    pub uuid: Option<String>,
 }
 
-/// Words that decorate a result file's name without naming the problem.
+/// Words that decorate a name without naming the problem.
 const DECORATIONS: &[&str] = &["result", "results", "aristotle", "output", "extracted"];
 
-/// Reads slot and problem id from the file's name (not its directories).
+/// File names that say nothing: the name is in a directory above.
+const GENERIC_STEMS: &[&str] = &[
+    "main", "output", "result", "results", "basic", "solution", "proof",
+];
+
+/// Directories between a generic file and the directory that names it.
+const GENERIC_DIRS: &[&str] = &["requestproject", "src", "lean", "project"];
+
+/// How many directories above a generic file are searched for a name or a uuid.
+const ANCESTORS_SEARCHED: usize = 4;
+
+/// Reads slot, problem id and uuid from the file's name, or, for a generic name such as
+/// `Main.lean`, from the nearest directory with a meaningful name.
 ///
-/// The problem id is the problem family and its number or variant: `erdos_850`, `ft_p3`,
-/// `tuza_nu4`, `erdos_128` (from `erdos128`); failing that, the first three words of the name
-/// as the spec's extractor did.
+/// The problem id is an Erdős problem wherever the name mentions one (`erdos128`, `erdos_850`,
+/// `e672` → `erdos_672`); otherwise the problem family and its number or variant (`ft_p3`,
+/// `tuza_nu4`), failing that the first three words, as the spec's extractor did. Version
+/// markers (`v2`, `v1b`), leading batch labels (`yolo`, `w2`, `mega3`) and decorations
+/// (`result`, `aristotle`, …) are never part of it.
 pub fn from_path(path: &Path) -> FileNaming {
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-    let mut words: Vec<&str> = stem.split(['_', '-']).filter(|w| !w.is_empty()).collect();
-    let mut slot = None;
-    if let Some(first) = words.first() {
-        if let Some(n) = slot_number(first) {
-            slot = Some(n);
-            words.remove(0);
-        }
-    }
-    while words
-        .last()
-        .is_some_and(|w| DECORATIONS.contains(&w.to_ascii_lowercase().as_str()))
-    {
-        words.pop();
-    }
+    let ancestors: Vec<&str> = path
+        .ancestors()
+        .skip(1)
+        .take(ANCESTORS_SEARCHED)
+        .filter_map(|a| a.file_name().and_then(|n| n.to_str()))
+        .collect();
+    let uuid = ancestors.iter().find_map(|dir| leading_uuid(dir));
+    let name = if GENERIC_STEMS.contains(&stem.to_ascii_lowercase().as_str()) {
+        ancestors.into_iter().find(|dir| is_meaningful_dir(dir))
+    } else {
+        Some(stem)
+    };
+    let (slot, problem_id) = name.map_or((None, None), slot_and_problem);
     FileNaming {
         slot,
-        problem_id: problem_id(&words),
+        problem_id,
+        uuid,
     }
+}
+
+fn slot_and_problem(name: &str) -> (Option<i64>, Option<String>) {
+    let mut words: Vec<&str> = name
+        .split(['_', '-', ':', ' '])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let slot = words
+        .iter()
+        .position(|w| slot_number(w).is_some())
+        .map(|i| {
+            let n = slot_number(words[i]);
+            words.remove(i);
+            n
+        });
+    words.retain(|w| {
+        let lower = w.to_ascii_lowercase();
+        !DECORATIONS.contains(&lower.as_str()) && !is_version(&lower)
+    });
+    while words
+        .first()
+        .is_some_and(|w| is_batch_label(&w.to_ascii_lowercase()))
+    {
+        words.remove(0);
+    }
+    (slot.flatten(), problem_id(&words))
 }
 
 /// `slot614` → 614, `slot224c` → 224 (lettered variants of one slot).
@@ -55,10 +99,83 @@ fn slot_number(word: &str) -> Option<i64> {
     digits.parse().ok()
 }
 
+/// `v2`, `v3`, `v1b`: a version of a submission, not a problem.
+fn is_version(word: &str) -> bool {
+    let Some(rest) = word.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    digits > 0 && rest.len() - digits <= 1 && rest[digits..].chars().all(|c| c.is_ascii_lowercase())
+}
+
+/// `yolo`, `yolo6`, `w2`, `w4e`, `mega9`, `d1`: the users' batch labels in front of a name.
+fn is_batch_label(word: &str) -> bool {
+    let letters: String = word.chars().take_while(char::is_ascii_lowercase).collect();
+    let rest = &word[letters.len()..];
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let suffix = &rest[digits..];
+    match letters.as_str() {
+        "yolo" | "mega" => digits == rest.len(),
+        "w" | "d" => digits > 0 && suffix.len() <= 1,
+        _ => false,
+    }
+}
+
+/// Whether a directory names what is below it: not a project folder, not a bare uuid or
+/// temporary directory.
+fn is_meaningful_dir(dir: &str) -> bool {
+    let lower = dir.to_ascii_lowercase();
+    if GENERIC_DIRS.contains(&lower.as_str()) || lower.starts_with("tmp") {
+        return false;
+    }
+    if leading_uuid(dir).is_some() {
+        return false;
+    }
+    lower
+        .split(['_', '-'])
+        .any(|w| !w.is_empty() && !DECORATIONS.contains(&w))
+}
+
+/// The uuid a directory name starts with: `38da55e5-43c9-4ddf-9536-cf52dc64c09d_aristotle`.
+fn leading_uuid(dir: &str) -> Option<String> {
+    let candidate = dir.get(..36)?;
+    let groups: Vec<&str> = candidate.split('-').collect();
+    let shaped = groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12]);
+    let hex = candidate.chars().all(|c| c == '-' || c.is_ascii_hexdigit());
+    let ends = dir[36..].is_empty() || dir[36..].starts_with(['_', '-', '.']);
+    (shaped && hex && ends).then(|| candidate.to_ascii_lowercase())
+}
+
+/// `erdos850`, `erdos_850`, `e850` → 850. The short form needs two digits or more, so that
+/// `e8_lattice` is not read as Erdős problem 8.
+fn erdos_number(words: &[String]) -> Option<String> {
+    for (i, w) in words.iter().enumerate() {
+        for (prefix, min_digits) in [("erdos", 1), ("e", 2)] {
+            let Some(digits) = w.strip_prefix(prefix) else {
+                continue;
+            };
+            if digits.len() >= min_digits && digits.chars().all(|c| c.is_ascii_digit()) {
+                return Some(digits.to_string());
+            }
+        }
+        if w == "erdos" {
+            if let Some(next) = words.get(i + 1) {
+                if !next.is_empty() && next.chars().all(|c| c.is_ascii_digit()) {
+                    return Some(next.clone());
+                }
+            }
+        }
+    }
+    None
+}
+
 fn problem_id(words: &[&str]) -> Option<String> {
     let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    if let Some(n) = erdos_number(&lower) {
+        return Some(format!("erdos_{n}"));
+    }
     let first = lower.first()?;
-    // `erdos128` → `erdos_128`
+    // `tuza4` → `tuza_4`
     let letters: String = first
         .chars()
         .take_while(char::is_ascii_alphabetic)
@@ -111,12 +228,63 @@ mod tests {
             naming("erdos_1059_erdos_1059.lean"),
             (None, Some("erdos_1059".into()))
         );
+        assert_eq!(
+            naming("slot753_erdos373_hickerson_bounded_100_iter2.lean"),
+            (Some(753), Some("erdos_373".into()))
+        );
+    }
+
+    #[test]
+    fn versions_are_not_problems() {
+        assert_eq!(
+            naming("slot159_v2_M_weight_le_card.lean"),
+            (Some(159), Some("m_weight_le".into()))
+        );
+        assert_eq!(
+            naming("slot304_v1b_externals_constrained.lean"),
+            (Some(304), Some("externals_constrained".into()))
+        );
+        assert_eq!(naming("slot487_v2_aristotle.lean"), (Some(487), None));
+    }
+
+    #[test]
+    fn generic_files_are_named_by_their_directory() {
+        let n = from_path(Path::new(
+            "yolo_results/yolo_w2_e672_chabauty_extracted/\
+             e32a4620-7495-4654-b680-0996c098bc9a_aristotle/RequestProject/Main.lean",
+        ));
+        assert_eq!(
+            n,
+            FileNaming {
+                slot: None,
+                problem_id: Some("erdos_672".into()),
+                uuid: Some("e32a4620-7495-4654-b680-0996c098bc9a".into()),
+            }
+        );
+        assert_eq!(
+            naming("yolo_results/yolo_slot1341_extracted/tmpeq_5_5st_aristotle/Main.lean"),
+            (Some(1341), None)
+        );
+        assert_eq!(
+            naming(
+                "yolo_results/yolo_mega3_e364_joint_modulus_extracted/tmpq1_aristotle/Main.lean"
+            ),
+            (None, Some("erdos_364".into()))
+        );
+        assert_eq!(
+            naming("proven/tuza/nu4/slot172_counterexample/output.lean"),
+            (Some(172), Some("counterexample".into()))
+        );
+        assert_eq!(naming("Main.lean"), (None, None));
+        assert_eq!(
+            naming("slot50_e8_lattice.lean"),
+            (Some(50), Some("e_8".into()))
+        );
     }
 
     #[test]
     fn names_without_slot_or_problem() {
         assert_eq!(naming("slot667_result.lean"), (Some(667), None));
-        assert_eq!(naming("Main.lean"), (None, Some("main".into())));
         assert_eq!(
             naming("leinster_cyclic_perfect_group.lean"),
             (None, Some("leinster_cyclic_perfect".into()))
@@ -125,5 +293,23 @@ mod tests {
             naming("slotted_thing.lean"),
             (None, Some("slotted_thing".into()))
         );
+        assert_eq!(
+            from_path(Path::new("slot1_a.lean")).uuid,
+            None,
+            "no directory, no uuid"
+        );
+    }
+
+    #[test]
+    fn uuids_and_labels() {
+        assert_eq!(
+            leading_uuid("38da55e5-43c9-4ddf-9536-cf52dc64c09d"),
+            Some("38da55e5-43c9-4ddf-9536-cf52dc64c09d".into())
+        );
+        assert_eq!(leading_uuid("38da55e5-43c9-4ddf-9536-cf52dc64c09dx"), None);
+        assert_eq!(leading_uuid("tmpeq_5_5st_aristotle"), None);
+        assert!(is_batch_label("yolo") && is_batch_label("w4e") && is_batch_label("mega11"));
+        assert!(!is_batch_label("erdos") && !is_batch_label("w") && !is_batch_label("dp"));
+        assert!(is_version("v2") && is_version("v1b") && !is_version("vertex") && !is_version("v"));
     }
 }

@@ -43,6 +43,36 @@ const CHARACTERISTIC: &[&str] = &[
     "ring_nf",
     "simp_all",
     "tauto",
+    "simpa",
+    "rw",
+    "rwa",
+    "simp_rw",
+    "nth_rewrite",
+    "nth_rw",
+    "erw",
+    "rfl",
+    "by_contra",
+    "by_contra!",
+    "contrapose",
+    "contrapose!",
+    "use",
+    "ext",
+    "funext",
+    "norm_cast",
+    "exact_mod_cast",
+    "split_ifs",
+    "by_cases",
+    "unfold",
+    "trivial",
+    "infer_instance",
+    "fun_prop",
+    "continuity",
+    "measurability",
+    "exact?",
+    "apply?",
+    "convert",
+    "linear_combination",
+    "aesop_cat",
 ];
 
 /// The name a technique is stored under.
@@ -61,9 +91,20 @@ fn technique_name(tactic: &str) -> String {
         "fin_cases" => "finite case analysis",
         "field_simp" => "field simplification",
         "calc" => "calculational proof",
-        "aesop" => "automated search (aesop)",
+        "aesop" | "aesop_cat" => "automated search (aesop)",
+        "exact?" | "apply?" => "library search (exact?)",
+        "linear_combination" => "linear combination",
         "grind" => "automated reasoning (grind)",
-        "simp" | "simp_all" => "simplification",
+        "simp" | "simp_all" | "simpa" => "simplification",
+        "rw" | "rwa" | "simp_rw" | "nth_rewrite" | "nth_rw" | "erw" => "rewriting",
+        "rfl" => "reflexivity (rfl)",
+        "by_contra" | "by_contra!" | "contrapose" | "contrapose!" => "proof by contradiction",
+        "use" => "explicit witness (use)",
+        "ext" | "funext" => "extensionality",
+        "norm_cast" | "exact_mod_cast" | "push_cast" | "zify" => "cast normalization",
+        "split_ifs" | "by_cases" => "case analysis",
+        "unfold" => "unfolding definitions",
+        "fun_prop" | "continuity" | "measurability" => "automated side conditions",
         other => other,
     }
     .to_string()
@@ -121,6 +162,18 @@ mod tests {
         );
         let tie = counts(&[("omega", 2), ("simp", 2)]);
         assert_eq!(primary(&tie).as_deref(), Some("linear arithmetic (omega)"));
+    }
+
+    #[test]
+    fn rewriting_and_closing_tactics_name_techniques() {
+        let t = counts(&[("have", 2), ("simpa", 1)]);
+        assert_eq!(primary(&t).as_deref(), Some("simplification"));
+        let t = counts(&[("rw", 3), ("exact", 1)]);
+        assert_eq!(primary(&t).as_deref(), Some("rewriting"));
+        assert_eq!(
+            primary(&counts(&[("rfl", 1)])).as_deref(),
+            Some("reflexivity (rfl)")
+        );
     }
 
     #[test]

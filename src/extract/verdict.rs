@@ -39,22 +39,33 @@ pub struct Verdict {
 
 const PREFIX: &str = "/- Aristotle ";
 
-/// Every verdict comment of a file, attached to its declaration.
+/// Every verdict comment of a file, attached to its declaration. A verdict repeated for the
+/// same declaration (a file that went through Aristotle twice keeps both comments) is kept
+/// once: it is one fact, not two.
 pub fn verdicts(text: &str, outline: &Outline) -> Vec<Verdict> {
-    outline
+    let mut found: Vec<Verdict> = Vec::new();
+    for c in outline
         .comments
         .iter()
         .filter(|c| c.kind == CommentKind::Block)
-        .filter_map(|c| {
-            let body = text.get(c.span.clone())?;
-            let kind = classify(body)?;
-            Some(Verdict {
-                kind,
-                declaration: attach(outline, &c.span),
-                span: c.span.clone(),
-            })
-        })
-        .collect()
+    {
+        let Some(kind) = text.get(c.span.clone()).and_then(classify) else {
+            continue;
+        };
+        let declaration = attach(outline, &c.span);
+        if found
+            .iter()
+            .any(|v| v.declaration == declaration && v.kind == kind)
+        {
+            continue;
+        }
+        found.push(Verdict {
+            kind,
+            declaration,
+            span: c.span.clone(),
+        });
+    }
+    found
 }
 
 fn attach(outline: &Outline, span: &Range<usize>) -> Option<usize> {

@@ -45,6 +45,8 @@ pub enum FileStatus {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KnownSource {
     pub content_hash: String,
+    pub slot: Option<i64>,
+    pub problem_id: Option<String>,
     /// Findings stored for it.
     pub findings: usize,
 }
@@ -75,7 +77,7 @@ impl Kb {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT path, content_hash, \
+                "SELECT path, content_hash, slot, problem_id, \
                  (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id) \
                  FROM sources",
             )
@@ -86,7 +88,9 @@ impl Kb {
                     r.get::<_, String>(0)?,
                     KnownSource {
                         content_hash: r.get(1)?,
-                        findings: r.get::<_, i64>(2)?.max(0) as usize,
+                        slot: r.get(2)?,
+                        problem_id: r.get(3)?,
+                        findings: r.get::<_, i64>(4)?.max(0) as usize,
                     },
                 ))
             })
@@ -97,9 +101,10 @@ impl Kb {
     /// Stores extracted files. Each file is all-or-nothing (a savepoint per file) and files are
     /// committed in transactions of a few hundred, retried when another writer holds the lock.
     ///
-    /// For each file: the same path with the same `content_hash` is [`FileStatus::Unchanged`];
-    /// a known path with a new hash has its old findings deleted and the new ones inserted
-    /// ([`FileStatus::Replaced`]); a new path is [`FileStatus::Added`]. A file whose findings
+    /// For each file: the same path with the same `content_hash`, slot and problem id is
+    /// [`FileStatus::Unchanged`]; a known path with a new hash (or a corrected slot or problem
+    /// id) has its old findings deleted and the new ones inserted ([`FileStatus::Replaced`]);
+    /// a new path is [`FileStatus::Added`]. A file whose findings
     /// are invalid (unknown domain, empty title, …) is [`FileStatus::Failed`] and the batch goes
     /// on. Findings inherit `source_file`, `source_slot`, `problem_id` and
     /// `source_submission_uuid` from the source when they leave them `None`. When a
@@ -362,16 +367,22 @@ fn write_file(
         findings_removed: 0,
         error: None,
     };
-    let existing: Option<(i64, String)> = conn
-        .prepare_cached("SELECT id, content_hash FROM sources WHERE path = ?1")?
-        .query_row([&src.path], |r| Ok((r.get(0)?, r.get(1)?)))
+    let existing: Option<(i64, String, Option<i64>, Option<String>)> = conn
+        .prepare_cached("SELECT id, content_hash, slot, problem_id FROM sources WHERE path = ?1")?
+        .query_row([&src.path], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
         .optional()?;
-    if let Some((_, hash)) = &existing {
-        if *hash == src.content_hash {
+    if let Some((_, hash, slot, problem)) = &existing {
+        if *hash == src.content_hash && *slot == src.slot && *problem == src.problem_id {
             out.status = FileStatus::Unchanged;
             return Ok(out);
         }
     }
+    let moved_from = match &existing {
+        Some((_, _, _, old)) if *old != src.problem_id => old.clone(),
+        _ => None,
+    };
     let (finding_domains, problem_domain) = match checked {
         Ok(v) => v,
         Err(e) => {
@@ -380,7 +391,7 @@ fn write_file(
         }
     };
     let (source_id, old_counts) = match existing {
-        Some((id, _)) => {
+        Some((id, ..)) => {
             // This source's findings may still be staged (the same path twice in a batch),
             // and the delete trigger removes index entries, which must exist.
             pending.flush(conn)?;
@@ -430,9 +441,16 @@ fn write_file(
         pending.stage(conn, f, domain.as_deref(), (source_id, src))?;
         out.findings_added += 1;
     }
+    // A file whose problem id changed leaves its old problem and counts as a new submission of
+    // the new one.
+    let mut old_counts = old_counts;
+    let mut added = i64::from(out.status == FileStatus::Added);
+    if let Some(old_problem) = &moved_from {
+        leave_problem(conn, old_problem, old_counts)?;
+        (old_counts, added) = ((0, 0), 1);
+    }
     if let Some(p) = &item.problem {
         let new_counts = count_new(&item.findings);
-        let added = i64::from(out.status == FileStatus::Added);
         upsert_problem(
             conn,
             p,
@@ -607,6 +625,20 @@ fn count_new(findings: &[NewFinding]) -> (i64, i64) {
 
 /// SQL rank of a problem status: the status only moves up, and `false` is final.
 const STATUS_RANK: &str = "CASE {} WHEN 'in_flight' THEN 1 WHEN 'partial' THEN 2 WHEN 'proven' THEN 3 WHEN 'false' THEN 4 ELSE 0 END";
+
+/// Takes one submission, with its verified theorems and failures, off a problem's counters.
+fn leave_problem(conn: &Connection, id: &str, counts: (i64, i64)) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE problems SET
+            submission_count = max(0, coalesce(submission_count, 0) - 1),
+            proven_count = max(0, coalesce(proven_count, 0) - ?2),
+            failed_count = max(0, coalesce(failed_count, 0) - ?3),
+            updated_at = datetime('now')
+         WHERE id = ?1",
+    )?
+    .execute(params![id, counts.0, counts.1])?;
+    Ok(())
+}
 
 fn upsert_problem(
     conn: &Connection,

@@ -8,7 +8,18 @@ pub struct AristotleHeader {
     pub lean_version: Option<String>,
     pub mathlib_version: Option<String>,
     pub uuid: Option<String>,
+    /// Why Aristotle could not process the file at all ("Aristotle encountered an error
+    /// processing this file."): Lean's errors, else Aristotle's own words. Nothing below such
+    /// a header was checked. Not part of `mf outline --json`.
+    #[serde(skip)]
+    pub processing_error: Option<String>,
 }
+
+/// The sentence Aristotle writes into the header of a file it could not process.
+const PROCESSING_ERROR: &str = "Aristotle encountered an error processing this file";
+
+/// How much of a file's start is read as a header when its first comment never closes.
+const MAX_HEADER_BYTES: usize = 16 * 1024;
 
 impl AristotleHeader {
     /// Reads the header from a leading comment's text; `None` unless the comment is Aristotle's.
@@ -17,19 +28,58 @@ impl AristotleHeader {
             return None;
         }
         let mut header = AristotleHeader::default();
-        for line in comment.lines().map(str::trim) {
+        let mut lines = comment.lines().map(str::trim);
+        while let Some(line) = lines.next() {
             if let Some(v) = value_after(line, "Lean version:") {
                 header.lean_version = Some(v);
             } else if let Some(v) = value_after(line, "Mathlib version:") {
                 header.mathlib_version = Some(v);
             } else if let Some(v) = value_after(line, "This project request had uuid:") {
                 header.uuid = Some(v);
+            } else if let Some(said) = line.strip_prefix(PROCESSING_ERROR) {
+                header.processing_error = Some(processing_error(said, &mut lines));
+                break;
             }
         }
         let found = header.lean_version.is_some()
             || header.mathlib_version.is_some()
             || header.uuid.is_some();
         found.then_some(header)
+    }
+
+    /// Reads the header from the start of a file whose first comment the parser could not
+    /// close (Lean nests `/-`, and Aristotle's headers quote errors such as ``unexpected token
+    /// '/--'``): the lines up to the first `-/` line are still plainly Aristotle's header.
+    pub fn from_file_start(text: &str) -> Option<AristotleHeader> {
+        let text = text.trim_start();
+        if !text.starts_with("/-") || text.starts_with("/--") || text.starts_with("/-!") {
+            return None;
+        }
+        let mut end = text.len().min(MAX_HEADER_BYTES);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let head = &text[..end];
+        let head = head.find("\n-/").map_or(head, |i| &head[..i]);
+        AristotleHeader::from_comment(head)
+    }
+}
+
+/// Lean's errors after the processing-error sentence, else the rest of its line.
+fn processing_error<'a>(said: &str, rest: &mut impl Iterator<Item = &'a str>) -> String {
+    let details: Vec<&str> = rest
+        .take_while(|l| *l != "-/")
+        .filter(|l| *l != "Lean errors:")
+        .collect();
+    let details = details.join("\n").trim().to_string();
+    if !details.is_empty() {
+        return details;
+    }
+    let said = said.trim_start_matches('.').trim();
+    if said.is_empty() {
+        "no details given".to_string()
+    } else {
+        said.to_string()
     }
 }
 
@@ -51,6 +101,57 @@ mod tests {
         assert_eq!(h.lean_version.as_deref(), Some("leanprover/lean4:v4.24.0"));
         assert_eq!(h.mathlib_version.as_deref(), Some("f897ebcf"));
         assert_eq!(h.uuid.as_deref(), Some("a72ba82f-da51"));
+    }
+
+    #[test]
+    fn a_processing_error_keeps_leans_errors() {
+        let c =
+            "/-\nThis file was edited by Aristotle.\n\nLean version: leanprover/lean4:v4.24.0\n\
+                 This project request had uuid: d144d8fa\n\n\
+                 Aristotle encountered an error processing this file.\nLean errors:\n\
+                 At line 340, column 2:\n  unexpected token 'end'; expected 'lemma'\n-/";
+        let h = AristotleHeader::from_comment(c).unwrap();
+        assert_eq!(h.uuid.as_deref(), Some("d144d8fa"));
+        assert_eq!(
+            h.processing_error.as_deref(),
+            Some("At line 340, column 2:\nunexpected token 'end'; expected 'lemma'")
+        );
+        let notified = "/-\nLean version: v4\nAristotle encountered an error processing this \
+                        file. The team has been notified.\n-/";
+        assert_eq!(
+            AristotleHeader::from_comment(notified)
+                .unwrap()
+                .processing_error
+                .as_deref(),
+            Some("The team has been notified.")
+        );
+        assert_eq!(
+            AristotleHeader::from_comment(&c.replace("Aristotle encountered", "Aristotle met"))
+                .unwrap()
+                .processing_error,
+            None
+        );
+    }
+
+    #[test]
+    fn an_unclosed_header_is_read_from_the_file_start() {
+        // Lean reads `/--` inside a comment as a nested opening: this comment never closes.
+        let text = "/-\nThis file was edited by Aristotle.\nLean version: v4.24.0\n\
+                    This project request had uuid: aeaf3480\n\
+                    Aristotle encountered an error processing this file.\nLean errors:\n\
+                    At line 102, column 2:\n  unexpected token '/--'; expected 'lemma'\n-/\n\n\
+                    theorem t : True := trivial\n";
+        let h = AristotleHeader::from_file_start(text).unwrap();
+        assert_eq!(h.uuid.as_deref(), Some("aeaf3480"));
+        assert_eq!(
+            h.processing_error.as_deref(),
+            Some("At line 102, column 2:\nunexpected token '/--'; expected 'lemma'")
+        );
+        assert_eq!(
+            AristotleHeader::from_file_start("/-- doc -/\ndef x := 1"),
+            None
+        );
+        assert_eq!(AristotleHeader::from_file_start("import Mathlib"), None);
     }
 
     #[test]

@@ -183,9 +183,10 @@ fn may_nest_tactics(text: &str) -> bool {
     INSIDE.iter().any(|s| text.contains(s)) || FRONT.iter().any(|s| text.starts_with(s))
 }
 
-/// Tactic heads that structure a proof rather than name a tactic: focusing bullets and the
-/// `<;>` combinator (the tactics on either side are counted themselves).
-const STRUCTURAL_HEADS: &[&str] = &["·", ".", "<;>"];
+/// Tactic heads that structure a proof rather than name a tactic: focusing bullets, the `<;>`
+/// combinator and grouping brackets (`(tac)`, `{ tac }`, `<;> [tac; tac]`); the tactics they
+/// hold are counted themselves.
+const STRUCTURAL_HEADS: &[&str] = &["·", ".", "<;>", "(", "{", "["];
 
 impl Outline {
     /// Reads the outline of a parsed file.
@@ -302,6 +303,7 @@ impl<'f> Builder<'f> {
             })
             .take(3)
             .find_map(|c| AristotleHeader::from_comment(&self.file.text[c.span.clone()]))
+            .or_else(|| AristotleHeader::from_file_start(&self.file.text))
     }
 
     fn qualify(&self, name: &str) -> String {
@@ -341,7 +343,6 @@ impl<'f> Builder<'f> {
         let body = node.child_by_field_name("body").map(|b| b.byte_range());
         let statement_start = name_node.map_or(kind_node.end_byte(), |n| n.start_byte());
         let statement_end = body.as_ref().map_or(node.end_byte(), |b| b.start);
-        let statement = collapse_whitespace(text.get(statement_start..statement_end).unwrap_or(""));
 
         let mut cursor = node.walk();
         let modifiers = node
@@ -361,23 +362,31 @@ impl<'f> Builder<'f> {
             .unwrap_or_default();
 
         let start = Position::start_of(text, node);
-        let end = Position::end_of(text, node);
         let mut decl = Declaration {
             kind,
             name,
             full_name,
             line: start.line,
-            end_line: end.line,
+            // Trailing comments are not code: the declaration ends where Lean's range does.
+            end_line: Position::end_of(text, last_code_node(node)).line,
             modifiers,
             attributes,
-            statement,
+            statement: String::new(),
             sorry_count: 0,
             tactics: BTreeMap::new(),
             span: node.byte_range(),
             body,
         };
         let owner = Some(decl.full_name.clone());
-        self.scan_proof(node, &mut decl, owner);
+        let first_comment = self.outline.comments.len();
+        // A `by` in the signature (an autoParam such as `(μ : Measure k := by volume_tac)`) is
+        // part of the statement, not of the proof.
+        self.scan_proof(node, &mut decl, owner, statement_end);
+        let statement_comments = self.outline.comments[first_comment..]
+            .iter()
+            .map(|c| c.span.clone())
+            .filter(|c| statement_start <= c.start && c.end <= statement_end);
+        decl.statement = code_text(text, statement_start..statement_end, statement_comments);
         if decl.kind == "axiom" {
             self.outline.axioms.push(Axiom {
                 name: decl.full_name.clone(),
@@ -389,7 +398,13 @@ impl<'f> Builder<'f> {
 
     /// Counts holes and tactic heads anywhere inside a declaration and records its comments,
     /// in one cursor walk.
-    fn scan_proof(&mut self, node: Node<'f>, decl: &mut Declaration, owner: Option<String>) {
+    fn scan_proof(
+        &mut self,
+        node: Node<'f>,
+        decl: &mut Declaration,
+        owner: Option<String>,
+        proof_start: usize,
+    ) {
         let k = kinds();
         let mut cursor = node.walk();
         let markers = std::mem::take(&mut self.markers);
@@ -414,7 +429,7 @@ impl<'f> Builder<'f> {
             } else if id == k.sorry || id == k.admit {
                 decl.sorry_count += 1;
                 self.sorry(n, owner.clone());
-            } else if id == k.tactic {
+            } else if id == k.tactic && n.start_byte() >= proof_start {
                 if let Some(head) = n.child_by_field_name("head") {
                     let head = self.text(head);
                     if !STRUCTURAL_HEADS.contains(&head) {
@@ -501,6 +516,45 @@ fn split_name(name: &str) -> Vec<String> {
         .into_iter()
         .map(str::to_string)
         .collect()
+}
+
+/// The last node of `node` that ends in code: trailing comments (which the layout rules keep
+/// inside an indented block) and zero-width layout tokens do not count.
+fn last_code_node(node: Node<'_>) -> Node<'_> {
+    let k = kinds();
+    let mut current = node;
+    'descend: loop {
+        let mut child = current.child(current.child_count().saturating_sub(1));
+        while let Some(c) = child {
+            let skip = k.comment(c.kind_id()).is_some() || c.start_byte() == c.end_byte();
+            if !skip {
+                current = c;
+                continue 'descend;
+            }
+            child = c.prev_sibling();
+        }
+        return current;
+    }
+}
+
+/// The text of `range` with the comment `spans` inside it cut out, whitespace collapsed: a
+/// statement as Lean reads it (a `--` comment would otherwise swallow the rest of the line).
+fn code_text(
+    text: &str,
+    range: Range<usize>,
+    comments: impl Iterator<Item = Range<usize>>,
+) -> String {
+    let mut code = String::with_capacity(range.len());
+    let mut at = range.start;
+    for comment in comments {
+        if comment.start >= at {
+            code.push_str(text.get(at..comment.start).unwrap_or(""));
+            code.push(' ');
+            at = comment.end;
+        }
+    }
+    code.push_str(text.get(at..range.end).unwrap_or(""));
+    collapse_whitespace(&code)
 }
 
 /// Collapses every run of whitespace to one space and trims the ends.

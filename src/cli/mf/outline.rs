@@ -81,6 +81,14 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
             field(&h.uuid)
         )?;
     }
+    // The kind column fits the longest kind of the file (`class inductive`).
+    let kind_width = o
+        .declarations
+        .iter()
+        .map(|d| d.kind.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(9);
     for d in &o.declarations {
         let lines = if d.end_line > d.line {
             format!("{}-{}", d.line, d.end_line)
@@ -88,9 +96,12 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
             d.line.to_string()
         };
         let name = if d.full_name.is_empty() {
-            "(anonymous)"
+            format!(
+                "(anonymous) {}",
+                shorten(&d.statement, ANONYMOUS_STATEMENT_CHARS)
+            )
         } else {
-            &d.full_name
+            d.full_name.clone()
         };
         let mut notes = Vec::new();
         if !d.modifiers.is_empty() {
@@ -109,23 +120,43 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
         } else {
             format!("  {}", notes.join("  "))
         };
-        writeln!(out, "  {lines:<9} {:<9} {name}{notes}", d.kind)?;
-        if !d.tactics.is_empty() {
-            let mut tactics: Vec<_> = d.tactics.iter().collect();
+        writeln!(out, "  {lines:<9} {:<kind_width$} {name}{notes}", d.kind)?;
+        // Holes are counted above; the tactics line names the proof's own steps.
+        let mut tactics: Vec<_> = d
+            .tactics
+            .iter()
+            .filter(|(t, _)| !matches!(t.as_str(), "sorry" | "admit"))
+            .collect();
+        if !tactics.is_empty() {
             tactics.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             let list: Vec<String> = tactics.iter().map(|(t, n)| format!("{t} {n}")).collect();
-            writeln!(out, "  {:<9} {:<9} tactics: {}", "", "", list.join(", "))?;
+            writeln!(
+                out,
+                "  {:<9} {:<kind_width$} tactics: {}",
+                "",
+                "",
+                list.join(", ")
+            )?;
         }
     }
     if !o.sorries.is_empty() {
-        let places: Vec<String> = o
-            .sorries
-            .iter()
-            .map(|s| match &s.declaration {
-                Some(d) if !d.is_empty() => format!("{}:{} in {d}", s.line, s.column),
-                _ => format!("{}:{}", s.line, s.column),
-            })
-            .collect();
+        let places: Vec<String> =
+            o.sorries
+                .iter()
+                .map(|s| match s.declaration.as_deref() {
+                    Some("") => match o.declarations.iter().find(|d| {
+                        d.full_name.is_empty() && d.line <= s.line && s.line <= d.end_line
+                    }) {
+                        Some(d) => format!(
+                            "{}:{} in the {} at line {}",
+                            s.line, s.column, d.kind, d.line
+                        ),
+                        None => format!("{}:{}", s.line, s.column),
+                    },
+                    Some(d) => format!("{}:{} in {d}", s.line, s.column),
+                    None => format!("{}:{}", s.line, s.column),
+                })
+                .collect();
         writeln!(out, "  sorries  {}", places.join(", "))?;
     }
     if !o.axioms.is_empty() {
@@ -137,4 +168,44 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
         writeln!(out, "  axioms   {}", names.join(", "))?;
     }
     Ok(())
+}
+
+/// How much of an anonymous declaration's statement names it in the human outline.
+const ANONYMOUS_STATEMENT_CHARS: usize = 60;
+
+fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lean::ParsedFile;
+
+    fn human(text: &str) -> String {
+        let outline = Outline::of("t.lean", &ParsedFile::parse(text.to_string()));
+        let mut out = Vec::new();
+        write_human(&mut out, &outline).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn anonymous_declarations_are_named_by_their_statement() {
+        let out = human(
+            "instance : Inhabited Nat := ⟨sorry⟩\n\n\
+             class inductive Good : Prop\n  | yes\n\n\
+             theorem t : True := by\n  sorry\n",
+        );
+        assert_eq!(
+            out,
+            "t.lean\n\
+             \x20 1         instance        (anonymous) : Inhabited Nat  1 sorry\n\
+             \x20 3-4       class inductive Good\n\
+             \x20 6-7       theorem         t  1 sorry\n\
+             \x20 sorries  1:30 in the instance at line 1, 7:3 in t\n"
+        );
+    }
 }
