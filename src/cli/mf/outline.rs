@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::cli::render::one_line;
 use crate::lean::batch::parse_files;
 use crate::lean::walk::{lean_files, IgnoreRules};
 use crate::lean::Outline;
@@ -98,7 +99,7 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
         let name = if d.full_name.is_empty() {
             format!(
                 "(anonymous) {}",
-                shorten(&d.statement, ANONYMOUS_STATEMENT_CHARS)
+                one_line(&d.statement, ANONYMOUS_STATEMENT_CHARS)
             )
         } else {
             d.full_name.clone()
@@ -172,13 +173,6 @@ fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {
 
 /// How much of an anonymous declaration's statement names it in the human outline.
 const ANONYMOUS_STATEMENT_CHARS: usize = 60;
-
-fn shorten(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
-}
 
 #[cfg(test)]
 mod tests {

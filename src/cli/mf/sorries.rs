@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::cli::render::one_line;
 use crate::cursor::{self, Hole};
 use crate::lean::batch::parse_files;
 use crate::lean::walk::{lean_files, IgnoreRules};
@@ -131,17 +132,9 @@ fn write_human(out: &mut impl Write, path: &str, h: &Hole) -> std::io::Result<()
         "{place}: {} in {} {name}{where_} (hole {} of {})",
         h.keyword, d.kind, d.hole, d.holes
     )?;
-    writeln!(out, "    {}", shorten(&d.statement, STATEMENT_SHOWN))?;
+    writeln!(out, "    {}", one_line(&d.statement, STATEMENT_SHOWN))?;
     if let Some(u) = &h.under {
-        writeln!(out, "    under: {}", shorten(&u.text, STATEMENT_SHOWN))?;
+        writeln!(out, "    under: {}", one_line(&u.text, STATEMENT_SHOWN))?;
     }
     Ok(())
-}
-
-/// `s` cut to `max` characters, with `…` when cut.
-fn shorten(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((i, _)) => format!("{}…", &s[..i]),
-    }
 }
