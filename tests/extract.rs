@@ -557,7 +557,7 @@ fn aristotles_disproofs_repeated_verdicts_and_processing_errors() {
     let p = Project::with_fixtures("results_aristotle");
     let (v, stderr, code) = p.extract_all();
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(v["summary"]["added"], 4);
+    assert_eq!(v["summary"]["added"], 5);
 
     // Code inside the disproofs is not counted; the two stacked "failed to find a proof"
     // comments are one failure; more than 2 sorries make the file a failed attempt.
@@ -609,6 +609,22 @@ fn aristotles_disproofs_repeated_verdicts_and_processing_errors() {
         "medium"
     );
 
+    // A verdict followed by other commands, not by a declaration, is about the whole file.
+    assert_eq!(
+        p.types("slot703_"),
+        pairs(&[("failure", 1), ("theorem", 1)])
+    );
+    assert_eq!(
+        column(&p, "title", "failure", "slot703_", ""),
+        "Aristotle failed to load this code (slot703)"
+    );
+    assert!(column(&p, "why_failed", "failure", "slot703_", "")
+        .ends_with("Unexpected axioms were added during verification: ['harmonicSorry476311', 'edges_card']"));
+    assert_eq!(
+        column(&p, "confidence", "theorem", "slot703_", "uses_axiom"),
+        "medium"
+    );
+
     let conn = p.conn();
     let sources: Vec<SourceRow> = conn
         .prepare(
@@ -648,6 +664,12 @@ fn aristotles_disproofs_repeated_verdicts_and_processing_errors() {
                 Some(702),
                 Some("tau_bound"),
                 "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"
+            ),
+            owned(
+                "slot703_edges_card_aristotle.lean",
+                Some(703),
+                Some("edges_card"),
+                "7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
             ),
             // A generic name is read from its directories: the problem from the batch
             // directory, the uuid from the unpacked request.

@@ -244,10 +244,15 @@ fn verdict_finding(
             };
             NewFinding {
                 finding_type: FindingType::Failure,
-                title: format!("{}: {name} ({origin})", kind.summary()),
+                // A verdict about no declaration in particular is about the file.
+                title: match decl {
+                    Some(_) => format!("{}: {name} ({origin})", kind.summary()),
+                    None => format!("{} ({origin})", kind.summary()),
+                },
                 description: format!(
-                    "{} for {name} in {origin}{}",
+                    "{} for {} in {origin}{}",
                     kind.summary(),
+                    if decl.is_some() { name } else { "the file" },
                     decl.map(|d| format!(
                         ": {}",
                         truncate(&d.statement, DESCRIPTION_STATEMENT_CHARS)

@@ -52,7 +52,7 @@ pub fn verdicts(text: &str, outline: &Outline) -> Vec<Verdict> {
         let Some(kind) = text.get(c.span.clone()).and_then(classify) else {
             continue;
         };
-        let declaration = attach(outline, &c.span);
+        let declaration = attach(outline, text, &c.span);
         if found
             .iter()
             .any(|v| v.declaration == declaration && v.kind == kind)
@@ -68,12 +68,47 @@ pub fn verdicts(text: &str, outline: &Outline) -> Vec<Verdict> {
     found
 }
 
-fn attach(outline: &Outline, span: &Range<usize>) -> Option<usize> {
+/// The declaration a verdict is about: the one it sits in, else the next one, provided only
+/// comments and `set_option … in` / `open … in` prefixes come between. A verdict followed by
+/// other commands (`set_option …`, `open …`, `variable …`) is about the file, as Aristotle's
+/// "Unexpected axioms were added during verification" is.
+fn attach(outline: &Outline, text: &str, span: &Range<usize>) -> Option<usize> {
     let decls = &outline.declarations;
-    decls
+    if let Some(inside) = decls
         .iter()
         .position(|d| d.span.start <= span.start && span.end <= d.span.end)
-        .or_else(|| decls.iter().position(|d| d.span.start >= span.end))
+    {
+        return Some(inside);
+    }
+    let next = decls.iter().position(|d| d.span.start >= span.end)?;
+    let between = span.end..decls[next].span.start;
+    let mut code = String::new();
+    let mut at = between.start;
+    for c in outline
+        .comments
+        .iter()
+        .filter(|c| between.start <= c.span.start && c.span.end <= between.end)
+    {
+        code.push_str(text.get(at..c.span.start).unwrap_or(""));
+        code.push(' ');
+        at = c.span.end;
+    }
+    code.push_str(text.get(at..between.end).unwrap_or(""));
+    only_declaration_prefixes(&code).then_some(next)
+}
+
+/// Whether `code` is nothing but prefixes that belong to the declaration after them.
+fn only_declaration_prefixes(code: &str) -> bool {
+    let mut words = code.split_whitespace();
+    while let Some(first) = words.next() {
+        if first != "set_option" && first != "open" {
+            return false;
+        }
+        if !words.by_ref().any(|w| w == "in") {
+            return false;
+        }
+    }
+    true
 }
 
 /// Reads a block comment's text (delimiters included); `None` unless it is a verdict.
@@ -157,6 +192,28 @@ mod tests {
                 negation: "theorem neg : ¬ P := by\n  decide".into()
             })
         );
+    }
+
+    fn outline_of(text: &str) -> Outline {
+        Outline::of("", &crate::lean::ParsedFile::parse(text.to_string()))
+    }
+
+    #[test]
+    fn a_verdict_is_about_the_declaration_after_it_or_about_the_file() {
+        let text = "/- Aristotle failed to find a proof. -/\n\
+                    /- A note of the author. -/\n\
+                    set_option maxHeartbeats 400000 in\n\
+                    theorem a : True := by\n  sorry\n\n\
+                    /- Aristotle failed to load this code into its environment. Double check.\n\n\
+                    Unexpected axioms were added during verification: ['ax']-/\n\
+                    set_option maxHeartbeats 400000\n\n\
+                    open Finset\n\n\
+                    theorem b : True := trivial\n";
+        let outline = outline_of(text);
+        let found = verdicts(text, &outline);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].declaration, Some(0));
+        assert_eq!(found[1].declaration, None);
     }
 
     #[test]
