@@ -77,6 +77,24 @@ fn errors_lists_unclean_files_with_positions() {
         .stdout(predicate::str::contains("good.lean").not());
 }
 
+/// Lean nests `/-` inside comments, so an error message quoted in a header never closes it.
+#[test]
+fn an_unclosed_comment_is_named_as_such() {
+    let dir = TempDir::new().unwrap();
+    fs::write(
+        dir.path().join("header.lean"),
+        "theorem ok : True := trivial\n\n/-\nAt line 3: unexpected token '/--'\n-/\n\ntheorem t : True := trivial\n",
+    )
+    .unwrap();
+    mf().args(["parse", "--errors"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with(
+            "header.lean: 3:1 comment never closed (a `/-` inside it opens another)\n",
+        ));
+}
+
 #[test]
 fn a_missing_path_is_reported_and_the_rest_still_processed() {
     let dir = TempDir::new().unwrap();

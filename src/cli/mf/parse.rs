@@ -74,6 +74,9 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
                         let pos = Position::start_of(&parsed.text, *n);
                         if n.is_missing() {
                             format!("{pos} missing {}", n.kind())
+                        } else if parsed.text[n.byte_range()].starts_with("/-") {
+                            // Lean nests `/-` in comments: quoted `'/--'` opens a level too.
+                            format!("{pos} comment never closed (a `/-` inside it opens another)")
                         } else {
                             format!("{pos} syntax error")
                         }
