@@ -22,6 +22,8 @@ use serde::Serialize;
 use crate::kb::{content_hash, FileItem, FileStatus, Kb, KnownSource, SourceRecord};
 use crate::lean::{Outline, ParsedFile, Source};
 
+use naming::FileNaming;
+
 /// Files prepared in parallel and then written in one transaction.
 const BATCH: usize = 256;
 
@@ -201,7 +203,7 @@ fn prepare(
         }
     };
     let hash = content_hash(&bytes);
-    let naming = Naming::of(path, overrides);
+    let naming = naming_of(path, overrides);
     // Unchanged means the same bytes known under the same slot and problem: a `--slot` or
     // `--problem-id` that corrects what is stored re-extracts the file.
     if let Some(stored) = known.get(&key).filter(|k| {
@@ -293,20 +295,12 @@ impl SharedAnalyses {
 }
 
 /// Slot, problem id and uuid of a file: the command line's, else its path's.
-struct Naming {
-    slot: Option<i64>,
-    problem_id: Option<String>,
-    uuid: Option<String>,
-}
-
-impl Naming {
-    fn of(path: &Path, overrides: &Overrides) -> Naming {
-        let from_path = naming::from_path(path);
-        Naming {
-            slot: overrides.slot.or(from_path.slot),
-            problem_id: overrides.problem_id.clone().or(from_path.problem_id),
-            uuid: from_path.uuid,
-        }
+fn naming_of(path: &Path, overrides: &Overrides) -> FileNaming {
+    let from_path = naming::from_path(path);
+    FileNaming {
+        slot: overrides.slot.or(from_path.slot),
+        problem_id: overrides.problem_id.clone().or(from_path.problem_id),
+        uuid: from_path.uuid,
     }
 }
 
@@ -317,10 +311,10 @@ fn extract_source(
     hash: String,
     size: u64,
     source: Source,
-    naming: Naming,
+    naming: FileNaming,
     shared: &SharedAnalyses,
 ) -> (FileItem, usize, usize) {
-    let Naming {
+    let FileNaming {
         slot,
         problem_id,
         uuid,

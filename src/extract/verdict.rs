@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use crate::lean::outline::{CommentKind, Outline};
+use crate::lean::outline::{code_text, CommentKind, Outline};
 
 /// What Aristotle said about a declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,19 +82,12 @@ fn attach(outline: &Outline, text: &str, span: &Range<usize>) -> Option<usize> {
     }
     let next = decls.iter().position(|d| d.span.start >= span.end)?;
     let between = span.end..decls[next].span.start;
-    let mut code = String::new();
-    let mut at = between.start;
-    for c in outline
+    let comments = outline
         .comments
         .iter()
-        .filter(|c| between.start <= c.span.start && c.span.end <= between.end)
-    {
-        code.push_str(text.get(at..c.span.start).unwrap_or(""));
-        code.push(' ');
-        at = c.span.end;
-    }
-    code.push_str(text.get(at..between.end).unwrap_or(""));
-    only_declaration_prefixes(&code).then_some(next)
+        .map(|c| c.span.clone())
+        .filter(|c| between.start <= c.start && c.end <= between.end);
+    only_declaration_prefixes(&code_text(text, between.clone(), comments)).then_some(next)
 }
 
 /// Whether `code` is nothing but prefixes that belong to the declaration after them.

@@ -104,9 +104,8 @@ impl Kb {
     /// For each file: the same path with the same `content_hash`, slot and problem id is
     /// [`FileStatus::Unchanged`]; a known path with a new hash (or a corrected slot or problem
     /// id) has its old findings deleted and the new ones inserted ([`FileStatus::Replaced`]);
-    /// a new path is [`FileStatus::Added`]. A file whose findings
-    /// are invalid (unknown domain, empty title, …) is [`FileStatus::Failed`] and the batch goes
-    /// on. Findings inherit `source_file`, `source_slot`, `problem_id` and
+    /// a new path is [`FileStatus::Added`]. A file whose findings are invalid (unknown domain,
+    /// empty title, …) is [`FileStatus::Failed`] and the batch goes on. Findings inherit `source_file`, `source_slot`, `problem_id` and
     /// `source_submission_uuid` from the source when they leave them `None`. When a
     /// [`ProblemUpsert`] is given, the problem is created or merged and its counters move by
     /// what this file added or replaced.

@@ -539,7 +539,7 @@ fn last_code_node(node: Node<'_>) -> Node<'_> {
 
 /// The text of `range` with the comment `spans` inside it cut out, whitespace collapsed: a
 /// statement as Lean reads it (a `--` comment would otherwise swallow the rest of the line).
-fn code_text(
+pub(crate) fn code_text(
     text: &str,
     range: Range<usize>,
     comments: impl Iterator<Item = Range<usize>>,
