@@ -213,14 +213,17 @@ fn verdict_finding(
             NewFinding {
                 finding_type: FindingType::FalseLemma,
                 title: format!("False: {name} ({origin})"),
-                description: format!(
-                    "Aristotle proved the negation of {name}: {}{}",
-                    decl.map_or("", |d| d.statement.as_str()),
-                    negation_statement
-                        .as_deref()
-                        .map(|s| format!(". Negation: {s}"))
-                        .unwrap_or_default()
-                ),
+                // The negation first: the claim is in `theorem_statement`, and listings cut
+                // descriptions short.
+                description: match (&negation_statement, decl) {
+                    (Some(negation), _) => {
+                        format!("Aristotle proved the negation of {name}: {negation}")
+                    }
+                    (None, Some(d)) => {
+                        format!("Aristotle proved the negation of {name}: {}", d.statement)
+                    }
+                    (None, None) => "Aristotle found this block to be false".to_string(),
+                },
                 theorem_name,
                 theorem_statement,
                 counterexample: Some(truncate(negation, MAX_EVIDENCE_CHARS)),
