@@ -86,14 +86,24 @@ fn slot_and_problem(name: &str) -> (Option<i64>, Option<String>) {
     (slot.flatten(), problem_id(&words))
 }
 
+/// `w4e` → (`w`, `4`, `e`): the leading ASCII letters, the digits after them, and the rest.
+/// Slots, versions, batch labels and problem numbers are all words of this shape.
+fn letters_digits_rest(word: &str) -> (&str, &str, &str) {
+    let letters = word.len()
+        - word
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .len();
+    let (letters, after) = word.split_at(letters);
+    let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (digits, rest) = after.split_at(digits);
+    (letters, digits, rest)
+}
+
 /// `slot614` → 614, `slot224c` → 224 (lettered variants of one slot).
 fn slot_number(word: &str) -> Option<i64> {
-    let rest = word
-        .strip_prefix("slot")
-        .or_else(|| word.strip_prefix("Slot"))?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let tail = &rest[digits.len()..];
-    if digits.is_empty() || !tail.chars().all(|c| c.is_ascii_alphabetic()) || tail.len() > 2 {
+    let (letters, digits, tail) = letters_digits_rest(word);
+    let lettered_variant = tail.len() <= 2 && tail.chars().all(|c| c.is_ascii_alphabetic());
+    if !matches!(letters, "slot" | "Slot") || digits.is_empty() || !lettered_variant {
         return None;
     }
     digits.parse().ok()
@@ -101,22 +111,18 @@ fn slot_number(word: &str) -> Option<i64> {
 
 /// `v2`, `v3`, `v1b`: a version of a submission, not a problem.
 fn is_version(word: &str) -> bool {
-    let Some(rest) = word.strip_prefix('v') else {
-        return false;
-    };
-    let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    digits > 0 && rest.len() - digits <= 1 && rest[digits..].chars().all(|c| c.is_ascii_lowercase())
+    let (letters, digits, rest) = letters_digits_rest(word);
+    letters == "v"
+        && !digits.is_empty()
+        && rest.len() <= 1
+        && rest.chars().all(|c| c.is_ascii_lowercase())
 }
 
 /// `yolo`, `yolo6`, `w2`, `w4e`, `mega9`, `d1`: the users' batch labels in front of a name.
 fn is_batch_label(word: &str) -> bool {
-    let letters: String = word.chars().take_while(char::is_ascii_lowercase).collect();
-    let rest = &word[letters.len()..];
-    let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    let suffix = &rest[digits..];
-    match letters.as_str() {
-        "yolo" | "mega" => digits == rest.len(),
-        "w" | "d" => digits > 0 && suffix.len() <= 1,
+    match letters_digits_rest(word) {
+        ("yolo" | "mega", _, "") => true,
+        ("w" | "d", digits, suffix) => !digits.is_empty() && suffix.len() <= 1,
         _ => false,
     }
 }
@@ -150,13 +156,10 @@ fn leading_uuid(dir: &str) -> Option<String> {
 /// `e8_lattice` is not read as Erdős problem 8.
 fn erdos_number(words: &[String]) -> Option<String> {
     for (i, w) in words.iter().enumerate() {
-        for (prefix, min_digits) in [("erdos", 1), ("e", 2)] {
-            let Some(digits) = w.strip_prefix(prefix) else {
-                continue;
-            };
-            if digits.len() >= min_digits && digits.chars().all(|c| c.is_ascii_digit()) {
-                return Some(digits.to_string());
-            }
+        match letters_digits_rest(w) {
+            ("erdos", digits, "") if !digits.is_empty() => return Some(digits.to_string()),
+            ("e", digits, "") if digits.len() >= 2 => return Some(digits.to_string()),
+            _ => {}
         }
         if w == "erdos" {
             if let Some(next) = words.get(i + 1) {
@@ -176,13 +179,10 @@ fn problem_id(words: &[&str]) -> Option<String> {
     }
     let first = lower.first()?;
     // `tuza4` → `tuza_4`
-    let letters: String = first
-        .chars()
-        .take_while(char::is_ascii_alphabetic)
-        .collect();
-    let digits = &first[letters.len()..];
-    if !letters.is_empty() && !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
-        return Some(format!("{letters}_{digits}"));
+    if let (letters, digits, "") = letters_digits_rest(first) {
+        if !letters.is_empty() && !digits.is_empty() {
+            return Some(format!("{letters}_{digits}"));
+        }
     }
     if let Some(second) = lower.get(1) {
         let alphabetic_first = first.chars().all(|c| c.is_ascii_alphabetic());
