@@ -91,6 +91,9 @@ module.exports = grammar({
     $._calc_steps_start,
     $._alts_start,
     $._error_sentinel,
+    $._command_start,
+    $._command_end,
+    $._tactic_start,
   ],
 
   reserved: {
@@ -117,10 +120,46 @@ module.exports = grammar({
     $._term,
   ],
 
-  conflicts: $ => [],
+  // `private mk ::` or a `private` field: known at `::`.
+  conflicts: $ => [[$.constructor_name, $.field]],
 
   rules: {
-    source_file: $ => repeat($._command),
+    // A command at column 0 is preceded by the scanner's zero-width `_command_start` (Lean's
+    // front end parses a command at a time; column 0 is where real code starts them). It is
+    // the point where error recovery resumes, and it lets any identifier at column 0 start a
+    // command the grammar does not know (`user_command`). Commands elsewhere (indented, after
+    // `… in`) need no start token.
+    source_file: $ => seq(
+      optional(alias($._user_command_rest, $.user_command)),
+      repeat(choice(
+        $._command,
+        seq($._command_start, choice($._command, $.user_command)),
+      )),
+    ),
+
+    // A command the grammar does not know (`problem foo : P := by …`, `World "x"`, `alias`,
+    // a project's own `syntax … : command`): its head identifier and term parts, up to the
+    // scanner's `_command_end` before the next column-0 command or comment.
+    user_command: $ => seq(
+      optional(field('attributes', $.attributes)),
+      repeat(field('modifier', $.modifier)),
+      $._user_command_rest,
+    ),
+
+    _user_command_rest: $ => seq(
+      field('head', $.identifier),
+      repeat($._user_command_part),
+      $._command_end,
+    ),
+
+    // Reserved words lose their force here: `snip end` is one command.
+    _user_command_part: $ => reserved('soup', choice(
+      $.identifier, // listed here (not only through `_term_part`) for the reserved context
+      $._term_part,
+      $._comma_tok,
+      $._bar_tok,
+      ':=', ';', '=>', 'with', '::',
+    )),
 
     // -----------------------------------------------------------------------
     // Commands
@@ -246,7 +285,11 @@ module.exports = grammar({
 
     mutual: $ => seq(
       'mutual',
-      repeat(choice($.declaration, $.set_option, $.open, $.variable)),
+      repeat(seq(
+        optional($._command_start),
+        choice($.declaration, $.set_option, $.open, $.variable),
+      )),
+      optional($._command_start),
       'end',
     ),
 
@@ -279,7 +322,8 @@ module.exports = grammar({
       alias($._soup_braces, $.braces),
     )),
 
-    modifier: $ => choice(...MODIFIERS),
+    // `scoped[NS]` (Mathlib): the declaration or notation is scoped to namespace NS
+    modifier: $ => choice(...MODIFIERS, seq('scoped', token.immediate('['), $.identifier, ']')),
 
     declaration: $ => prec.right(seq(
       optional(field('attributes', $.attributes)),
@@ -302,7 +346,7 @@ module.exports = grammar({
         seq(
           field('kind', alias('instance', $.declaration_kind)),
           optional($.instance_priority),
-          optional(field('name', $.identifier)),
+          optional(seq(field('name', $.identifier), repeat($.identifier))),
           repeat($._bracket_binder),
           $._type_ascription,
           optional($._def_body),
@@ -313,6 +357,12 @@ module.exports = grammar({
           repeat($._binder),
           optional(choice($.extends, $._type_ascription)),
           optional(field('body', $.structure_body)),
+        ),
+        // Batteries' `alias foo := bar` and `alias ⟨mp, mpr⟩ := iff`
+        seq(
+          field('kind', alias('alias', $.declaration_kind)),
+          choice(field('name', $.identifier), $.anonymous_constructor),
+          optional($._def_body),
         ),
         seq(
           field('kind', alias($._kind_inductive, $.declaration_kind)),
@@ -336,7 +386,8 @@ module.exports = grammar({
     _type_ascription: $ => seq(':', field('type', $.type)),
 
     // `;` ends a `let x := v;` / `have` inside the type
-    type: $ => prec.right(repeat1(choice($._term_part, ';'))),
+    // `,` stands for the binder notations a project declares (`𝔼 x ∈ s, f x`, `⨍ t in s, f t`).
+    type: $ => prec.right(repeat1(choice($._term_part, ';', $._comma_tok))),
 
     _binder: $ => choice($._bracket_binder, $.identifier),
 
@@ -363,7 +414,9 @@ module.exports = grammar({
     ),
 
     // `:= term`
-    value: $ => seq(':=', repeat1(choice($._term_part, ';'))),
+    // A term-level `open … in` / `set_option … in` is taken only at the start: later, the
+    // word starts the next command.
+    value: $ => seq(':=', repeat($._term_prefix), repeat1(choice($._term_part, ';', $._comma_tok))),
 
     // `| pat => term` ...
     equations: $ => repeat1($.alternative),
@@ -386,7 +439,7 @@ module.exports = grammar({
       $._layout_end,
     ),
 
-    constructor_name: $ => seq($.identifier, '::'),
+    constructor_name: $ => seq(repeat($.modifier), $.identifier, '::'),
 
     _fields: $ => seq(
       $.field,
@@ -395,7 +448,7 @@ module.exports = grammar({
     ),
 
     field: $ => seq(
-      repeat1(choice($.identifier, $._bracket_binder, $.attributes)),
+      repeat1(choice($.identifier, $._bracket_binder, $.attributes, $.modifier)),
       optional(seq(':', $._term)),
       optional(choice(seq(':=', $._term), repeat1($.alternative))),
     ),
@@ -408,6 +461,7 @@ module.exports = grammar({
     constructor: $ => seq(
       $._bar_tok,
       repeat($.attributes),
+      repeat($.modifier),
       field('name', $.identifier),
       repeat($._binder),
       optional(seq(':', $._term)),
@@ -499,8 +553,21 @@ module.exports = grammar({
       ';',
       '=>',
       'with',
-      alias($._term_set_option, $.set_option),
+      $._term_prefix,
     )),
+
+    // `open Foo in t` / `set_option o v in t` inside a term: like a binder head, the term
+    // follows as sibling parts.
+    _term_prefix: $ => choice(
+      alias($._term_set_option, $.set_option),
+      alias($._term_open, $.open),
+    ),
+
+    _term_open: $ => seq(
+      'open',
+      repeat1(choice($.identifier, alias('scoped', $.identifier), $.parens)),
+      'in',
+    ),
 
     // `(set_option opt v in t)`: only inside a group, so that a term can never
     // swallow a following `set_option … in` command.  Like a binder head, the
@@ -523,11 +590,13 @@ module.exports = grammar({
       ),
     )),
 
-    binder_notation: $ => seq(
+    // The comma is optional: projects declare binder symbols as plain prefix operators too
+    // (`∀' φ`, `∃' φ`).
+    binder_notation: $ => prec.right(seq(
       field('binder', $.binder_symbol),
       repeat1($._term_part),
-      $._comma_tok,
-    ),
+      optional($._comma_tok),
+    )),
 
     by_block: $ => seq('by', $._tactic_block),
 
@@ -615,7 +684,9 @@ module.exports = grammar({
     // Tactics
     // -----------------------------------------------------------------------
 
-    _tactic_block: $ => seq($._layout_start, $._tactic_seq, $._layout_end),
+    // A tactic block opens with its own token: only there does a tactic word on a more indented
+    // line start a new item (Lean's `checkColGe`).
+    _tactic_block: $ => seq($._tactic_start, $._tactic_seq, $._layout_end),
 
     _tactic_seq: $ => seq(
       $.tactic,
@@ -693,8 +764,9 @@ module.exports = grammar({
       // comma separated witnesses
       prec.right(seq(
         field('head', alias(choice('use', 'use!', 'exists', 'existsi', 'refine_lift',
-          "induction'", "cases'", 'fin_cases', 'interval_cases'), $.identifier)),
-        repeat(choice($._term_part, $._comma_tok, ':=')),
+          "induction'", "cases'", 'fin_cases', 'interval_cases', 'induction', 'cases',
+          'generalize'), $.identifier)),
+        repeat(choice($._term_part, $._comma_tok, ':=', $._term_prefix)),
         optional($.with_clause),
       )),
       seq(field('head', alias('open', $.identifier)), repeat1(choice($.identifier, alias('scoped', $.identifier))), 'in', $.tactic),
@@ -704,6 +776,7 @@ module.exports = grammar({
     _tactic_arg: $ => choice(
       $._term_part,
       ':=',
+      $._term_prefix,
     ),
 
     with_clause: $ => seq(
@@ -762,7 +835,7 @@ module.exports = grammar({
     _soup_double_angle: $ => seq('⟪', repeat($._soup_item), '⟫'),
 
     syntax_quotation: $ => seq(
-      /`\((?:[A-Za-z_][A-Za-z_0-9.]*\|)?/,
+      /``?\((?:[A-Za-z_][A-Za-z_0-9.]*\|)?/,
       repeat($._soup_item),
       ')',
     ),

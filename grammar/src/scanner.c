@@ -42,6 +42,9 @@ enum TokenType {
   CALC_STEPS_START,
   ALTS_START,
   ERROR_SENTINEL,
+  COMMAND_START,
+  COMMAND_END,
+  TACTIC_START,
 };
 
 #define MAX_DEPTH 250
@@ -67,7 +70,8 @@ static inline void skp(TSLexer *lx) { lx->advance(lx, true); }
 #define THEN_FLAG 0x2000u /* block opened right after `then` */
 #define STEPS_FLAG 0x1000u /* the `_ = … := …` steps of a `calc` */
 #define ALTS_FLAG 0x0800u  /* the `| tac` alternatives of `first` */
-#define COL_MASK 0x07FFu
+#define TACTIC_FLAG 0x0400u /* a tactic block */
+#define COL_MASK 0x03FFu
 
 static inline void push(Scanner *s, uint32_t col) {
   if (col > 0xFFFF) col = 0xFFFF;
@@ -135,15 +139,15 @@ static bool word_in_sorted(const char *w, const char *const *list, size_t n) {
 #define word_in(w, L) word_in_sorted((w), (L), L##_LEN)
 
 static const char *const COMMAND_WORDS[] = {
-  "abbrev", "attribute", "axiom", "class", "declare_syntax_cat",
-  "def", "deriving", "elab", "elab_rules", "end", "example",
-  "export", "import", "include", "inductive", "infix", "infixl",
-  "infixr", "initialize", "instance", "lemma", "local", "macro",
-  "macro_rules", "module", "mutual", "namespace", "noncomputable", "nonrec",
-  "notation", "notation3", "omit", "opaque", "open", "partial",
-  "postfix", "prefix", "private", "protected", "public", "scoped",
-  "section", "set_option", "structure", "syntax", "theorem",
-  "universe", "unsafe", "variable",
+  "abbrev", "add_decl_doc", "attribute", "axiom", "binder_predicate",
+  "builtin_initialize", "class", "declare_syntax_cat", "def", "deriving", "dsimproc",
+  "elab", "elab_rules", "end", "example", "export", "import", "include", "inductive",
+  "infix", "infixl", "infixr", "initialize", "instance", "irreducible_def", "lemma",
+  "local", "macro", "macro_rules", "meta", "module", "mutual", "namespace",
+  "noncomputable", "nonrec", "notation", "notation3", "omit", "opaque", "open",
+  "partial", "postfix", "prefix", "prelude", "private", "protected", "public",
+  "register_simp_attr", "scoped", "section", "set_option", "simproc", "structure",
+  "syntax", "theorem", "universe", "unsafe", "variable",
 };
 #define COMMAND_WORDS_LEN (sizeof(COMMAND_WORDS) / sizeof(COMMAND_WORDS[0]))
 
@@ -169,6 +173,16 @@ static const char *const TACTIC_WORDS[] = {
 };
 #define TACTIC_WORDS_LEN (sizeof(TACTIC_WORDS) / sizeof(TACTIC_WORDS[0]))
 
+/* Words that can stand at column 0 without starting a command: they continue the command
+ * above (`where`, `termination_by`, a proof `by` / `sorry` on its own line, …). Any other
+ * identifier at column 0, where a command may start, starts one (a project's own command). */
+static const char *const CONTINUATION_WORDS[] = {
+  "admit", "at", "by", "calc", "decreasing_by", "do", "else", "extends", "from",
+  "fun", "generalizing", "have", "if", "in", "let", "match", "only", "show", "sorry",
+  "suffices", "termination_by", "termination_by?", "then", "using", "where", "with",
+};
+#define CONTINUATION_WORDS_LEN (sizeof(CONTINUATION_WORDS) / sizeof(CONTINUATION_WORDS[0]))
+
 static const char *const CLOSING_WORDS[] = {
   "decreasing_by", "deriving", "termination_by", "termination_by?",
 };
@@ -183,10 +197,67 @@ enum Kind {
   K_BLOCK_COMMENT,
 };
 
+/* Reads an ASCII word into `w` (NUL-terminated when it fits) and returns its length. */
+static unsigned read_word(TSLexer *lx, char *w, unsigned size) {
+  unsigned n = 0;
+  while (is_ascii_word(lx->lookahead)) {
+    if (n < size - 1) w[n] = (char)lx->lookahead;
+    n++;
+    adv(lx);
+  }
+  if (n < size) w[n] = 0;
+  return n;
+}
+
+/* After `deriving`: is the next word `instance` (the command `deriving instance … for …`,
+ * not a declaration's `deriving` clause)? */
+static bool deriving_instance(TSLexer *lx) {
+  while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+  char w[10];
+  unsigned n = read_word(lx, w, sizeof(w));
+  return n == 8 && strcmp(w, "instance") == 0;
+}
+
+/* Whether `=>` follows on the current line (outside nothing: a cheap look, read once per
+ * line start). */
+static bool arrow_on_line(TSLexer *lx) {
+  while (!at_end(lx) && lx->lookahead != '\n') {
+    if (lx->lookahead == '=') {
+      adv(lx);
+      if (lx->lookahead == '>') return true;
+    } else {
+      adv(lx);
+    }
+  }
+  return false;
+}
+
 static inline bool emit(Scanner *s, TSLexer *lx, enum TokenType t) {
   s->last = (uint16_t)t;
   lx->result_symbol = t;
   return true;
+}
+
+/* Emits the zero-width `_command_start`, remembering in `last` a hash of the line's first
+ * characters (the lexer stands somewhere in its first word). tree-sitter ignores an empty
+ * token in error recovery when the scanner's state did not change: so a start that the
+ * parser skipped is not offered again at the same place (no endless loop), while the next
+ * line's start, which hashes differently, still is. */
+static bool emit_command_start(Scanner *s, TSLexer *lx, uint32_t seed) {
+  uint32_t h = seed * 31u + 7u;
+  for (int i = 0; i < 48 && !at_end(lx) && lx->lookahead != '\n'; i++) {
+    h = h * 31u + (uint32_t)lx->lookahead;
+    adv(lx);
+  }
+  s->last = (uint16_t)(COMMAND_START | ((h & 0x7FFu) << 5));
+  lx->result_symbol = COMMAND_START;
+  return true;
+}
+
+static uint32_t word_hash(const char *w) {
+  uint32_t h = 0;
+  for (; *w; w++) h = h * 31u + (unsigned char)*w;
+  return h;
 }
 
 /* Lex the rest of a block comment; the lexer is positioned just after "/-". */
@@ -277,7 +348,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (!recovery && !valid[LAYOUT_START] && !valid[LAYOUT_SEP] && !valid[LAYOUT_END] &&
       !valid[CALC_START] && !valid[CALC_STEPS_START] && !valid[ALTS_START] && !valid[COMMA] &&
       !valid[BAR] &&
-      !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE]) {
+      !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE] && !valid[COMMAND_START] &&
+      !valid[COMMAND_END] && !valid[TACTIC_START]) {
     while (is_space(lx->lookahead)) skp(lx);
     if (lx->lookahead != '/') return false;
     adv(lx);
@@ -328,30 +400,30 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       }
       return false;
     }
-    if (has_r && line0) {
-      /* A command at column 0 closes every open block, even inside an error. */
-      bool cmd = at_eof;
+    if (line0) {
+      /* A command at column 0 closes every open block, even inside an error; once none is
+       * open, a command start lets the parser resume at the top level. Known command words
+       * close blocks; any other identifier (a project's command) only starts a command. */
+      bool cmd = at_eof, head = false;
       int32_t c0 = lx->lookahead;
+      uint32_t seed = (uint32_t)c0;
       if (c0 == '@' || c0 == '#') {
         adv(lx);
         cmd = c0 == '@' ? lx->lookahead == '[' : is_ascii_word_start(lx->lookahead);
       } else if (is_ascii_word_start(c0)) {
         char w[24];
-        unsigned n = 0;
-        while (is_ascii_word(lx->lookahead)) {
-          if (n < sizeof(w) - 1) w[n] = (char)lx->lookahead;
-          n++;
-          adv(lx);
-        }
+        unsigned n = read_word(lx, w, sizeof(w));
         if (n < sizeof(w)) {
-          w[n] = 0;
-          cmd = word_in(w, COMMAND_WORDS);
+          seed = word_hash(w);
+          cmd = word_in(w, COMMAND_WORDS) && !(strcmp(w, "deriving") == 0 && !deriving_instance(lx));
+          head = !cmd && !word_in(w, CONTINUATION_WORDS);
         }
       }
-      if (cmd) {
+      if (cmd && has_r) {
         pop(s);
         return emit(s, lx, LAYOUT_END);
       }
+      if ((cmd || head) && !at_eof && !has_r) return emit_command_start(s, lx, seed);
     }
     return false;
   }
@@ -366,9 +438,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool top_alts = (top_entry & ALTS_FLAG) != 0 && s->overflow == 0;
   bool v_calc = valid[CALC_START];
   bool v_steps = valid[CALC_STEPS_START];
-  bool v_start = valid[LAYOUT_START] || v_calc || v_steps;
+  bool v_tac = valid[TACTIC_START];
+  bool v_start = valid[LAYOUT_START] || v_calc || v_steps || v_tac;
+  bool top_tactic = (top_entry & TACTIC_FLAG) != 0 && s->overflow == 0;
   bool v_sep = valid[LAYOUT_SEP];
   bool v_end = valid[LAYOUT_END];
+  bool v_cstart = valid[COMMAND_START], v_cend = valid[COMMAND_END];
 
   /* ---- A. end of file ---- */
   if (at_eof) {
@@ -376,6 +451,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }
+    if (valid[COMMAND_END]) return emit(s, lx, COMMAND_END);
     return false;
   }
 
@@ -407,6 +483,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool then_else = false, bar_spaced_after = false, tactic_start = false;
   bool hole_line = false; /* the line starts with `_ `: a `calc` step */
   bool lx_word_is_deriving = false;
+  bool cmd_head = false; /* a column-0 word that starts a command (known or not) */
   int word_tok = -1; /* THEN or ELSE when the next word is one of them */
   int32_t c = lx->lookahead;
 
@@ -449,15 +526,16 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       adv(lx);
       if (lx->lookahead == ' ' || lx->lookahead == '\n') tactic_start = true;
     }
-  } else if (is_ascii_word_start(c) && nl && (v_start || has)) {
+  } else if (is_ascii_word_start(c) && nl && (v_start || has || v_cstart || v_cend)) {
     /* At a line start the whole word matters (commands, `deriving`, tactic
      * names, `then` / `else`). */
     char w[24];
-    unsigned n = 0;
-    while (is_ascii_word(lx->lookahead)) {
-      if (n < sizeof(w) - 1) w[n] = (char)lx->lookahead;
-      n++;
-      adv(lx);
+    unsigned n = read_word(lx, w, sizeof(w));
+    if (indent == 0 && (v_cstart || v_cend)) {
+      /* a word too long for `w` is no keyword: it is a project's command */
+      if (n >= sizeof(w)) cmd_head = true;
+      else if (strcmp(w, "deriving") == 0) cmd_head = deriving_instance(lx);
+      else cmd_head = !word_in(w, CONTINUATION_WORDS);
     }
     if (n < sizeof(w)) {
       w[n] = 0;
@@ -466,14 +544,17 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       else {
         if (word_in(w, COMMAND_WORDS)) {
           /* `open … in` and `set_option … in` are also tactics */
-          bool tactic_too = strcmp(w, "open") == 0 || strcmp(w, "set_option") == 0;
+          /* `open … in` and `set_option … in` are also tactics; `private` / `protected`
+           * also modify structure fields */
+          bool tactic_too = strcmp(w, "open") == 0 || strcmp(w, "set_option") == 0 ||
+                            strcmp(w, "private") == 0 || strcmp(w, "protected") == 0;
           if (indent == 0 || !tactic_too) cmd_start = true;
         }
         if ((c == 'd' || c == 't') && has && v_end && word_in(w, CLOSING_WORDS)) {
           closing_word = true;
           lx_word_is_deriving = strcmp(w, "deriving") == 0;
         }
-        if (indent > top && v_sep && word_in(w, TACTIC_WORDS)) tactic_start = true;
+        if (indent > top && v_sep && top_tactic && word_in(w, TACTIC_WORDS)) tactic_start = true;
       }
       then_else = word_tok >= 0;
     }
@@ -492,6 +573,15 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   bool is_comment = k == K_LINE_COMMENT || k == K_BLOCK_COMMENT;
 
+  /* ---- command boundaries at column 0 ---- */
+  /* A project's command ends before the next column-0 command or comment; a command may
+   * start at a column-0 word (not one that continues the command above), `@[` or `#…`. */
+  if (nl && indent == 0 && (v_cstart || v_cend)) {
+    bool starts = cmd_head || ((c == '@' || c == '#') && cmd_start);
+    if (v_cend && (starts || is_comment)) return emit(s, lx, COMMAND_END);
+    if (v_cstart && starts) return emit_command_start(s, lx, (uint32_t)c);
+  }
+
   /* ---- C. open a block ---- */
   /* The alternatives of `first` sit at the column of the first `|`, wherever
    * that is relative to the enclosing blocks. */
@@ -502,7 +592,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return emit(s, lx, ALTS_START);
   }
   if (v_start && !is_comment) {
-    bool blocked = nl && cmd_start;
+    /* A column-0 command right after an opener (`instance : C where` with no fields)
+     * gets an empty block, which the command closes at once. The optional `_ = … := …`
+     * steps of a `calc` open only at a `_`. */
+    bool blocked = v_steps && !valid[LAYOUT_START] && !v_calc && !v_tac && c != '_';
     if (!blocked) {
       uint32_t col = nl ? indent : same_line_col;
       bool other = v_sep || v_end;
@@ -510,11 +603,15 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       bool step_here = v_steps && c == '_' && col == top;
       if (!other || !has || col > top || step_here) {
         if (col > COL_MASK) col = COL_MASK;
-        uint32_t flags = v_calc ? CALC_FLAG : v_steps ? STEPS_FLAG : 0;
+        bool tac = v_tac && !valid[LAYOUT_START] && !v_calc && !v_steps;
+        uint32_t flags = v_calc ? CALC_FLAG : v_steps ? STEPS_FLAG : tac ? TACTIC_FLAG : 0;
         if (s->last == BAR) flags |= BAR_FLAG;
         if (s->last == THEN) flags |= THEN_FLAG;
         push(s, col | flags);
-        return emit(s, lx, v_calc ? CALC_START : v_steps ? CALC_STEPS_START : LAYOUT_START);
+        return emit(s, lx, v_calc    ? CALC_START
+                           : v_steps ? CALC_STEPS_START
+                           : tac     ? TACTIC_START
+                                     : LAYOUT_START);
       }
     }
   }
@@ -567,6 +664,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (k == K_BAR) {
     bool vb = valid[BAR], va = valid[ABS_BAR];
     bool spaced = ws && bar_spaced_after;
+    if (vb && va && nl && !bar_spaced_after) {
+      /* A line that starts with a tight `|`: an alternative (`|0 => …`) has a `=>` on the
+       * line, an absolute value continuing a term (`|x| ≤ d`) does not. */
+      lx->mark_end(lx);
+      return emit(s, lx, arrow_on_line(lx) ? BAR : ABS_BAR);
+    }
     if (vb && (!va || spaced || nl)) {
       lx->mark_end(lx);
       return emit(s, lx, BAR);
