@@ -147,6 +147,7 @@ mod tests {
             statement: String::new(),
             sorry_count: 0,
             tactics: BTreeMap::new(),
+            parse_error: false,
             span: span.0..span.1,
             body: None,
         }

@@ -354,6 +354,7 @@ mod tests {
             statement: statement.into(),
             sorry_count: 0,
             tactics: BTreeMap::new(),
+            parse_error: false,
             span: 0..1,
             body: Some(0..1),
         }

@@ -245,7 +245,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
     let domain = profile::charge(&profile::DOMAIN, || {
         domain::infer(&outline.imports, &parsed)
     });
-    let ParsedFile { text, tree } = parsed;
+    let ParsedFile { text, tree, .. } = parsed;
     profile::charge(&profile::DROP_TREE, || drop(tree));
     Analysis {
         text,

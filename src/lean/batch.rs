@@ -47,6 +47,10 @@ pub struct ParseStats {
     pub files: usize,
     pub clean_files: usize,
     pub error_nodes: usize,
+    /// Column-0 declarations in files with parse errors.
+    pub declarations_in_unclean_files: usize,
+    /// Of those, the ones lost inside ERROR nodes (see [`crate::lean::containment`]).
+    pub declarations_lost_to_errors: usize,
     pub bytes: usize,
     pub seconds: f64,
 }
@@ -60,6 +64,12 @@ impl ParseStats {
         if error_nodes == 0 {
             self.clean_files += 1;
         }
+    }
+
+    /// Adds how one file's errors were contained.
+    pub fn add_containment(&mut self, c: crate::lean::containment::Containment) {
+        self.declarations_in_unclean_files += c.column0_declarations;
+        self.declarations_lost_to_errors += c.lost_declarations;
     }
 
     /// Records the wall time since `start`.

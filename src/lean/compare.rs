@@ -593,6 +593,7 @@ mod tests {
             statement,
             sorry_count: holes,
             tactics: BTreeMap::new(),
+            parse_error: false,
             span: start..end,
             body: body_start.map(|b| b..end),
         }

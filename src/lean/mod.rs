@@ -6,6 +6,7 @@
 
 pub mod batch;
 pub mod compare;
+pub mod containment;
 pub mod header;
 pub mod idents;
 pub mod outline;

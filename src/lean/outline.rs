@@ -48,6 +48,10 @@ pub struct Declaration {
     pub sorry_count: usize,
     /// Tactic name → how many steps of this declaration's proof start with it.
     pub tactics: BTreeMap<String, usize>,
+    /// Part of the declaration did not parse (its header did): its holes and tactics may be
+    /// incomplete. Serialized only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub parse_error: bool,
     /// Byte range of the whole declaration (attributes and modifiers included).
     #[serde(skip)]
     pub span: Range<usize>,
@@ -374,6 +378,7 @@ impl<'f> Builder<'f> {
             statement: String::new(),
             sorry_count: 0,
             tactics: BTreeMap::new(),
+            parse_error: node.has_error(),
             span: node.byte_range(),
             body,
         };

@@ -1,8 +1,9 @@
 //! Parsing Lean text with the project's tree-sitter grammar.
 
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 
-use tree_sitter::{Node, Parser, Point, Tree, TreeCursor};
+use tree_sitter::{Node, ParseOptions, Parser, Point, Tree, TreeCursor};
 
 thread_local! {
     // A parser is cheap to reuse and not `Sync`; one per rayon worker thread.
@@ -21,20 +22,65 @@ fn new_parser() -> Parser {
 pub struct ParsedFile {
     pub text: String,
     pub tree: Tree,
+    /// The parser exceeded its work budget and was stopped: `tree` is not a tree of `text`
+    /// but a one-byte stand-in whose root is an error, so the file counts as one that did
+    /// not parse everywhere.
+    pub aborted: bool,
 }
 
+/// Parser operations allowed per byte of input before a parse is abandoned. Real files need
+/// well under one (about 0.2 on the corpus); the budget exists so that a grammar defect can
+/// never turn into a hang: work stays linear in the input whatever the text.
+const PARSE_OPS_PER_BYTE: u64 = 400;
+/// Operations allowed for any file, however small.
+const PARSE_OPS_BASE: u64 = 1_000_000;
+/// tree-sitter calls the progress callback once per this many operations.
+const OPS_PER_PROGRESS_CALL: u64 = 100;
+
 impl ParsedFile {
-    /// Parses `text`. Tree-sitter always produces a tree (with ERROR nodes where the text is
-    /// not Lean), so this cannot fail.
+    /// Parses `text`. Tree-sitter produces a tree with ERROR nodes where the text is not Lean;
+    /// only a parse that exceeds its linear work budget is abandoned (see [`ParsedFile::aborted`]).
     pub fn parse(text: String) -> ParsedFile {
+        let budget =
+            (PARSE_OPS_BASE + PARSE_OPS_PER_BYTE * text.len() as u64) / OPS_PER_PROGRESS_CALL;
         let tree = PARSER.with(|p| {
             let mut parser = p.borrow_mut();
             parser.reset();
-            parser.parse(&text, None)
+            let mut calls = 0u64;
+            let mut progress = |_: &tree_sitter::ParseState| {
+                calls += 1;
+                if calls > budget {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            };
+            let bytes = text.as_bytes();
+            let mut read = |offset: usize, _: Point| bytes.get(offset..).unwrap_or_default();
+            let options = ParseOptions::new().progress_callback(&mut progress);
+            let tree = parser.parse_with_options(&mut read, None, Some(options));
+            if tree.is_none() {
+                parser.reset();
+            }
+            tree
         });
-        // `parse` only returns None with a timeout or cancellation flag, neither of which is set.
-        let tree = tree.expect("parsing without a timeout always yields a tree");
-        ParsedFile { text, tree }
+        match tree {
+            Some(tree) => ParsedFile {
+                text,
+                tree,
+                aborted: false,
+            },
+            None => {
+                // A stand-in tree whose root has an error, so that every check that asks the
+                // tree whether the file parsed is told it did not.
+                let stand_in = PARSER.with(|p| p.borrow_mut().parse(")", None));
+                ParsedFile {
+                    text,
+                    tree: stand_in.expect("a one-byte text parses within any budget"),
+                    aborted: true,
+                }
+            }
+        }
     }
 
     /// The root node.
@@ -58,9 +104,11 @@ impl ParsedFile {
         errors
     }
 
-    /// Number of ERROR and MISSING nodes.
+    /// Number of ERROR and MISSING nodes; an abandoned parse counts as one error.
     pub fn error_count(&self) -> usize {
-        if self.root().has_error() {
+        if self.aborted {
+            1
+        } else if self.root().has_error() {
             self.error_nodes().len()
         } else {
             0

@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::lean::batch::{parse_files, ParseStats};
+use crate::lean::containment::Containment;
 use crate::lean::syntax::Position;
 use crate::lean::walk::{lean_files, IgnoreRules};
 
@@ -40,6 +41,7 @@ enum Parsed {
         bytes: usize,
         errors: usize,
         first_errors: Vec<String>,
+        containment: Containment,
     },
     Failed(String),
 }
@@ -82,11 +84,18 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
                         }
                     })
                     .collect();
+                // Only a file with errors can lose declarations to them.
+                let containment = if errors.is_empty() {
+                    Containment::default()
+                } else {
+                    Containment::of(&parsed)
+                };
                 Parsed::Summary {
                     path,
                     bytes: parsed.text.len(),
                     errors: errors.len(),
                     first_errors,
+                    containment,
                 }
             }
         },
@@ -103,8 +112,10 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
                     bytes,
                     errors,
                     first_errors,
+                    containment,
                 } => {
                     stats.add(bytes, errors);
+                    stats.add_containment(containment);
                     if args.errors && errors > 0 {
                         let more = errors.saturating_sub(first_errors.len());
                         let more = if more > 0 {
@@ -156,6 +167,11 @@ fn write_stats(out: &mut impl Write, s: &ParseStats) -> std::io::Result<()> {
         s.clean_percent()
     )?;
     writeln!(out, "error_nodes  {}", s.error_nodes)?;
+    writeln!(
+        out,
+        "lost_decls   {} of {} column-0 declarations in files with errors are inside ERROR nodes",
+        s.declarations_lost_to_errors, s.declarations_in_unclean_files
+    )?;
     writeln!(out, "bytes        {} ({mb:.1} MB)", s.bytes)?;
     let rate = if s.seconds > 0.0 { mb / s.seconds } else { 0.0 };
     writeln!(out, "seconds      {:.3} ({rate:.1} MB/s)", s.seconds)
