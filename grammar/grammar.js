@@ -71,6 +71,7 @@ module.exports = grammar({
     $.block_comment,
     $.doc_comment,
     $.module_doc,
+    $._comment_guard,
   ],
 
   externals: $ => [
@@ -94,6 +95,7 @@ module.exports = grammar({
     $._command_start,
     $._command_end,
     $._tactic_start,
+    $._comment_guard,
   ],
 
   reserved: {
@@ -210,7 +212,12 @@ module.exports = grammar({
 
     end: $ => prec.right(seq('end', optional(field('name', $.identifier)))),
 
-    _in_command: $ => seq('in', field('command', $._command)),
+    // After `… in` at the end of a line, the command may be one the grammar does not know
+    // (`include h in` / `problem foo : P := …`): it starts at column 0 like any command.
+    _in_command: $ => seq('in', choice(
+      field('command', $._command),
+      seq($._command_start, field('command', choice($._command, $.user_command))),
+    )),
 
     open: $ => prec.right(seq(
       'open',
@@ -389,6 +396,8 @@ module.exports = grammar({
     // `,` stands for the binder notations a project declares (`𝔼 x ∈ s, f x`, `⨍ t in s, f t`).
     type: $ => prec.right(repeat1(choice($._term_part, ';', $._comma_tok))),
 
+    _field_type: $ => prec.right(seq($._term_part, repeat(choice($._term_part, ';')))),
+
     _binder: $ => choice($._bracket_binder, $.identifier),
 
     _bracket_binder: $ => choice(
@@ -429,8 +438,11 @@ module.exports = grammar({
       $._layout_end,
     ),
 
+    // Lean's `structCtor` may sit on the `where` line (`where mk ::`); the fields' column is
+    // that of the first field (`manyIndent`), so the block opens after the constructor.
     structure_body: $ => seq(
       'where',
+      optional($.constructor_name),
       $._layout_start,
       optional(seq(
         optional(seq($.constructor_name, optional($._layout_sep))),
@@ -449,7 +461,8 @@ module.exports = grammar({
 
     field: $ => seq(
       repeat1(choice($.identifier, $._bracket_binder, $.attributes, $.modifier)),
-      optional(seq(':', $._term)),
+      // like a declaration's type, a field's type may hold `have h := v; t`
+      optional(seq(':', $._field_type)),
       optional(choice(seq(':=', $._term), repeat1($.alternative))),
     ),
 
@@ -706,7 +719,8 @@ module.exports = grammar({
       prec.right(seq(
         field('head', $.identifier),
         repeat($._tactic_arg),
-        optional($.with_clause),
+        // `let f : T` / `have h : T` followed by `| pat => rhs` equations (Lean's `letEqnsDecl`)
+        optional(choice($.with_clause, repeat1($.alternative))),
         optional(seq('=>', $._tactic_block)),
       )),
       field('head', $.sorry),
@@ -758,7 +772,7 @@ module.exports = grammar({
       // rcases patterns may contain `|`
       prec.right(seq(
         field('head', alias(choice('obtain', 'rcases', 'rintro', 'rintros'), $.identifier)),
-        repeat(choice($._term_part, ':=', $._bar_tok, $._comma_tok)),
+        repeat(choice($._term_part, $._tactic_assign, $._bar_tok, $._comma_tok)),
         optional($.with_clause),
       )),
       // comma separated witnesses
@@ -766,7 +780,7 @@ module.exports = grammar({
         field('head', alias(choice('use', 'use!', 'exists', 'existsi', 'refine_lift',
           "induction'", "cases'", 'fin_cases', 'interval_cases', 'induction', 'cases',
           'generalize'), $.identifier)),
-        repeat(choice($._term_part, $._comma_tok, ':=', $._term_prefix)),
+        repeat(choice($._term_part, $._comma_tok, $._tactic_assign, $._term_prefix)),
         optional($.with_clause),
       )),
       seq(field('head', alias('open', $.identifier)), repeat1(choice($.identifier, alias('scoped', $.identifier))), 'in', $.tactic),
@@ -775,9 +789,14 @@ module.exports = grammar({
 
     _tactic_arg: $ => choice(
       $._term_part,
-      ':=',
+      $._tactic_assign,
       $._term_prefix,
     ),
+
+    // A tactic never ends at `:=`: the term that follows may start on the next line at the
+    // block's column (`let F : T :=` / `⟨…⟩` below it), as Lean's term parser does not check
+    // the column there.
+    _tactic_assign: $ => seq(':=', choice($._term_part, $._term_prefix)),
 
     with_clause: $ => seq(
       'with',
@@ -790,12 +809,13 @@ module.exports = grammar({
       ),
     ),
 
-    tactic_alternative: $ => seq(
+    // Lean's `inductionAlt`: `inductionAltLHS+ (" => " tacticSeq)?` — without `=>` it only
+    // names the goal's variables (`induction n using r with | _ m ih`) and the proof goes on.
+    tactic_alternative: $ => prec.right(seq(
       $._bar_tok,
       repeat1(choice($._term_part, $._comma_tok, $._bar_tok)),
-      '=>',
-      $._tactic_block,
-    ),
+      optional(seq('=>', $._tactic_block)),
+    )),
 
     // -----------------------------------------------------------------------
     // Opaque token soup (syntax quotations, macro/notation commands)
@@ -864,6 +884,9 @@ module.exports = grammar({
       "'",
       '⋃₀',
       '⋂₀',
+      // Mathlib's `notation "λ_" => leftUnitor`: a longer token than `λ`, as in Lean's token
+      // table (maximal munch), so `(λ_ X).inv` is no `fun`
+      'λ_',
     )),
 
     number: $ => token(choice(

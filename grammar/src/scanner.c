@@ -45,6 +45,7 @@ enum TokenType {
   COMMAND_START,
   COMMAND_END,
   TACTIC_START,
+  COMMENT_GUARD,
 };
 
 #define MAX_DEPTH 250
@@ -71,7 +72,8 @@ static inline void skp(TSLexer *lx) { lx->advance(lx, true); }
 #define STEPS_FLAG 0x1000u /* the `_ = … := …` steps of a `calc` */
 #define ALTS_FLAG 0x0800u  /* the `| tac` alternatives of `first` */
 #define TACTIC_FLAG 0x0400u /* a tactic block */
-#define COL_MASK 0x03FFu
+#define SAME_FLAG 0x0200u  /* a block opened on its opener's line (`next h => simp`) */
+#define COL_MASK 0x01FFu
 
 static inline void push(Scanner *s, uint32_t col) {
   if (col > 0xFFFF) col = 0xFFFF;
@@ -228,6 +230,81 @@ static bool arrow_on_line(TSLexer *lx) {
     } else {
       adv(lx);
     }
+  }
+  return false;
+}
+
+/* Skips the rest of a comment (the lexer stands after its `--` or `/-`). */
+static void skip_comment_rest(TSLexer *lx, bool block) {
+  if (!block) {
+    while (!at_end(lx) && lx->lookahead != '\n') adv(lx);
+    return;
+  }
+  unsigned depth = 1;
+  while (!at_end(lx) && depth > 0) {
+    int32_t c = lx->lookahead;
+    adv(lx);
+    if (c == '-' && lx->lookahead == '/') {
+      adv(lx);
+      depth--;
+    } else if (c == '/' && lx->lookahead == '-') {
+      adv(lx);
+      depth++;
+    }
+  }
+}
+
+/* A column-0 comment: does a command (or the end of the file) follow it and the comments
+ * after it? The lexer stands after the first comment's `--` or `/-`. */
+static bool comments_then_command(TSLexer *lx, bool block) {
+  for (;;) {
+    skip_comment_rest(lx, block);
+    uint32_t col = 1;
+    while (is_space(lx->lookahead)) {
+      if (lx->lookahead == '\n') col = 0;
+      else col++;
+      adv(lx);
+    }
+    if (at_end(lx)) return true;
+    int32_t c = lx->lookahead;
+    if (c == '-' || c == '/') {
+      adv(lx);
+      if (lx->lookahead == '-') {
+        adv(lx);
+        block = c == '/';
+        continue;
+      }
+      return false;
+    }
+    if (col != 0) return false;
+    if (c == '@' || c == '#') {
+      adv(lx);
+      return c == '@' ? lx->lookahead == '[' : is_ascii_word_start(lx->lookahead);
+    }
+    if (!is_ascii_word_start(c)) return false;
+    char w[24];
+    unsigned n = read_word(lx, w, sizeof(w));
+    if (n >= sizeof(w)) return true;
+    if (strcmp(w, "deriving") == 0) return deriving_instance(lx);
+    return !word_in(w, CONTINUATION_WORDS);
+  }
+}
+
+/* At a word on a `where` line: `(modifier)* name ::` (a structure's constructor)? */
+static bool ctor_follows(TSLexer *lx) {
+  for (int i = 0; i < 4; i++) {
+    char w[16];
+    unsigned n = read_word(lx, w, sizeof(w));
+    if (n == 0) return false;
+    while (lx->lookahead == '.' || is_ascii_word(lx->lookahead)) adv(lx);
+    while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+    if (lx->lookahead == ':') {
+      adv(lx);
+      if (lx->lookahead != ':') return false;
+      adv(lx);
+      return at_end(lx) || is_space(lx->lookahead);
+    }
+    if (!is_ascii_word_start(lx->lookahead)) return false;
   }
   return false;
 }
@@ -464,12 +541,47 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool calc_continuation = false;
   if (top_calc && nl && indent < top) {
     int32_t below = s->len >= 2 ? (int32_t)(s->cols[s->len - 2] & COL_MASK) : -1;
-    calc_continuation = (int32_t)indent > below && lx->lookahead != '_';
+    /* column 0 is where the next command starts, even when no block encloses the `calc` */
+    calc_continuation = (int32_t)indent > below && indent > 0 && lx->lookahead != '_';
+  }
+  /* A tactic block opened on its opener's line (`next h => simp_all only`): a line left of
+   * it but right of the enclosing block continues the tactic when it starts with what no
+   * tactic and no argument starts with — `[`, an operator, `at`, `with`, `using`, `only`,
+   * `generalizing` (Lean checks columns only where a tactic starts (`checkColGe`) and for
+   * application arguments (`colGt`)). */
+  if (has && nl && indent < top && v_end && !calc_continuation && (top_entry & SAME_FLAG) &&
+      top_tactic) {
+    int32_t below = s->len >= 2 ? (int32_t)(s->cols[s->len - 2] & COL_MASK) : -1;
+    if ((int32_t)indent > below) {
+      int32_t c0 = lx->lookahead;
+      bool cont = false;
+      if (c0 == '[') {
+        cont = true;
+      } else if (c0 == '-' || c0 == '/') {
+        adv(lx);
+        cont = lx->lookahead != '-';
+      } else if (is_sym(c0) && c0 != '.' && c0 != '#' && c0 != '@' && c0 != '|') {
+        cont = true;
+      } else if (is_ascii_word_start(c0)) {
+        char w[16];
+        unsigned n = read_word(lx, w, sizeof(w));
+        cont = n < sizeof(w) && (strcmp(w, "at") == 0 || strcmp(w, "with") == 0 ||
+                                 strcmp(w, "using") == 0 || strcmp(w, "only") == 0 ||
+                                 strcmp(w, "generalizing") == 0);
+      }
+      if (cont) return false;
+    }
   }
   if (has && nl && indent < top && v_end && !calc_continuation) {
     pop(s);
     return emit(s, lx, LAYOUT_END);
   }
+
+  /* `structure S where mk ::` — the constructor on the `where` line is no field: the
+   * fields' block opens after it. */
+  if (valid[LAYOUT_START] && !nl && !v_tac && !v_calc && !v_steps &&
+      is_ascii_word_start(lx->lookahead) && ctor_follows(lx))
+    return false;
 
   /* Column of the next token for a block opened on the same line. */
   uint32_t same_line_col = 0;
@@ -546,7 +658,9 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
           /* `open … in` and `set_option … in` are also tactics */
           /* `open … in` and `set_option … in` are also tactics; `private` / `protected`
            * also modify structure fields */
+          /* `module` heads a file only (Lean's `Module.header`); indented, it is a tactic */
           bool tactic_too = strcmp(w, "open") == 0 || strcmp(w, "set_option") == 0 ||
+                            strcmp(w, "module") == 0 ||
                             strcmp(w, "private") == 0 || strcmp(w, "protected") == 0;
           if (indent == 0 || !tactic_too) cmd_start = true;
         }
@@ -573,12 +687,29 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   bool is_comment = k == K_LINE_COMMENT || k == K_BLOCK_COMMENT;
 
+  /* A column-0 comment ends a project's command or a column-0 block (fields at column 0)
+   * only when a command (or the end of the file) follows it: otherwise the command or block
+   * goes on after it (Lean's front end stops only at the next command). A block comment that
+   * does not end them is preceded by the zero-width `_comment_guard` (an extra): its token
+   * cannot be returned after looking past it, and the guard tells the next scan to take it
+   * as a plain comment. */
+  bool comment_ends = is_comment;
+  if (is_comment && nl && indent == 0) {
+    if (s->last == COMMENT_GUARD) {
+      comment_ends = false;
+    } else if (v_cend || (has && v_end && top == 0)) {
+      comment_ends = comments_then_command(lx, k == K_BLOCK_COMMENT);
+      if (!comment_ends && k == K_BLOCK_COMMENT) return emit(s, lx, COMMENT_GUARD);
+    }
+  }
+
   /* ---- command boundaries at column 0 ---- */
   /* A project's command ends before the next column-0 command or comment; a command may
    * start at a column-0 word (not one that continues the command above), `@[` or `#…`. */
   if (nl && indent == 0 && (v_cstart || v_cend)) {
     bool starts = cmd_head || ((c == '@' || c == '#') && cmd_start);
-    if (v_cend && (starts || is_comment)) return emit(s, lx, COMMAND_END);
+    if (v_cend && (starts || (is_comment && comment_ends)))
+      return emit(s, lx, COMMAND_END);
     if (v_cstart && starts) return emit_command_start(s, lx, (uint32_t)c);
   }
 
@@ -605,7 +736,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
         if (col > COL_MASK) col = COL_MASK;
         bool tac = v_tac && !valid[LAYOUT_START] && !v_calc && !v_steps;
         uint32_t flags = v_calc ? CALC_FLAG : v_steps ? STEPS_FLAG : tac ? TACTIC_FLAG : 0;
-        if (s->last == BAR) flags |= BAR_FLAG;
+        /* only the block of a `first` alternative opens right after its `|` (`first |t1|t2`);
+         * the block after `| pat =>` (the last external token is also that `|`) is not one */
+        if (s->last == BAR && top_alts) flags |= BAR_FLAG;
+        if (!nl) flags |= SAME_FLAG;
         if (s->last == THEN) flags |= THEN_FLAG;
         push(s, col | flags);
         return emit(s, lx, v_calc    ? CALC_START
@@ -618,7 +752,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   /* ---- D. decisions at the start of a line ---- */
   if (has && nl) {
-    if ((cmd_start || (indent == 0 && is_comment)) && v_end) {
+    if ((cmd_start || (indent == 0 && is_comment && comment_ends)) && v_end) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }
@@ -637,9 +771,21 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }
+    /* no tactic takes them: at or left of a tactic block's column they end the block (Lean:
+     * they follow the declaration's body, `Termination.suffix`) */
+    if (indent <= top && closing_word && v_end && top_tactic) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
+    }
     /* a `_ … := …` line cannot continue a tactic block: it is the next
      * step of an enclosing `calc` */
     if (hole_line && !top_steps && !top_calc && indent <= top && v_end) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
+    }
+    /* a `_ … := …` line more indented than the first step of a `calc` starts the later
+     * steps (Lean: `withPosition((calcStep ppLine)*)` fixes their column at the first `_`) */
+    if (hole_line && top_calc && indent > top && v_end) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }
@@ -653,6 +799,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }
+    /* In a tactic block, a line that starts with an operator continues the tactic above
+     * (`have :\n  (a : T)\n  = b := rfl`): no tactic starts with one, and Lean checks the
+     * column only where a tactic starts (`checkColGe`). */
+    if (top_tactic && indent == top && !is_comment && c != '.' && c != '#' && c != '@' &&
+        c != '|' && (is_sym(c) || c == 0xAC /* ¬ */))
+      continuation = true;
     if (v_sep && !is_comment && !continuation && !then_else && !closing_word && k != K_BAR &&
         k != K_CLOSER && k != K_COMMA &&
         (indent == top || (indent > top && tactic_start))) {
@@ -669,6 +821,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
        * line, an absolute value continuing a term (`|x| ≤ d`) does not. */
       lx->mark_end(lx);
       return emit(s, lx, arrow_on_line(lx) ? BAR : ABS_BAR);
+    }
+    /* the alternatives of `first | t1 | t2` end at the next `|` on their line, even when the
+     * tactic could take it (`let f : T | pat => v`) */
+    if (top_bar && !nl && has && v_end) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
     }
     if (vb && (!va || spaced || nl)) {
       lx->mark_end(lx);
@@ -711,6 +869,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return emit(s, lx, COMMA);
   }
   if (k == K_BLOCK_COMMENT) {
+    if (s->last == COMMENT_GUARD) s->last = BLOCK_COMMENT; /* the guard covers one comment */
     return finish_block_comment(lx, valid);
   }
   return false;
