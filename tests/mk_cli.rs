@@ -29,11 +29,11 @@ fn missing_or_corrupt_db_is_one_line_naming_path_and_fix() {
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = stderr_line(&out);
         assert!(
-            err.contains(".math-forge/knowledge.db") && err.contains("mk init"),
+            err.contains(".local/share/math-forge/knowledge.db") && err.contains("mk init"),
             "{err}"
         );
         assert!(
-            err.contains("default in the current directory"),
+            err.contains("the user data directory"),
             "says which rule chose the path: {err}"
         );
     }

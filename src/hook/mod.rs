@@ -1,7 +1,8 @@
 //! The Claude Code hooks behind `mf hook …`.
 //!
-//! - [`session_start()`]: the briefing ([`briefing`]) as `additionalContext`, and a PATH export
-//!   to `$CLAUDE_ENV_FILE` so the session's shell finds `mf` and `mk`;
+//! - [`session_start()`]: the briefing ([`briefing`]) as `additionalContext`, and exports to
+//!   `$CLAUDE_ENV_FILE` ([`env_file`]) so the session's shell finds `mf` and `mk` and the
+//!   knowledge.db the hooks use;
 //! - [`post_tool_use()`]: blocks an edit of a `.lean` file that replaced proof code with a hole
 //!   or added an axiom, and advises on false lemmas and changed statements;
 //! - [`subagent_start()`]: a few KB findings for the subagent's task ([`subagent`]).
@@ -11,13 +12,13 @@
 
 pub mod baseline;
 pub mod briefing;
+pub mod env_file;
 pub mod payload;
 pub mod post_tool_use;
 pub mod subagent;
 pub mod window;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::json;
 
@@ -102,8 +103,13 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
             notes.push(format!("{e}; briefing anyway"));
         }
     }
-    if let (Some(file), Some(dir)) = (&env.env_file, &env.bin_dir) {
-        if let Err(e) = export_path(file, dir) {
+    if let Some(file) = &env.env_file {
+        let mut lines: Vec<String> = env.bin_dir.iter().map(|d| env_file::path_line(d)).collect();
+        lines.push(env_file::export_line(
+            "MATH_FORGE_DB",
+            &env.knowledge_db.to_string_lossy(),
+        ));
+        if let Err(e) = env_file::append_lines(file, &lines) {
             notes.push(format!("cannot append to {}: {e}", file.display()));
         }
     }
@@ -157,32 +163,6 @@ pub fn post_tool_use(input: &[u8], env: &Environment) -> Outcome {
     post_tool_use::run(input, &settings)
 }
 
-/// Appends `export PATH="dir:$PATH"` to the env file, once: a resumed or compacted session
-/// runs SessionStart again with the same file.
-pub fn export_path(env_file: &Path, dir: &Path) -> std::io::Result<()> {
-    let line = format!(
-        "export PATH={}:\"$PATH\"\n",
-        shell_quote(&dir.to_string_lossy())
-    );
-    let existing = std::fs::read_to_string(env_file).unwrap_or_default();
-    if existing.lines().any(|l| format!("{l}\n") == line) {
-        return Ok(());
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(env_file)?;
-    if !existing.is_empty() && !existing.ends_with('\n') {
-        f.write_all(b"\n")?;
-    }
-    f.write_all(line.as_bytes())
-}
-
-/// Single-quotes a string for POSIX shells.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
 /// One line of at most `max` characters: whitespace runs collapse, `…` marks a cut.
 pub(crate) fn clip(s: &str, max: usize) -> String {
     let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -210,20 +190,6 @@ mod tests {
         assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
         assert_eq!(v["hookSpecificOutput"]["additionalContext"], "t\n\"q\"");
         assert_eq!(Output::Nothing.to_json(), None);
-    }
-
-    #[test]
-    fn path_export_is_quoted_and_appended_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("env");
-        std::fs::write(&file, "export A=1").unwrap();
-        let bin = Path::new("/opt/it's here/bin");
-        export_path(&file, bin).unwrap();
-        export_path(&file, bin).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&file).unwrap(),
-            "export A=1\nexport PATH='/opt/it'\\''s here/bin':\"$PATH\"\n"
-        );
     }
 
     #[test]

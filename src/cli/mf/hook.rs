@@ -33,7 +33,7 @@ enum HookCommand {
 
 #[derive(clap::Args)]
 struct Databases {
-    /// knowledge.db (default: $MATH_FORGE_DB, $CLAUDE_PLUGIN_ROOT/data/knowledge.db, .math-forge/)
+    /// knowledge.db (default: $MATH_FORGE_DB, the project's .math-forge/, $CLAUDE_PLUGIN_DATA, $XDG_DATA_HOME/math-forge)
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
     /// tracking.db (default: $MATH_FORGE_TRACKING_DB, $CLAUDE_PROJECT_DIR/submissions/tracking.db)
