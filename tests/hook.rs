@@ -220,12 +220,44 @@ fn edit_without_original_file_is_undone_on_the_current_text() {
 }
 
 #[test]
-fn ambiguous_undo_without_original_file_does_not_block() {
+fn ambiguous_undo_without_original_file_blocks_when_every_candidate_guts_a_proof() {
     // "  sorry" occurs twice after the edit (once from before), so either could be the new
-    // one: the hook cannot be sure and does not block.
-    Case::edit("edit_ambiguous_sorry_no_original.json", "Erdos850.lean")
-        .run()
-        .assert_silent();
+    // one. Either way a complete proof was holed (two_dvd_three_consecutive, or
+    // triple_factors_small if the other `sorry` was the new one): the edit is blocked, and
+    // the reason says it cannot tell which.
+    let run = Case::edit("edit_ambiguous_sorry_no_original.json", "Erdos850.lean").run();
+    let items = block_items(&run.block_reason());
+    assert_eq!(items.len(), 3, "{items:?}");
+    assert!(
+        items[0].starts_with("- the earlier version is ambiguous (2 ways to undo the edit)"),
+        "{items:?}"
+    );
+    assert!(items[1..]
+        .iter()
+        .any(|i| i.starts_with("- theorem Erdos850.two_dvd_three_consecutive (lines 20-21)")));
+    assert!(items[1..]
+        .iter()
+        .any(|i| i.starts_with("- theorem Erdos850.triple_factors_small")));
+}
+
+#[test]
+fn ambiguous_undo_where_one_candidate_is_clean_does_not_block() {
+    // `trivial` → `sorry`, and `sorry` occurs three times now. If the new one is a's, a was
+    // gutted; if it is one of b's, b already had a hole and nothing was gutted. Not every
+    // candidate guts a proof, so the hook cannot say one was: it does not block.
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "theorem a : True := by\n  sorry\n\ntheorem b : True := by\n  first | sorry | sorry\n";
+    let file = dir.path().join("A.lean");
+    std::fs::write(&file, text).unwrap();
+    let input = serde_json::json!({
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "cwd": dir.path(),
+        "tool_input": {"file_path": file, "old_string": "trivial", "new_string": "sorry"},
+        "tool_response": {"filePath": file}
+    });
+    post(dir.path(), input.to_string().as_bytes()).assert_silent();
 }
 
 #[test]

@@ -223,25 +223,113 @@ fn launcher_runs_mf_from_math_forge_bin() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("SessionStart"));
 }
 
-#[test]
-fn launcher_without_mf_steps_aside() {
-    // A copy outside the repository, with no mf on PATH and no build next to it.
-    let dir = tempfile::tempdir().unwrap();
-    let launcher = dir.path().join("plugin/bin/mf");
-    std::fs::create_dir_all(launcher.parent().unwrap()).unwrap();
-    std::fs::copy(plugin_dir().join("bin/mf"), &launcher).unwrap();
-    let out = std::process::Command::new("/bin/sh")
-        .arg(&launcher)
-        .args(["hook", "post-tool-use"])
-        .env_remove("MATH_FORGE_BIN")
-        .env("PATH", dir.path().join("plugin/bin"))
-        .output()
+/// A copy of the launchers outside the repository, run with a PATH and HOME that hold no
+/// `mf`/`mk` and no build next to them.
+fn bare_launcher(dir: &Path, tool: &str, args: &[&str], stdin: &str) -> std::process::Output {
+    let bin = dir.join("plugin/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for t in ["mf", "mk"] {
+        std::fs::copy(plugin_dir().join("bin").join(t), bin.join(t)).unwrap();
+    }
+    let mut child = std::process::Command::new("/bin/sh")
+        .arg(bin.join(tool))
+        .args(args)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("HOME", dir)
+        .env("CLAUDE_PLUGIN_DATA", dir.join("data"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn launchers_are_one_script() {
+    let mf = std::fs::read(plugin_dir().join("bin/mf")).unwrap();
+    let mk = std::fs::read(plugin_dir().join("bin/mk")).unwrap();
+    assert_eq!(
+        mf, mk,
+        "plugin/bin/mf and plugin/bin/mk must stay identical"
+    );
+}
+
+#[test]
+fn launcher_without_mf_fails_visibly_outside_hooks() {
+    for tool in ["mf", "mk"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = bare_launcher(dir.path(), tool, &["stats"], "");
+        assert_eq!(out.status.code(), Some(127), "{tool}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(
+            err.starts_with(&format!("math-forge: {tool} not found"))
+                && err.contains("cargo install --locked --path"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn launcher_without_mf_tells_the_user_inside_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bare_launcher(
+        dir.path(),
+        "mf",
+        &["hook", "session-start"],
+        r#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("hook JSON on stdout");
+    let msg = v["systemMessage"].as_str().unwrap();
+    assert!(
+        msg.starts_with("math-forge is not installed: .lean edits are NOT being checked"),
+        "{msg}"
+    );
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+
+    let edit = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hooks/pre_edit_proof_to_sorry.json"),
+    )
+    .unwrap();
+    let out = bare_launcher(dir.path(), "mf", &["hook", "pre-tool-use"], &edit);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("hook JSON on stdout");
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("math-forge is not installed: this .lean edit is NOT being checked"),
+        "{v}"
+    );
+    // An edit of another file is not gated: no message.
+    let other = r#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/p/notes.md","content":"x"}}"#;
+    let out = bare_launcher(dir.path(), "mf", &["hook", "pre-tool-use"], other);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn launcher_finds_mf_in_plugin_data_bin() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_bin = dir.path().join("data/bin");
+    std::fs::create_dir_all(&data_bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mf"), data_bin.join("mf")).unwrap();
+    let out = bare_launcher(dir.path(), "mf", &["--version"], "");
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("mf not found"),
+        out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("mf "));
 }

@@ -10,11 +10,16 @@
 //! A hook must never get in the way by accident: every runner returns an [`Outcome`] (the
 //! output, and notes for stderr) and never fails; what it cannot read, it skips with a note.
 
+pub mod apply;
 pub mod baseline;
 pub mod briefing;
 pub mod env_file;
+pub mod files;
+pub mod gate;
 pub mod payload;
 pub mod post_tool_use;
+pub mod pre_tool_use;
+pub mod stop;
 pub mod subagent;
 pub mod window;
 
@@ -33,8 +38,12 @@ pub enum Output {
     Nothing,
     /// `hookSpecificOutput.additionalContext` for the event.
     Context { event: &'static str, text: String },
-    /// PostToolUse `{"decision": "block", "reason": …}`.
+    /// PostToolUse and Stop `{"decision": "block", "reason": …}`.
     Block { reason: String },
+    /// PreToolUse `permissionDecision: "deny"` with its reason (shown to the model).
+    Deny { reason: String },
+    /// PreToolUse `updatedInput`: the whole tool input, replaced.
+    UpdatedInput { input: serde_json::Value },
 }
 
 impl Output {
@@ -46,6 +55,16 @@ impl Output {
                 "hookSpecificOutput": { "hookEventName": event, "additionalContext": text }
             }),
             Output::Block { reason } => json!({ "decision": "block", "reason": reason }),
+            Output::Deny { reason } => json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            }),
+            Output::UpdatedInput { input } => json!({
+                "hookSpecificOutput": { "hookEventName": "PreToolUse", "updatedInput": input }
+            }),
         };
         Some(value.to_string())
     }
@@ -89,6 +108,9 @@ pub struct Environment {
     pub env_file: Option<PathBuf>,
     /// The directory of the running `mf` (exported on PATH).
     pub bin_dir: Option<PathBuf>,
+    /// `$CLAUDE_PLUGIN_DATA` (or the user data directory): where SessionStart keeps the
+    /// snapshot a Stop hook compares with when the project is not in git.
+    pub data_dir: Option<PathBuf>,
     /// Unix seconds.
     pub now: i64,
     pub slots: i64,
@@ -113,6 +135,9 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
             notes.push(format!("cannot append to {}: {e}", file.display()));
         }
     }
+    if let Some(note) = snapshot_outside_git(input, env) {
+        notes.push(note);
+    }
     let tracking = env.tracking_db.as_deref().map(Tracking::open);
     let kb = Kb::open(&env.knowledge_db).map_err(|e| e.to_string());
     let text = briefing::briefing(&briefing::Sources {
@@ -129,6 +154,20 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
         },
         notes,
     }
+}
+
+/// Outside a git work tree, the Stop hook compares with a snapshot of the project's `.lean`
+/// files taken here. A note when it could not be taken.
+fn snapshot_outside_git(input: &[u8], env: &Environment) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(input).ok()?;
+    let session = value.get("session_id")?.as_str()?;
+    let cwd = value.get("cwd").and_then(serde_json::Value::as_str)?;
+    let data_dir = env.data_dir.as_deref()?;
+    let root = std::path::Path::new(cwd);
+    if stop::in_git(root, std::time::Duration::from_millis(1500)) {
+        return None;
+    }
+    stop::take_snapshot(root, data_dir, session).err()
 }
 
 /// SubagentStart: KB findings for the subagent's task. Never creates a knowledge base.
@@ -152,6 +191,22 @@ pub fn subagent_start(input: &[u8], env: &Environment) -> Outcome {
         },
         None => Outcome::default(),
     }
+}
+
+/// PreToolUse: the gate before a `.lean` write, and KB context in a subagent's prompt.
+pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
+    pre_tool_use::run(
+        input,
+        &pre_tool_use::Sources {
+            knowledge_db: Some(env.knowledge_db.clone()),
+            tracking_db: env.tracking_db.clone(),
+        },
+    )
+}
+
+/// Stop: refuses to end the turn while the session's changes gut a proof or add an axiom.
+pub fn stop(input: &[u8], env: &Environment) -> Outcome {
+    stop::run(input, &stop::Settings::new(env.data_dir.clone()))
 }
 
 /// PostToolUse, with tracking.db from `env`.

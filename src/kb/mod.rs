@@ -37,8 +37,8 @@ pub use model::{
     ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,
 };
 pub use paths::{
-    resolve_knowledge_db, resolve_knowledge_db_in, resolve_tracking_db, resolve_tracking_db_in,
-    Reason, Resolved,
+    data_dir, data_dir_in, resolve_knowledge_db, resolve_knowledge_db_in, resolve_tracking_db,
+    resolve_tracking_db_in, Reason, Resolved,
 };
 pub use queries::{
     ApproachOutcomes, Count, FailedReport, FindingsOfType, Freshness, ProblemReport, Stats,

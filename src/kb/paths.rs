@@ -115,6 +115,23 @@ pub fn resolve_knowledge_db_in(
     }
 }
 
+/// The directory for the plugin's own state (session snapshots): `$CLAUDE_PLUGIN_DATA`, else
+/// `$XDG_DATA_HOME/math-forge`, else `~/.local/share/math-forge`.
+pub fn data_dir() -> Option<PathBuf> {
+    data_dir_in(&real_env)
+}
+
+/// [`data_dir`] with the environment passed in.
+pub fn data_dir_in(env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    if let Some(d) = non_empty(env("CLAUDE_PLUGIN_DATA")) {
+        return Some(d.into());
+    }
+    if let Some(d) = non_empty(env("XDG_DATA_HOME")).filter(|d| Path::new(d).is_absolute()) {
+        return Some(PathBuf::from(d).join("math-forge"));
+    }
+    non_empty(env("HOME")).map(|h| PathBuf::from(h).join(".local/share/math-forge"))
+}
+
 /// [`resolve_tracking_db`] with the environment and current directory passed in (for tests).
 pub fn resolve_tracking_db_in(
     cli_flag: Option<&Path>,

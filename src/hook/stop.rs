@@ -1,0 +1,339 @@
+//! Stop: the session may not end its turn with a gutted proof or a new axiom in the tree.
+//!
+//! PreToolUse and PostToolUse see the Write/Edit tools only; `mf splice --allow-sorry`, a
+//! shell `sed` or a script can change a `.lean` file too. At the end of each turn this hook
+//! compares every changed `.lean` file with where the session started:
+//!
+//! - in a git work tree: the file at `HEAD` (untracked files count as new, so only an axiom in
+//!   them blocks, not a sketch with `sorry`);
+//! - elsewhere: the snapshot SessionStart took under the plugin's data directory
+//!   ([`take_snapshot`]).
+//!
+//! and blocks (`{"decision":"block","reason":…}`) with the [`gate`]'s reason when a proof was
+//! gutted or an axiom added. `stop_hook_active` (Claude Code continuing because of a Stop hook)
+//! lets the turn end, so the hook can never loop. Shapes: https://code.claude.com/docs/en/hooks
+//! (Stop input `stop_hook_active`; decision control `decision: "block"`, `reason`).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::post_tool_use::MAX_FILE_BYTES;
+use super::{files, gate, Outcome, Output};
+
+/// Most changed `.lean` files compared in one Stop (the rest are named in a note).
+pub const MAX_FILES: usize = 400;
+/// Most `.lean` files and bytes a snapshot keeps.
+pub const MAX_SNAPSHOT_FILES: usize = 5000;
+pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest output read from one git command.
+const MAX_GIT_OUTPUT: u64 = 8 * 1024 * 1024;
+
+/// How the hook runs.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Where SessionStart's snapshots are (`$CLAUDE_PLUGIN_DATA` or the user data dir).
+    pub data_dir: Option<PathBuf>,
+    /// Limit for each git command.
+    pub git_timeout: Duration,
+}
+
+impl Settings {
+    pub fn new(data_dir: Option<PathBuf>) -> Settings {
+        Settings {
+            data_dir,
+            git_timeout: Duration::from_millis(2000),
+        }
+    }
+}
+
+/// Runs the hook on a Stop payload.
+pub fn run(input: &[u8], settings: &Settings) -> Outcome {
+    let value: Value = match serde_json::from_slice(input) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => return Outcome::note("hook input is not a JSON object; nothing checked".into()),
+    };
+    if value.get("stop_hook_active").and_then(Value::as_bool) == Some(true) {
+        return Outcome::default();
+    }
+    let cwd = match value.get("cwd").and_then(Value::as_str) {
+        Some(c) => PathBuf::from(c),
+        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    };
+    let session = value.get("session_id").and_then(Value::as_str);
+    let mut notes = Vec::new();
+    let changes = match git_changes(&cwd, settings.git_timeout) {
+        Some(Ok(c)) => c,
+        Some(Err(why)) => return Outcome::note(format!("{why}; nothing checked")),
+        None => match snapshot_changes(settings, session) {
+            Ok(c) => c,
+            Err(why) => return Outcome::note(format!("{why}; nothing checked")),
+        },
+    };
+    let mut blocks = Vec::new();
+    let total = changes.len();
+    for (path, before) in changes.into_iter().take(MAX_FILES) {
+        let after = match files::read_text(&path, MAX_FILE_BYTES) {
+            Ok(Some(t)) => t,
+            Ok(None) => continue, // deleted
+            Err(why) => {
+                notes.push(format!("{why}; not checked"));
+                continue;
+            }
+        };
+        if before.as_deref() == Some(after.as_str()) {
+            continue;
+        }
+        let shown = path
+            .strip_prefix(&cwd)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let d = gate::check(&shown, before.as_deref(), &after);
+        blocks.extend(d.blocks.into_iter().map(|b| (shown.clone(), b)));
+    }
+    if total > MAX_FILES {
+        notes.push(format!(
+            "{total} changed .lean files; only the first {MAX_FILES} were checked"
+        ));
+    }
+    if blocks.is_empty() {
+        return Outcome {
+            output: Output::Nothing,
+            notes,
+        };
+    }
+    Outcome {
+        output: Output::Block {
+            reason: gate::reason("Stopping", &blocks),
+        },
+        notes,
+    }
+}
+
+/// A changed file and its text at the start (`None`: it did not exist).
+type Change = (PathBuf, Option<String>);
+
+/// The `.lean` files that differ from `HEAD` (or are untracked), with their `HEAD` text.
+/// `None` when `cwd` is not in a git work tree (or git is missing).
+fn git_changes(cwd: &Path, timeout: Duration) -> Option<Result<Vec<Change>, String>> {
+    let top = git(cwd, &["rev-parse", "--show-toplevel"], timeout)?;
+    let top = PathBuf::from(String::from_utf8_lossy(&top).trim_end_matches('\n'));
+    let has_head = git(&top, &["rev-parse", "--verify", "-q", "HEAD"], timeout).is_some();
+    let mut names: Vec<String> = Vec::new();
+    if has_head {
+        let Some(diff) = git(
+            &top,
+            &[
+                "diff",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                "HEAD",
+                "--",
+                "*.lean",
+            ],
+            timeout,
+        ) else {
+            return Some(Err("git diff HEAD failed or timed out".into()));
+        };
+        names.extend(split_z(&diff));
+    }
+    let Some(untracked) = git(
+        &top,
+        &[
+            "ls-files",
+            "-z",
+            "--others",
+            "--exclude-standard",
+            "--",
+            "*.lean",
+        ],
+        timeout,
+    ) else {
+        return Some(Err("git ls-files failed or timed out".into()));
+    };
+    let untracked: Vec<String> = split_z(&untracked);
+    names.extend(untracked.iter().cloned());
+    names.sort();
+    names.dedup();
+    let mut out = Vec::new();
+    for name in names {
+        let before = if !has_head || untracked.contains(&name) {
+            None
+        } else {
+            // Not at HEAD (added to the index only) reads as new.
+            git(&top, &["show", &format!("HEAD:{name}")], timeout)
+                .and_then(|b| String::from_utf8(b).ok())
+                .map(|t| t.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(t))
+        };
+        out.push((top.join(&name), before));
+    }
+    Some(Ok(out))
+}
+
+fn split_z(bytes: &[u8]) -> Vec<String> {
+    bytes
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
+}
+
+/// Runs git in `dir`; its stdout when it exits 0 within `timeout`.
+fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<Vec<u8>> {
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stdout
+            .take(MAX_GIT_OUTPUT)
+            .read_to_end(&mut bytes)
+            .map(|_| bytes)
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let bytes = reader.join().ok()?.ok()?;
+    status.success().then_some(bytes)
+}
+
+/// What SessionStart recorded: the project root and each `.lean` file's text.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Snapshot {
+    root: PathBuf,
+    files: BTreeMap<String, String>,
+}
+
+fn snapshot_path(data_dir: &Path, session: &str) -> Option<PathBuf> {
+    let safe: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(128)
+        .collect();
+    (!safe.is_empty()).then(|| data_dir.join("snapshots").join(format!("{safe}.json")))
+}
+
+/// Files that differ from the session's snapshot (new ones included).
+fn snapshot_changes(settings: &Settings, session: Option<&str>) -> Result<Vec<Change>, String> {
+    let (Some(dir), Some(session)) = (&settings.data_dir, session) else {
+        return Err("not a git work tree, and no session snapshot to compare with".into());
+    };
+    let path = snapshot_path(dir, session).ok_or("the payload's session_id is unusable")?;
+    let bytes = match files::read_bytes(&path, MAX_SNAPSHOT_BYTES * 2) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            return Err(format!(
+                "not a git work tree, and no snapshot at {}",
+                path.display()
+            ))
+        }
+        Err(why) => return Err(why),
+    };
+    let snap: Snapshot = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{}: not a snapshot ({e})", path.display()))?;
+    let now = lean_files(&snap.root).map_err(|why| format!("{why} (snapshot root)"))?;
+    let mut out = Vec::new();
+    for rel in now {
+        let before = snap.files.get(&rel).cloned();
+        out.push((snap.root.join(&rel), before));
+    }
+    Ok(out)
+}
+
+/// Relative paths of the `.lean` files under `root` (hidden directories such as `.lake` and
+/// ignored files skipped), at most [`MAX_SNAPSHOT_FILES`].
+fn lean_files(root: &Path) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .require_git(false)
+        .build();
+    for entry in walker.flatten() {
+        if entry.file_type().is_some_and(|t| t.is_file())
+            && entry.path().extension().is_some_and(|e| e == "lean")
+        {
+            if let Ok(rel) = entry.path().strip_prefix(root) {
+                out.push(rel.to_string_lossy().into_owned());
+            }
+            if out.len() >= MAX_SNAPSHOT_FILES {
+                return Err(format!(
+                    "more than {MAX_SNAPSHOT_FILES} .lean files under {}",
+                    root.display()
+                ));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// SessionStart outside git: records the project's `.lean` files under `data_dir` for this
+/// session, once (a resumed or compacted session keeps its first snapshot). Returns a note
+/// when it could not.
+pub fn take_snapshot(root: &Path, data_dir: &Path, session: &str) -> Result<(), String> {
+    let path = snapshot_path(data_dir, session).ok_or("the payload's session_id is unusable")?;
+    if path.exists() {
+        return Ok(());
+    }
+    let mut files_map = BTreeMap::new();
+    let mut total = 0u64;
+    for rel in lean_files(root)? {
+        let full = root.join(&rel);
+        match files::read_text(&full, MAX_FILE_BYTES) {
+            Ok(Some(text)) => {
+                total += text.len() as u64;
+                if total > MAX_SNAPSHOT_BYTES {
+                    return Err(format!(
+                        "the .lean files under {} exceed {MAX_SNAPSHOT_BYTES} bytes; no snapshot",
+                        root.display()
+                    ));
+                }
+                files_map.insert(rel, text);
+            }
+            Ok(None) => {}
+            Err(why) => return Err(format!("{why}; no snapshot")),
+        }
+    }
+    let snap = Snapshot {
+        root: root.to_path_buf(),
+        files: files_map,
+    };
+    let dir = path.parent().expect("snapshot path has a directory");
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut temp =
+        tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    serde_json::to_writer(&mut temp, &snap).map_err(|e| e.to_string())?;
+    temp.persist(&path)
+        .map_err(|e| format!("{}: {}", path.display(), e.error))?;
+    Ok(())
+}
+
+/// Whether `dir` is inside a git work tree.
+pub fn in_git(dir: &Path, timeout: Duration) -> bool {
+    git(dir, &["rev-parse", "--is-inside-work-tree"], timeout).is_some()
+}
