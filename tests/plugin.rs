@@ -29,7 +29,8 @@ fn hooks() -> Vec<(String, String, String, u64)> {
             .as_array()
             .expect("an event has an array of matcher groups")
         {
-            let matcher = group["matcher"].as_str().expect("matcher").to_string();
+            // Stop takes no matcher (https://code.claude.com/docs/en/hooks).
+            let matcher = group["matcher"].as_str().unwrap_or("").to_string();
             for h in group["hooks"].as_array().expect("hooks array") {
                 assert_eq!(h["type"], "command", "{h}");
                 out.push((
@@ -87,20 +88,26 @@ fn manifest_is_valid() {
 }
 
 #[test]
-fn hooks_wire_the_three_events_with_the_spec_timeouts() {
+fn hooks_wire_the_four_events() {
     let got: Vec<(String, String, String, u64)> = hooks()
         .into_iter()
         .map(|(e, m, c, t)| (e, m, hook_subcommand(&c), t))
         .collect();
     let want = [
-        ("PostToolUse", "Write|Edit|MultiEdit", "post-tool-use", 3),
+        ("PostToolUse", "Write|Edit|MultiEdit", "post-tool-use", 5),
+        (
+            "PreToolUse",
+            "Write|Edit|MultiEdit|Agent|Task",
+            "pre-tool-use",
+            5,
+        ),
         (
             "SessionStart",
             "startup|resume|clear|compact",
             "session-start",
-            5,
+            10,
         ),
-        ("SubagentStart", "*", "subagent-start", 5),
+        ("Stop", "", "stop", 15),
     ];
     let want: Vec<(String, String, String, u64)> = want
         .iter()
@@ -122,7 +129,7 @@ fn every_hook_command_exists() {
     }
     // …and a name that is not a hook is refused, so the check above can fail.
     assert!(!mf()
-        .args(["hook", "pre-tool-use", "--help"])
+        .args(["hook", "pre-edit", "--help"])
         .output()
         .unwrap()
         .status
@@ -301,7 +308,9 @@ fn launcher_without_mf_tells_the_user_inside_hooks() {
     let edit = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hooks/pre_edit_proof_to_sorry.json"),
     )
-    .unwrap();
+    .unwrap()
+    .replace("@CWD@", "/p")
+    .replace("@FILE@", "/p/Erdos850.lean");
     let out = bare_launcher(dir.path(), "mf", &["hook", "pre-tool-use"], &edit);
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&out.stdout).expect("hook JSON on stdout");
