@@ -342,3 +342,42 @@ fn launcher_finds_mf_in_plugin_data_bin() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("mf "));
 }
+
+/// `claude plugin validate plugin/` with the real Claude Code CLI (npm package
+/// `@anthropic-ai/claude-code`, which `.ci/run` installs). Skipped, with the reason printed,
+/// only where `claude` is not on PATH.
+#[test]
+fn claude_plugin_validate_passes() {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("claude"))
+            .find(|p| p.is_file())
+    });
+    let Some(claude) = found else {
+        eprintln!(
+            "SKIPPED claude_plugin_validate_passes: `claude` is not on PATH \
+             (npm install -g @anthropic-ai/claude-code)"
+        );
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(&claude)
+        .args(["plugin", "validate"])
+        .arg(plugin_dir())
+        .env("HOME", home.path())
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "claude plugin validate failed:\n{text}"
+    );
+    assert!(text.contains("Validation passed"), "{text}");
+}
