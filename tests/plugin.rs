@@ -381,3 +381,72 @@ fn claude_plugin_validate_passes() {
     );
     assert!(text.contains("Validation passed"), "{text}");
 }
+
+/// Claude Code splices `$ARGUMENTS` into a `!`-command as raw text, so no quoting there is
+/// safe: an argument with a quote breaks the line, one with `$(…)` runs. The commands pass
+/// arguments as prompt text between markers instead, for the model to quote or to give to an
+/// MCP tool.
+#[test]
+fn slash_commands_never_splice_arguments_into_a_shell_line() {
+    for entry in std::fs::read_dir(plugin_dir().join("commands")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines() {
+            if line.contains("!`") {
+                assert!(
+                    !line.contains("$ARGUMENTS") && !line.contains("$1"),
+                    "{}: {line}",
+                    path.display()
+                );
+            }
+        }
+        if text.contains("$ARGUMENTS") {
+            let marked =
+                text.lines().collect::<Vec<_>>().windows(3).any(|w| {
+                    w[0].starts_with('<') && w[1] == "$ARGUMENTS" && w[2].starts_with("</")
+                });
+            assert!(marked, "{}: $ARGUMENTS between markers", path.display());
+        }
+    }
+}
+
+#[test]
+fn the_skill_has_frontmatter_and_names_only_real_tools() {
+    let path = plugin_dir().join("skills/lean-proof-workflow/SKILL.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let front = text
+        .strip_prefix("---\n")
+        .and_then(|t| t.split_once("\n---\n"))
+        .expect("frontmatter")
+        .0;
+    assert!(front.lines().any(|l| l == "name: lean-proof-workflow"));
+    assert!(front
+        .lines()
+        .any(|l| l.starts_with("description: Use when") && l.len() > 80));
+    let tools: Vec<&str> = math_forge::mcp::tools::specs()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    for mentioned in [
+        "search",
+        "problem",
+        "failed",
+        "recommend",
+        "record_failure",
+        "holes",
+        "splice",
+        "outline",
+    ] {
+        assert!(text.contains(&format!("`{mentioned}`")), "{mentioned}");
+        assert!(tools.contains(&mentioned), "{mentioned} is an MCP tool");
+    }
+    for cmd in [
+        "mf sorries",
+        "mf splice",
+        "mk failed",
+        "mk find",
+        "mk search",
+    ] {
+        assert!(text.contains(cmd), "{cmd}");
+    }
+}

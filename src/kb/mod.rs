@@ -22,6 +22,7 @@ mod record;
 mod schema;
 pub mod search;
 pub mod sql;
+mod suggest;
 mod write;
 
 use std::path::{Path, PathBuf};
