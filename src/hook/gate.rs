@@ -55,6 +55,28 @@ pub fn reason(what: &str, blocks: &[(String, String)]) -> String {
     clip_keep_lines(&out, MAX_REASON_CHARS)
 }
 
+/// The block lines of a PostToolUse reason, bounded: the first [`SHOWN`], each at most
+/// [`BLOCK_CHARS`] characters (its first sentence always kept), then how many more.
+pub fn bounded_blocks(blocks: &[String]) -> String {
+    let mut out: Vec<String> = blocks
+        .iter()
+        .take(SHOWN)
+        .map(|b| clip_keep_lines(b, BLOCK_CHARS))
+        .collect();
+    if blocks.len() > SHOWN {
+        out.push(format!("- … and {} more", blocks.len() - SHOWN));
+    }
+    out.join("\n")
+}
+
+/// A reason cut to [`MAX_REASON_CHARS`].
+pub fn cap(reason: String) -> String {
+    clip_keep_lines(&reason, MAX_REASON_CHARS)
+}
+
+/// Most characters of one block line in a PostToolUse reason.
+const BLOCK_CHARS: usize = 400;
+
 /// Cuts `s` to at most `max` characters, keeping line breaks.
 fn clip_keep_lines(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -85,6 +107,19 @@ mod tests {
         assert!(sketch.blocks.is_empty(), "{sketch:?}");
         let new_axiom = check("A.lean", None, "axiom ax : False\n");
         assert_eq!(new_axiom.blocks.len(), 1);
+    }
+
+    #[test]
+    fn post_tool_use_blocks_are_bounded() {
+        let blocks: Vec<String> = (0..9)
+            .map(|i| format!("- theorem t{i}: {}", "y".repeat(900)))
+            .collect();
+        let b = bounded_blocks(&blocks);
+        assert_eq!(b.lines().count(), 5, "{b}");
+        assert!(b.ends_with("\n- … and 5 more"), "{b}");
+        assert!(b.lines().all(|l| l.chars().count() <= BLOCK_CHARS));
+        let long = cap("z".repeat(5000));
+        assert_eq!(long.chars().count(), MAX_REASON_CHARS);
     }
 
     #[test]

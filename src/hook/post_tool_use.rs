@@ -597,13 +597,15 @@ pub fn render(name: &str, d: Decision) -> Output {
              Project rule: never replace existing proof code with sorry/admit, never add axioms. \
              Restore the proof (or finish it without a hole); state a missing fact as a separate lemma \
              (a new lemma stated with sorry is fine).",
-            d.blocks.join("\n")
+            super::gate::bounded_blocks(&d.blocks)
         );
         if !advice.is_empty() {
             reason.push_str("\n\nAlso:\n");
             reason.push_str(&advice);
         }
-        return Output::Block { reason };
+        return Output::Block {
+            reason: super::gate::cap(reason),
+        };
     }
     if advice.is_empty() {
         return Output::Nothing;
