@@ -434,3 +434,52 @@ fn stop_without_git_compares_with_the_session_start_snapshot() {
     assert_eq!((stdout.as_str(), code), ("", 0));
     assert!(stderr.contains("no snapshot"), "{stderr}");
 }
+
+#[test]
+fn stop_in_git_does_not_blame_the_session_for_changes_made_before_it() {
+    let (dir, file) = git_project();
+    let data = dir.path().join(".plugin-data");
+    // Before the session: small_case_three already gutted, not committed.
+    let before = fixture("Erdos850.lean");
+    let dirty = before.replace(
+        "theorem small_case_three : 2 ∣ 3 * 4 * 5 := by decide",
+        "theorem small_case_three : 2 ∣ 3 * 4 * 5 := by sorry",
+    );
+    std::fs::write(&file, &dirty).unwrap();
+    let env = [
+        ("CLAUDE_PLUGIN_DATA", data.as_path()),
+        ("MATH_FORGE_DB", &dir.path().join(".plugin-data/k.db")),
+    ];
+    let start = payload("session_start.json", dir.path(), Path::new("/unused"), None);
+    let (_, stderr, code) = hook("session-start", dir.path(), &start, &env);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stop(dir.path(), "stop.json", &env),
+        (String::new(), String::new(), 0)
+    );
+    // The session guts another proof in the same file: that one is blamed, the old one not.
+    std::fs::write(
+        &file,
+        dirty.replace(
+            "theorem small_case_four : 3 ∣ 4 * 5 * 6 := by decide",
+            "theorem small_case_four : 3 ∣ 4 * 5 * 6 := by sorry",
+        ),
+    )
+    .unwrap();
+    let (stdout, _, _) = stop(dir.path(), "stop.json", &env);
+    let reason = block_reason(&stdout);
+    let items: Vec<&str> = reason.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(
+        items,
+        ["- Erdos850.lean: theorem Erdos850.small_case_four (line 35): had proof code without sorry/admit, now has sorry at line 35."]
+    );
+    // Without the snapshot (no plugin data), HEAD is the baseline and both are named.
+    let (stdout, _, _) = stop(dir.path(), "stop.json", &[]);
+    assert_eq!(
+        block_reason(&stdout)
+            .lines()
+            .filter(|l| l.starts_with("- "))
+            .count(),
+        2
+    );
+}

@@ -135,7 +135,7 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
             notes.push(format!("cannot append to {}: {e}", file.display()));
         }
     }
-    if let Some(note) = snapshot_outside_git(input, env) {
+    if let Some(note) = snapshot_session_start(input, env) {
         notes.push(note);
     }
     let tracking = env.tracking_db.as_deref().map(Tracking::open);
@@ -156,18 +156,15 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
     }
 }
 
-/// Outside a git work tree, the Stop hook compares with a snapshot of the project's `.lean`
-/// files taken here. A note when it could not be taken.
-fn snapshot_outside_git(input: &[u8], env: &Environment) -> Option<String> {
+/// The Stop hook compares with where the session started: this snapshot of the project's
+/// `.lean` files (outside git), or of those already changed against `HEAD` (in git). A note
+/// when it could not be taken.
+fn snapshot_session_start(input: &[u8], env: &Environment) -> Option<String> {
     let value: serde_json::Value = serde_json::from_slice(input).ok()?;
     let session = value.get("session_id")?.as_str()?;
     let cwd = value.get("cwd").and_then(serde_json::Value::as_str)?;
     let data_dir = env.data_dir.as_deref()?;
-    let root = std::path::Path::new(cwd);
-    if stop::in_git(root, std::time::Duration::from_millis(1500)) {
-        return None;
-    }
-    stop::take_snapshot(root, data_dir, session).err()
+    stop::take_snapshot(std::path::Path::new(cwd), data_dir, session).err()
 }
 
 /// SubagentStart: KB findings for the subagent's task. Never creates a knowledge base.

@@ -5,9 +5,11 @@
 //! compares every changed `.lean` file with where the session started:
 //!
 //! - in a git work tree: the file at `HEAD` (untracked files count as new, so only an axiom in
-//!   them blocks, not a sketch with `sorry`);
-//! - elsewhere: the snapshot SessionStart took under the plugin's data directory
-//!   ([`take_snapshot`]).
+//!   them blocks, not a sketch with `sorry`), except for files already changed when the session
+//!   started, whose text then SessionStart kept ([`take_snapshot`]): what was there before the
+//!   session is not the session's doing;
+//! - elsewhere: the snapshot of every `.lean` file SessionStart took under the plugin's data
+//!   directory.
 //!
 //! and blocks (`{"decision":"block","reason":…}`) with the [`gate`]'s reason when a proof was
 //! gutted or an axiom added. `stop_hook_active` (Claude Code continuing because of a Stop hook)
@@ -67,7 +69,7 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     let session = value.get("session_id").and_then(Value::as_str);
     let mut notes = Vec::new();
     let changes = match git_changes(&cwd, settings.git_timeout) {
-        Some(Ok(c)) => c,
+        Some(Ok(c)) => at_session_start(c, settings, session),
         Some(Err(why)) => return Outcome::note(format!("{why}; nothing checked")),
         None => match snapshot_changes(settings, session) {
             Ok(c) => c,
@@ -118,11 +120,48 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
 /// A changed file and its text at the start (`None`: it did not exist).
 type Change = (PathBuf, Option<String>);
 
+/// Git changes with the baseline of each file that was already changed at SessionStart
+/// replaced by its text then.
+fn at_session_start(
+    mut changes: Vec<Change>,
+    settings: &Settings,
+    session: Option<&str>,
+) -> Vec<Change> {
+    let Some(snap) = settings
+        .data_dir
+        .as_deref()
+        .zip(session)
+        .and_then(|(dir, s)| load_snapshot(dir, s).ok().flatten())
+    else {
+        return changes;
+    };
+    for (path, before) in &mut changes {
+        let rel = path
+            .strip_prefix(&snap.root)
+            .ok()
+            .map(|r| r.to_string_lossy().into_owned());
+        if let Some(text) = rel.and_then(|r| snap.files.get(&r)) {
+            *before = Some(text.clone());
+        }
+    }
+    changes
+}
+
+/// The session's snapshot, `Ok(None)` when there is none.
+fn load_snapshot(data_dir: &Path, session: &str) -> Result<Option<Snapshot>, String> {
+    let path = snapshot_path(data_dir, session).ok_or("the payload's session_id is unusable")?;
+    let Some(bytes) = files::read_bytes(&path, MAX_SNAPSHOT_BYTES * 2)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| format!("{}: not a snapshot ({e})", path.display()))
+}
+
 /// The `.lean` files that differ from `HEAD` (or are untracked), with their `HEAD` text.
 /// `None` when `cwd` is not in a git work tree (or git is missing).
 fn git_changes(cwd: &Path, timeout: Duration) -> Option<Result<Vec<Change>, String>> {
-    let top = git(cwd, &["rev-parse", "--show-toplevel"], timeout)?;
-    let top = PathBuf::from(String::from_utf8_lossy(&top).trim_end_matches('\n'));
+    let top = git_top(cwd, timeout)?;
     let has_head = git(&top, &["rev-parse", "--verify", "-q", "HEAD"], timeout).is_some();
     let mut names: Vec<String> = Vec::new();
     if has_head {
@@ -225,6 +264,9 @@ fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<Vec<u8>> {
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Snapshot {
     root: PathBuf,
+    /// Taken in a git work tree: only the files changed against `HEAD` then.
+    #[serde(default)]
+    git: bool,
     files: BTreeMap<String, String>,
 }
 
@@ -242,19 +284,18 @@ fn snapshot_changes(settings: &Settings, session: Option<&str>) -> Result<Vec<Ch
     let (Some(dir), Some(session)) = (&settings.data_dir, session) else {
         return Err("not a git work tree, and no session snapshot to compare with".into());
     };
-    let path = snapshot_path(dir, session).ok_or("the payload's session_id is unusable")?;
-    let bytes = match files::read_bytes(&path, MAX_SNAPSHOT_BYTES * 2) {
-        Ok(Some(b)) => b,
-        Ok(None) => {
+    let snap = match load_snapshot(dir, session)? {
+        Some(s) if !s.git => s,
+        Some(_) => {
+            return Err("the session started in a git work tree, and is no longer in one".into())
+        }
+        None => {
             return Err(format!(
-                "not a git work tree, and no snapshot at {}",
-                path.display()
+                "not a git work tree, and no snapshot for session {session} under {}",
+                dir.display()
             ))
         }
-        Err(why) => return Err(why),
     };
-    let snap: Snapshot = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{}: not a snapshot ({e})", path.display()))?;
     let now = lean_files(&snap.root).map_err(|why| format!("{why} (snapshot root)"))?;
     let mut out = Vec::new();
     for rel in now {
@@ -292,18 +333,36 @@ fn lean_files(root: &Path) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-/// SessionStart outside git: records the project's `.lean` files under `data_dir` for this
-/// session, once (a resumed or compacted session keeps its first snapshot). Returns a note
-/// when it could not.
+/// SessionStart: records where the session starts, once (a resumed or compacted session keeps
+/// its first snapshot). In a git work tree, the `.lean` files already changed against `HEAD`;
+/// elsewhere, every `.lean` file under `root`. An error says why there is none.
 pub fn take_snapshot(root: &Path, data_dir: &Path, session: &str) -> Result<(), String> {
     let path = snapshot_path(data_dir, session).ok_or("the payload's session_id is unusable")?;
     if path.exists() {
         return Ok(());
     }
+    let timeout = Duration::from_millis(2000);
+    let (root, git, paths): (PathBuf, bool, Vec<PathBuf>) = match git_changes(root, timeout) {
+        Some(Ok(changes)) => {
+            let top = git_top(root, timeout).unwrap_or_else(|| root.to_path_buf());
+            (top, true, changes.into_iter().map(|(p, _)| p).collect())
+        }
+        Some(Err(why)) => return Err(format!("{why}; no snapshot")),
+        None => {
+            let rels = lean_files(root)?;
+            (
+                root.to_path_buf(),
+                false,
+                rels.iter().map(|r| root.join(r)).collect(),
+            )
+        }
+    };
     let mut files_map = BTreeMap::new();
     let mut total = 0u64;
-    for rel in lean_files(root)? {
-        let full = root.join(&rel);
+    for full in paths {
+        let Ok(rel) = full.strip_prefix(&root) else {
+            continue;
+        };
         match files::read_text(&full, MAX_FILE_BYTES) {
             Ok(Some(text)) => {
                 total += text.len() as u64;
@@ -313,14 +372,15 @@ pub fn take_snapshot(root: &Path, data_dir: &Path, session: &str) -> Result<(), 
                         root.display()
                     ));
                 }
-                files_map.insert(rel, text);
+                files_map.insert(rel.to_string_lossy().into_owned(), text);
             }
             Ok(None) => {}
             Err(why) => return Err(format!("{why}; no snapshot")),
         }
     }
     let snap = Snapshot {
-        root: root.to_path_buf(),
+        root,
+        git,
         files: files_map,
     };
     let dir = path.parent().expect("snapshot path has a directory");
@@ -333,7 +393,9 @@ pub fn take_snapshot(root: &Path, data_dir: &Path, session: &str) -> Result<(), 
     Ok(())
 }
 
-/// Whether `dir` is inside a git work tree.
-pub fn in_git(dir: &Path, timeout: Duration) -> bool {
-    git(dir, &["rev-parse", "--is-inside-work-tree"], timeout).is_some()
+fn git_top(dir: &Path, timeout: Duration) -> Option<PathBuf> {
+    let top = git(dir, &["rev-parse", "--show-toplevel"], timeout)?;
+    Some(PathBuf::from(
+        String::from_utf8_lossy(&top).trim_end_matches('\n'),
+    ))
 }
