@@ -32,6 +32,10 @@ pub const MAX_FILES: usize = 400;
 /// Most `.lean` files and bytes a snapshot keeps.
 pub const MAX_SNAPSHOT_FILES: usize = 5000;
 pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+/// Snapshots older than this are removed when a new one is taken.
+const SNAPSHOT_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
+/// Most directory entries looked at when pruning.
+const MAX_PRUNED_ENTRIES: usize = 10_000;
 /// Largest output read from one git command.
 const MAX_GIT_OUTPUT: u64 = 8 * 1024 * 1024;
 
@@ -390,7 +394,30 @@ pub fn take_snapshot(root: &Path, data_dir: &Path, session: &str) -> Result<(), 
     serde_json::to_writer(&mut temp, &snap).map_err(|e| e.to_string())?;
     temp.persist(&path)
         .map_err(|e| format!("{}: {}", path.display(), e.error))?;
+    prune(dir);
     Ok(())
+}
+
+/// Removes the snapshots of sessions older than [`SNAPSHOT_MAX_AGE`] (best effort: the data
+/// directory must not grow with every session).
+fn prune(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for entry in entries.flatten().take(MAX_PRUNED_ENTRIES) {
+        let path = entry.path();
+        let old = entry
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > SNAPSHOT_MAX_AGE);
+        if old && path.extension().is_some_and(|e| e == "json") {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 fn git_top(dir: &Path, timeout: Duration) -> Option<PathBuf> {
@@ -398,4 +425,40 @@ fn git_top(dir: &Path, timeout: Duration) -> Option<PathBuf> {
     Some(PathBuf::from(
         String::from_utf8_lossy(&top).trim_end_matches('\n'),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_snapshots_are_pruned_and_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old.json");
+        let fresh = dir.path().join("fresh.json");
+        let other = dir.path().join("notes.txt");
+        for p in [&old, &fresh, &other] {
+            std::fs::write(p, "{}").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - SNAPSHOT_MAX_AGE - Duration::from_secs(60);
+        for p in [&old, &other] {
+            std::fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        prune(dir.path());
+        assert!(!old.exists());
+        assert!(fresh.exists());
+        assert!(other.exists(), "only snapshots are removed");
+    }
+
+    #[test]
+    fn session_ids_cannot_escape_the_snapshot_directory() {
+        let p = snapshot_path(Path::new("/data"), "../../etc/passwd").unwrap();
+        assert_eq!(p, Path::new("/data/snapshots/etcpasswd.json"));
+        assert!(snapshot_path(Path::new("/data"), "../").is_none());
+    }
 }
