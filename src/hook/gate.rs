@@ -55,8 +55,8 @@ pub fn reason(what: &str, blocks: &[(String, String)]) -> String {
     clip_keep_lines(&out, MAX_REASON_CHARS)
 }
 
-/// The block lines of a PostToolUse reason, bounded: the first [`SHOWN`], each at most
-/// [`BLOCK_CHARS`] characters (its first sentence always kept), then how many more.
+/// The block lines of a PostToolUse reason, bounded: the first four, each at most 400
+/// characters, then how many more.
 pub fn bounded_blocks(blocks: &[String]) -> String {
     let mut out: Vec<String> = blocks
         .iter()

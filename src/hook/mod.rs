@@ -3,9 +3,17 @@
 //! - [`session_start()`]: the briefing ([`briefing`]) as `additionalContext`, and exports to
 //!   `$CLAUDE_ENV_FILE` ([`env_file`]) so the session's shell finds `mf` and `mk` and the
 //!   knowledge.db the hooks use;
-//! - [`post_tool_use()`]: blocks an edit of a `.lean` file that replaced proof code with a hole
-//!   or added an axiom, and advises on false lemmas and changed statements;
-//! - [`subagent_start()`]: a few KB findings for the subagent's task ([`subagent`]).
+//!   Also snapshots where the session starts, for [`stop()`];
+//! - [`pre_tool_use()`]: denies a `.lean` Write/Edit/MultiEdit that would gut a proof or add an
+//!   axiom, before it is written ([`gate`], [`apply`]); extends a subagent's prompt with KB
+//!   findings ([`subagent`]);
+//! - [`post_tool_use()`]: the backstop after the write: blocks an edit of a `.lean` file that
+//!   replaced proof code with a hole or added an axiom, and advises on false lemmas and changed
+//!   statements;
+//! - [`stop()`]: blocks the end of a turn while the session's changes gut a proof or add an
+//!   axiom, by whatever route they were made;
+//! - [`subagent_start()`]: a few KB findings for the subagent's task, for a payload that carries
+//!   one (Claude Code's SubagentStart does not, so the plugin does not wire it).
 //!
 //! A hook must never get in the way by accident: every runner returns an [`Outcome`] (the
 //! output, and notes for stderr) and never fails; what it cannot read, it skips with a note.

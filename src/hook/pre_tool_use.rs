@@ -8,7 +8,7 @@
 //! For the subagent tool (`Agent`, formerly `Task`), whose `tool_input.prompt` is the task,
 //! it extends that prompt with KB findings for it ([`subagent`]) through `updatedInput`.
 //!
-//! Payload and output shapes: https://code.claude.com/docs/en/hooks (PreToolUse input,
+//! Payload and output shapes: <https://code.claude.com/docs/en/hooks> (PreToolUse input,
 //! "PreToolUse decision control": `hookSpecificOutput.permissionDecision`,
 //! `permissionDecisionReason`, `updatedInput`, `additionalContext`).
 

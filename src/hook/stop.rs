@@ -13,7 +13,7 @@
 //!
 //! and blocks (`{"decision":"block","reason":…}`) with the [`gate`]'s reason when a proof was
 //! gutted or an axiom added. `stop_hook_active` (Claude Code continuing because of a Stop hook)
-//! lets the turn end, so the hook can never loop. Shapes: https://code.claude.com/docs/en/hooks
+//! lets the turn end, so the hook can never loop. Shapes: <https://code.claude.com/docs/en/hooks>
 //! (Stop input `stop_hook_active`; decision control `decision: "block"`, `reason`).
 
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! The MCP tools: their names, descriptions and input schemas, and what a call does.
 //!
 //! Every call goes to the same library function the CLI uses (`mk search` → [`Kb::search`],
-//! `mf sorries` → [`cursor::holes`], `mf splice` → [`cursor::splice_file`], …) and returns the
+//! `mf sorries` → [`cursor::holes()`], `mf splice` → [`cursor::splice_file`], …) and returns the
 //! JSON the CLI prints with `--json`. Nothing here computes anything of its own.
 
 use std::path::{Path, PathBuf};

@@ -32,7 +32,7 @@ enum HookCommand {
     PostToolUse(Databases),
     /// Stop: block ending the turn while changed .lean files gut a proof or add an axiom
     Stop(Databases),
-    /// SubagentStart: KB findings relevant to the subagent's task as context
+    /// SubagentStart: KB findings relevant to the subagent's task as context (not wired by the plugin: the payload has no task text)
     SubagentStart(Databases),
 }
 
