@@ -32,6 +32,9 @@ pub const MAX_FILES: usize = 400;
 /// Most `.lean` files and bytes a snapshot keeps.
 pub const MAX_SNAPSHOT_FILES: usize = 5000;
 pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+/// Most directory entries and time one snapshot walk may take.
+const MAX_WALKED_ENTRIES: usize = 200_000;
+const WALK_TIME: Duration = Duration::from_secs(3);
 /// Snapshots older than this are removed when a new one is taken.
 const SNAPSHOT_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
 /// Most directory entries looked at when pruning.
@@ -318,7 +321,16 @@ fn lean_files(root: &Path) -> Result<Vec<String>, String> {
         .git_ignore(true)
         .require_git(false)
         .build();
-    for entry in walker.flatten() {
+    // A session started in a home directory must not walk it all before the hook's timeout.
+    let deadline = Instant::now() + WALK_TIME;
+    for (seen, entry) in walker.flatten().enumerate() {
+        if seen >= MAX_WALKED_ENTRIES || Instant::now() > deadline {
+            return Err(format!(
+                "{} holds too much to snapshot (over {MAX_WALKED_ENTRIES} entries or {} s)",
+                root.display(),
+                WALK_TIME.as_secs()
+            ));
+        }
         if entry.file_type().is_some_and(|t| t.is_file())
             && entry.path().extension().is_some_and(|e| e == "lean")
         {
