@@ -38,10 +38,16 @@ impl std::fmt::Display for Reason {
             Reason::Flag => write!(f, "from the command-line flag"),
             Reason::Env(var) => write!(f, "from ${var}"),
             Reason::EnvDir(var) => write!(f, "under ${var}"),
-            Reason::Ancestor(dir) => write!(f, "the project's, found in {}", dir.display()),
+            Reason::Ancestor(dir) => {
+                write!(
+                    f,
+                    "found in {}, the nearest directory that has it",
+                    dir.display()
+                )
+            }
             Reason::UserData => write!(
                 f,
-                "the user data directory (no project .math-forge/ above the current directory)"
+                "in the user data directory (no .math-forge/ here or above, no $CLAUDE_PLUGIN_DATA)"
             ),
             Reason::Default => write!(f, "default in the current directory"),
         }
