@@ -1,6 +1,6 @@
 //! Whole-process latency of `mf hook …`, the way Claude Code runs it: spawn `mf`, write the
-//! payload on stdin, wait for it to exit. The bars: post-tool-use p50 under 15 ms on a 130 KB
-//! result file, session-start under 50 ms.
+//! payload on stdin, wait for it to exit. The bars: pre-tool-use and post-tool-use p50 under
+//! 15 ms on a 130 KB result file, session-start under 50 ms.
 //!
 //! `cargo bench --bench hooks`. Before criterion's own statistics (whose samples average
 //! several runs each), the bench times 200 single runs of each hook and prints their p50, p90
@@ -60,6 +60,8 @@ struct Setup {
     /// A Write creating the 130 KB file: no earlier version, so the whole file is parsed (the
     /// slow path, for comparison).
     write_new: Vec<u8>,
+    /// pre-tool-use: the same edit before it is written (the file on disk is the original).
+    pre_edit: Vec<u8>,
     session_start: Vec<u8>,
     subagent_start: Vec<u8>,
     kb: PathBuf,
@@ -99,6 +101,17 @@ fn setup() -> Setup {
         .into_bytes()
     };
 
+    let pre_file = dir.path().join("slot901_erdos_850_big_result.lean");
+    std::fs::write(&pre_file, &before).unwrap();
+    let pre_edit = serde_json::json!({
+        "session_id": "bench", "transcript_path": "/tmp/t.jsonl", "cwd": dir.path(),
+        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Edit",
+        "tool_input": {"file_path": pre_file, "old_string": old_string, "new_string": new_string},
+        "tool_use_id": "toolu_bench",
+    })
+    .to_string()
+    .into_bytes();
+
     let tracking = dir.path().join("tracking.db");
     let conn = rusqlite::Connection::open(&tracking).unwrap();
     conn.execute_batch(&std::fs::read_to_string(fixture("tracking.sql")).unwrap())
@@ -112,6 +125,7 @@ fn setup() -> Setup {
     Setup {
         edit_with_original: edit(Some(&before)),
         edit_undone: edit(None),
+        pre_edit,
         write_new: serde_json::json!({
             "session_id": "bench", "cwd": dir.path(), "hook_event_name": "PostToolUse",
             "tool_name": "Write",
@@ -156,12 +170,15 @@ fn bench(c: &mut Criterion) {
     assert_eq!(block, undone);
     let created = String::from_utf8(run(&s, "post-tool-use", &s.write_new)).unwrap();
     assert_eq!(created, "", "a new file with holes and no axiom passes");
+    let deny = String::from_utf8(run(&s, "pre-tool-use", &s.pre_edit)).unwrap();
+    assert!(deny.contains("\"permissionDecision\":\"deny\""), "{deny}");
     let brief = String::from_utf8(run(&s, "session-start", &s.session_start)).unwrap();
     assert!(brief.contains("KB: 14 findings"), "{brief}");
     let sub = String::from_utf8(run(&s, "subagent-start", &s.subagent_start)).unwrap();
     assert!(sub.contains("FALSE LEMMA local_cover_le_2"), "{sub}");
 
-    let cases: [(&str, &str, &[u8]); 5] = [
+    let cases: [(&str, &str, &[u8]); 6] = [
+        ("pre-tool-use/edit-130KB", "pre-tool-use", &s.pre_edit),
         (
             "post-tool-use/edit-130KB-original",
             "post-tool-use",
@@ -211,6 +228,9 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("post-tool-use/write-130KB-new", |b| {
         b.iter(|| run(&s, "post-tool-use", &s.write_new))
+    });
+    group.bench_function("pre-tool-use/edit-130KB", |b| {
+        b.iter(|| run(&s, "pre-tool-use", &s.pre_edit))
     });
     group.bench_function("session-start", |b| {
         b.iter(|| run(&s, "session-start", &s.session_start))

@@ -10,6 +10,7 @@ pub mod hook;
 pub mod kb;
 pub mod lean;
 pub mod lint;
+pub mod mcp;
 pub mod tracking;
 pub mod verify;
 

@@ -23,16 +23,8 @@ fn read(name: &str) -> String {
 fn mf_hook(sub: &str, cwd: &Path) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
     cmd.args(["hook", sub]).current_dir(cwd);
-    for var in [
-        "MATH_FORGE_DB",
-        "MATH_FORGE_TRACKING_DB",
-        "MATH_FORGE_SLOTS",
-        "CLAUDE_PLUGIN_ROOT",
-        "CLAUDE_PROJECT_DIR",
-        "CLAUDE_ENV_FILE",
-    ] {
-        cmd.env_remove(var);
-    }
+    common::isolate(&mut cmd, cwd);
+    cmd.env_remove("MATH_FORGE_SLOTS");
     cmd
 }
 
@@ -228,12 +220,44 @@ fn edit_without_original_file_is_undone_on_the_current_text() {
 }
 
 #[test]
-fn ambiguous_undo_without_original_file_does_not_block() {
+fn ambiguous_undo_without_original_file_blocks_when_every_candidate_guts_a_proof() {
     // "  sorry" occurs twice after the edit (once from before), so either could be the new
-    // one: the hook cannot be sure and does not block.
-    Case::edit("edit_ambiguous_sorry_no_original.json", "Erdos850.lean")
-        .run()
-        .assert_silent();
+    // one. Either way a complete proof was holed (two_dvd_three_consecutive, or
+    // triple_factors_small if the other `sorry` was the new one): the edit is blocked, and
+    // the reason says it cannot tell which.
+    let run = Case::edit("edit_ambiguous_sorry_no_original.json", "Erdos850.lean").run();
+    let items = block_items(&run.block_reason());
+    assert_eq!(items.len(), 3, "{items:?}");
+    assert!(
+        items[0].starts_with("- the earlier version is ambiguous (2 ways to undo the edit)"),
+        "{items:?}"
+    );
+    assert!(items[1..]
+        .iter()
+        .any(|i| i.starts_with("- theorem Erdos850.two_dvd_three_consecutive (lines 20-21)")));
+    assert!(items[1..]
+        .iter()
+        .any(|i| i.starts_with("- theorem Erdos850.triple_factors_small")));
+}
+
+#[test]
+fn ambiguous_undo_where_one_candidate_is_clean_does_not_block() {
+    // `trivial` → `sorry`, and `sorry` occurs three times now. If the new one is a's, a was
+    // gutted; if it is one of b's, b already had a hole and nothing was gutted. Not every
+    // candidate guts a proof, so the hook cannot say one was: it does not block.
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "theorem a : True := by\n  sorry\n\ntheorem b : True := by\n  first | sorry | sorry\n";
+    let file = dir.path().join("A.lean");
+    std::fs::write(&file, text).unwrap();
+    let input = serde_json::json!({
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "cwd": dir.path(),
+        "tool_input": {"file_path": file, "old_string": "trivial", "new_string": "sorry"},
+        "tool_response": {"filePath": file}
+    });
+    post(dir.path(), input.to_string().as_bytes()).assert_silent();
 }
 
 #[test]
@@ -737,12 +761,19 @@ fn session_start_reads_an_older_tracking_db_defensively() {
 }
 
 #[test]
-fn session_start_without_tracking_or_kb_creates_the_kb() {
+fn session_start_without_tracking_or_kb_creates_the_kb_under_plugin_data() {
+    // As Claude Code runs a plugin's hook: CLAUDE_PLUGIN_ROOT is the install folder (replaced
+    // on every update), CLAUDE_PLUGIN_DATA the folder that survives updates.
     let dir = tempfile::tempdir().unwrap();
-    let kb = dir.path().join("plugin/data/knowledge.db");
+    let root = dir.path().join("plugin-root");
+    let data = dir.path().join("plugin-data");
+    let kb = data.join("knowledge.db");
+    let env_file = dir.path().join("claude-env");
     let mut cmd = mf_hook("session-start", dir.path());
-    cmd.env("CLAUDE_PLUGIN_ROOT", dir.path().join("plugin"))
-        .env("CLAUDE_PROJECT_DIR", dir.path());
+    cmd.env("CLAUDE_PLUGIN_ROOT", &root)
+        .env("CLAUDE_PLUGIN_DATA", &data)
+        .env("CLAUDE_PROJECT_DIR", dir.path())
+        .env("CLAUDE_ENV_FILE", &env_file);
     let run = Run::of(
         &mut cmd,
         br#"{"hook_event_name":"SessionStart","source":"clear"}"#,
@@ -759,11 +790,28 @@ fn session_start_without_tracking_or_kb_creates_the_kb() {
     );
     assert!(
         kb.is_file(),
-        "knowledge.db created from the embedded schema"
+        "knowledge.db created under CLAUDE_PLUGIN_DATA"
     );
-    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"))
-        .args(["stats", "--db"])
-        .arg(&kb)
+    assert!(!root.exists(), "nothing written under CLAUDE_PLUGIN_ROOT");
+    let exports = std::fs::read_to_string(&env_file).unwrap();
+    assert!(
+        exports.contains(&format!("export MATH_FORGE_DB='{}'\n", kb.display())),
+        "{exports}"
+    );
+    // `mk` in the session's shell: the env file sourced, run from the project directory
+    // with the same plugin variables. It reads the database the hook created.
+    let shell = format!(
+        ". '{}' && '{}' stats --json",
+        env_file.display(),
+        env!("CARGO_BIN_EXE_mk")
+    );
+    let mut sh = assert_cmd::Command::new("/bin/sh");
+    common::isolate(&mut sh, dir.path());
+    let out = sh
+        .args(["-c", &shell])
+        .current_dir(dir.path())
+        .env("CLAUDE_PLUGIN_ROOT", &root)
+        .env("CLAUDE_PLUGIN_DATA", &data)
         .output()
         .unwrap();
     assert!(
@@ -771,6 +819,18 @@ fn session_start_without_tracking_or_kb_creates_the_kb() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["knowledge_db"]["path"], kb.to_str().unwrap());
+    assert_eq!(stats["knowledge_db"]["why"], "from $MATH_FORGE_DB");
+    // Without the export, the same rule finds the same file.
+    let out = common::mk(dir.path())
+        .env("CLAUDE_PLUGIN_DATA", &data)
+        .args(["stats", "--json"])
+        .output()
+        .unwrap();
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["knowledge_db"]["path"], kb.to_str().unwrap());
+    assert_eq!(stats["knowledge_db"]["why"], "under $CLAUDE_PLUGIN_DATA");
 }
 
 #[test]
@@ -794,7 +854,11 @@ fn session_start_exports_path_once_and_survives_bad_input() {
     }
     assert_eq!(
         std::fs::read_to_string(&env_file).unwrap(),
-        format!("export PATH='{}':\"$PATH\"\n", bin_dir.display())
+        format!(
+            "export PATH='{}':\"$PATH\"\nexport MATH_FORGE_DB='{}'\n",
+            bin_dir.display(),
+            dir.path().join("k.db").display()
+        )
     );
 }
 

@@ -29,11 +29,11 @@ fn missing_or_corrupt_db_is_one_line_naming_path_and_fix() {
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = stderr_line(&out);
         assert!(
-            err.contains(".math-forge/knowledge.db") && err.contains("mk init"),
+            err.contains(".local/share/math-forge/knowledge.db") && err.contains("mk init"),
             "{err}"
         );
         assert!(
-            err.contains("default in the current directory"),
+            err.contains("the user data directory"),
             "says which rule chose the path: {err}"
         );
     }
@@ -672,7 +672,31 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr_line(&out).contains("neither a domain"));
+    assert!(
+        stderr_line(&out)
+            .starts_with("mk: no such problem 'nonexistent_problem'; (it is not a domain either: "),
+        "{}",
+        stderr_line(&out)
+    );
+    // A near miss names the closest known ids.
+    let out = mk(dir.path())
+        .args(["recommend", "erdos_805", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_line(&out).starts_with("mk: no such problem 'erdos_805'; did you mean erdos_850? "),
+        "{}",
+        stderr_line(&out)
+    );
+    let text = stdout_of(dir.path(), &["find", "Erdos-805", "--db", d]);
+    assert!(
+        text.starts_with("no such problem: \"Erdos-805\" matches no problem, finding or submission.\n  Did you mean: erdos_850\n"),
+        "{text}"
+    );
+    let r = mk_json(dir.path(), &["find", "erdos 805", "--db", d]);
+    assert_eq!(r["did_you_mean"], serde_json::json!(["erdos_850"]));
 }
 
 #[test]

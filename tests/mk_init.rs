@@ -89,7 +89,7 @@ fn a_second_run_adds_nothing_and_a_changed_row_is_updated() {
     let args = ["init", "--from-tracking", tracking.to_str().unwrap()];
     let first = mk_json(dir.path(), &args);
     let count = |dir: &std::path::Path| -> i64 {
-        let kb = Kb::open_existing(&dir.join(".math-forge/knowledge.db")).unwrap();
+        let kb = Kb::open_existing(&common::user_kb(dir)).unwrap();
         kb.finding_count().unwrap()
     };
     let n = count(dir.path());

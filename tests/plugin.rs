@@ -29,7 +29,8 @@ fn hooks() -> Vec<(String, String, String, u64)> {
             .as_array()
             .expect("an event has an array of matcher groups")
         {
-            let matcher = group["matcher"].as_str().expect("matcher").to_string();
+            // Stop takes no matcher (https://code.claude.com/docs/en/hooks).
+            let matcher = group["matcher"].as_str().unwrap_or("").to_string();
             for h in group["hooks"].as_array().expect("hooks array") {
                 assert_eq!(h["type"], "command", "{h}");
                 out.push((
@@ -87,20 +88,26 @@ fn manifest_is_valid() {
 }
 
 #[test]
-fn hooks_wire_the_three_events_with_the_spec_timeouts() {
+fn hooks_wire_the_four_events() {
     let got: Vec<(String, String, String, u64)> = hooks()
         .into_iter()
         .map(|(e, m, c, t)| (e, m, hook_subcommand(&c), t))
         .collect();
     let want = [
-        ("PostToolUse", "Write|Edit|MultiEdit", "post-tool-use", 3),
+        ("PostToolUse", "Write|Edit|MultiEdit", "post-tool-use", 5),
+        (
+            "PreToolUse",
+            "Write|Edit|MultiEdit|Agent|Task",
+            "pre-tool-use",
+            5,
+        ),
         (
             "SessionStart",
             "startup|resume|clear|compact",
             "session-start",
-            5,
+            10,
         ),
-        ("SubagentStart", "*", "subagent-start", 5),
+        ("Stop", "", "stop", 15),
     ];
     let want: Vec<(String, String, String, u64)> = want
         .iter()
@@ -122,7 +129,7 @@ fn every_hook_command_exists() {
     }
     // …and a name that is not a hook is refused, so the check above can fail.
     assert!(!mf()
-        .args(["hook", "pre-tool-use", "--help"])
+        .args(["hook", "pre-edit", "--help"])
         .output()
         .unwrap()
         .status
@@ -223,25 +230,223 @@ fn launcher_runs_mf_from_math_forge_bin() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("SessionStart"));
 }
 
-#[test]
-fn launcher_without_mf_steps_aside() {
-    // A copy outside the repository, with no mf on PATH and no build next to it.
-    let dir = tempfile::tempdir().unwrap();
-    let launcher = dir.path().join("plugin/bin/mf");
-    std::fs::create_dir_all(launcher.parent().unwrap()).unwrap();
-    std::fs::copy(plugin_dir().join("bin/mf"), &launcher).unwrap();
-    let out = std::process::Command::new("/bin/sh")
-        .arg(&launcher)
-        .args(["hook", "post-tool-use"])
-        .env_remove("MATH_FORGE_BIN")
-        .env("PATH", dir.path().join("plugin/bin"))
-        .output()
+/// A copy of the launchers outside the repository, run with a PATH and HOME that hold no
+/// `mf`/`mk` and no build next to them.
+fn bare_launcher(dir: &Path, tool: &str, args: &[&str], stdin: &str) -> std::process::Output {
+    let bin = dir.join("plugin/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for t in ["mf", "mk"] {
+        std::fs::copy(plugin_dir().join("bin").join(t), bin.join(t)).unwrap();
+    }
+    let mut child = std::process::Command::new("/bin/sh")
+        .arg(bin.join(tool))
+        .args(args)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("HOME", dir)
+        .env("CLAUDE_PLUGIN_DATA", dir.join("data"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn launchers_are_one_script() {
+    let mf = std::fs::read(plugin_dir().join("bin/mf")).unwrap();
+    let mk = std::fs::read(plugin_dir().join("bin/mk")).unwrap();
+    assert_eq!(
+        mf, mk,
+        "plugin/bin/mf and plugin/bin/mk must stay identical"
+    );
+}
+
+#[test]
+fn launcher_without_mf_fails_visibly_outside_hooks() {
+    for tool in ["mf", "mk"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = bare_launcher(dir.path(), tool, &["stats"], "");
+        assert_eq!(out.status.code(), Some(127), "{tool}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(
+            err.starts_with(&format!("math-forge: {tool} not found"))
+                && err.contains("cargo install --locked --path"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn launcher_without_mf_tells_the_user_inside_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bare_launcher(
+        dir.path(),
+        "mf",
+        &["hook", "session-start"],
+        r#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("hook JSON on stdout");
+    let msg = v["systemMessage"].as_str().unwrap();
+    assert!(
+        msg.starts_with("math-forge is not installed: .lean edits are NOT being checked"),
+        "{msg}"
+    );
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+
+    let edit = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hooks/pre_edit_proof_to_sorry.json"),
+    )
+    .unwrap()
+    .replace("@CWD@", "/p")
+    .replace("@FILE@", "/p/Erdos850.lean");
+    let out = bare_launcher(dir.path(), "mf", &["hook", "pre-tool-use"], &edit);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("hook JSON on stdout");
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("math-forge is not installed: this .lean edit is NOT being checked"),
+        "{v}"
+    );
+    // An edit of another file is not gated: no message.
+    let other = r#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/p/notes.md","content":"x"}}"#;
+    let out = bare_launcher(dir.path(), "mf", &["hook", "pre-tool-use"], other);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn launcher_finds_mf_in_plugin_data_bin() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_bin = dir.path().join("data/bin");
+    std::fs::create_dir_all(&data_bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mf"), data_bin.join("mf")).unwrap();
+    let out = bare_launcher(dir.path(), "mf", &["--version"], "");
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("mf not found"),
+        out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("mf "));
+}
+
+/// `claude plugin validate plugin/` with the real Claude Code CLI (npm package
+/// `@anthropic-ai/claude-code`, which `.ci/run` installs). Skipped, with the reason printed,
+/// only where `claude` is not on PATH.
+#[test]
+fn claude_plugin_validate_passes() {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("claude"))
+            .find(|p| p.is_file())
+    });
+    let Some(claude) = found else {
+        eprintln!(
+            "SKIPPED claude_plugin_validate_passes: `claude` is not on PATH \
+             (npm install -g @anthropic-ai/claude-code)"
+        );
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(&claude)
+        .args(["plugin", "validate"])
+        .arg(plugin_dir())
+        .env("HOME", home.path())
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "claude plugin validate failed:\n{text}"
+    );
+    assert!(text.contains("Validation passed"), "{text}");
+}
+
+/// Claude Code splices `$ARGUMENTS` into a `!`-command as raw text, so no quoting there is
+/// safe: an argument with a quote breaks the line, one with `$(…)` runs. The commands pass
+/// arguments as prompt text between markers instead, for the model to quote or to give to an
+/// MCP tool.
+#[test]
+fn slash_commands_never_splice_arguments_into_a_shell_line() {
+    for entry in std::fs::read_dir(plugin_dir().join("commands")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines() {
+            if line.contains("!`") {
+                assert!(
+                    !line.contains("$ARGUMENTS") && !line.contains("$1"),
+                    "{}: {line}",
+                    path.display()
+                );
+            }
+        }
+        if text.contains("$ARGUMENTS") {
+            let marked =
+                text.lines().collect::<Vec<_>>().windows(3).any(|w| {
+                    w[0].starts_with('<') && w[1] == "$ARGUMENTS" && w[2].starts_with("</")
+                });
+            assert!(marked, "{}: $ARGUMENTS between markers", path.display());
+        }
+    }
+}
+
+#[test]
+fn the_skill_has_frontmatter_and_names_only_real_tools() {
+    let path = plugin_dir().join("skills/lean-proof-workflow/SKILL.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let front = text
+        .strip_prefix("---\n")
+        .and_then(|t| t.split_once("\n---\n"))
+        .expect("frontmatter")
+        .0;
+    assert!(front.lines().any(|l| l == "name: lean-proof-workflow"));
+    assert!(front
+        .lines()
+        .any(|l| l.starts_with("description: Use when") && l.len() > 80));
+    let tools: Vec<&str> = math_forge::mcp::tools::specs()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    for mentioned in [
+        "search",
+        "problem",
+        "failed",
+        "recommend",
+        "record_failure",
+        "holes",
+        "splice",
+        "outline",
+    ] {
+        assert!(text.contains(&format!("`{mentioned}`")), "{mentioned}");
+        assert!(tools.contains(&mentioned), "{mentioned} is an MCP tool");
+    }
+    for cmd in [
+        "mf sorries",
+        "mf splice",
+        "mk failed",
+        "mk find",
+        "mk search",
+    ] {
+        assert!(text.contains(cmd), "{cmd}");
+    }
 }

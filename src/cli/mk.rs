@@ -31,7 +31,8 @@ Examples:
   mk recommend erdos_364
   mk query \"SELECT finding_type, count(*) FROM findings GROUP BY 1\"
 
-knowledge.db: --db > $MATH_FORGE_DB > $CLAUDE_PLUGIN_ROOT/data/knowledge.db > ./.math-forge/knowledge.db
+knowledge.db: --db > $MATH_FORGE_DB > nearest .math-forge/knowledge.db (or .math-forge/) here or above
+              > $CLAUDE_PLUGIN_DATA/knowledge.db > $XDG_DATA_HOME/math-forge/knowledge.db (~/.local/share/…)
 tracking.db:  --tracking > $MATH_FORGE_TRACKING_DB > $CLAUDE_PROJECT_DIR/submissions/tracking.db > ./submissions/tracking.db";
 
 /// math-forge knowledge base: what was proven, how, and what failed.

@@ -36,6 +36,9 @@ pub struct Splice<'a> {
     pub proof: &'a str,
     /// Replace only the N-th hole (1-based, file order) of the declaration.
     pub hole: Option<usize>,
+    /// Allow replacing a complete proof (one without `sorry`/`admit`) by one with a hole;
+    /// refused otherwise ([`SpliceError::Gutted`]).
+    pub allow_sorry: bool,
 }
 
 /// A successful splice (not yet written).
@@ -108,6 +111,11 @@ pub enum SpliceError {
     BrokenProof { declaration: String, at: Position },
     #[error("the proof changes the file's declarations ({detail}); give only the proof")]
     Restructured { detail: String },
+    #[error(
+        "{declaration} has a complete proof and this would replace it with one that has \
+         sorry/admit; splice a finished proof, or pass --allow-sorry to gut it on purpose"
+    )]
+    Gutted { declaration: String },
 }
 
 fn preexisting_note(at: &Option<Position>) -> String {
@@ -192,6 +200,15 @@ pub fn splice_text(text: &str, request: &Splice<'_>) -> Result<Spliced, SpliceEr
     let inserted = replaced.start..replaced.start + replacement.len();
 
     let new_outline = verify(&parsed, &outline, index, &new_text, &replaced, &inserted)?;
+    if !request.allow_sorry {
+        // The same declaration-by-declaration check as the edit gate (`mf diff`'s engine).
+        let c = crate::lean::compare::FileComparison::of(text, &outline, &new_text, &new_outline);
+        if let Some(d) = c.newly_holed().first() {
+            return Err(SpliceError::Gutted {
+                declaration: d.label(),
+            });
+        }
+    }
     let new_decl = &new_outline.declarations[index];
     Ok(Spliced {
         declaration: name,
@@ -450,6 +467,32 @@ mod tests {
     }
 
     #[test]
+    fn gutting_a_complete_proof_needs_allow_sorry() {
+        let text = "theorem a : True := by\n  trivial\n";
+        let request = |allow_sorry| Splice {
+            declaration: "a",
+            proof: "sorry",
+            hole: None,
+            allow_sorry,
+        };
+        let e = splice_text(text, &request(false)).unwrap_err();
+        assert!(matches!(e, SpliceError::Gutted { .. }), "{e}");
+        assert!(
+            e.to_string().starts_with("theorem a has a complete proof"),
+            "{e}"
+        );
+        let done = splice_text(text, &request(true)).unwrap();
+        assert_eq!(done.text, "theorem a : True := by\n  sorry\n");
+        // Replacing a proof that already had a hole by another with a hole is not gutting.
+        let holed = "theorem a : True := by\n  sorry\n";
+        let again = Splice {
+            proof: "exact sorry",
+            ..request(false)
+        };
+        assert!(splice_text(holed, &again).is_ok());
+    }
+
+    #[test]
     fn an_axiom_has_no_proof_to_replace() {
         let e = splice_text(
             "axiom a : False\n",
@@ -457,6 +500,7 @@ mod tests {
                 declaration: "a",
                 proof: "trivial",
                 hole: None,
+                allow_sorry: false,
             },
         )
         .unwrap_err();
@@ -474,6 +518,7 @@ mod tests {
                 declaration: "a",
                 proof: "trivial\n\ntheorem c : False := sorry",
                 hole: None,
+                allow_sorry: false,
             },
         )
         .unwrap_err();
@@ -492,6 +537,7 @@ mod tests {
                 declaration: "a",
                 proof: "trivial",
                 hole: Some(2),
+                allow_sorry: false,
             },
         )
         .unwrap();

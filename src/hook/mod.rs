@@ -1,23 +1,37 @@
 //! The Claude Code hooks behind `mf hook …`.
 //!
-//! - [`session_start()`]: the briefing ([`briefing`]) as `additionalContext`, and a PATH export
-//!   to `$CLAUDE_ENV_FILE` so the session's shell finds `mf` and `mk`;
-//! - [`post_tool_use()`]: blocks an edit of a `.lean` file that replaced proof code with a hole
-//!   or added an axiom, and advises on false lemmas and changed statements;
-//! - [`subagent_start()`]: a few KB findings for the subagent's task ([`subagent`]).
+//! - [`session_start()`]: the briefing ([`briefing`]) as `additionalContext`, and exports to
+//!   `$CLAUDE_ENV_FILE` ([`env_file`]) so the session's shell finds `mf` and `mk` and the
+//!   knowledge.db the hooks use;
+//!   Also snapshots where the session starts, for [`stop()`];
+//! - [`pre_tool_use()`]: denies a `.lean` Write/Edit/MultiEdit that would gut a proof or add an
+//!   axiom, before it is written ([`gate`], [`apply`]); extends a subagent's prompt with KB
+//!   findings ([`subagent`]);
+//! - [`post_tool_use()`]: the backstop after the write: blocks an edit of a `.lean` file that
+//!   replaced proof code with a hole or added an axiom, and advises on false lemmas and changed
+//!   statements;
+//! - [`stop()`]: blocks the end of a turn while the session's changes gut a proof or add an
+//!   axiom, by whatever route they were made;
+//! - [`subagent_start()`]: a few KB findings for the subagent's task, for a payload that carries
+//!   one (Claude Code's SubagentStart does not, so the plugin does not wire it).
 //!
 //! A hook must never get in the way by accident: every runner returns an [`Outcome`] (the
 //! output, and notes for stderr) and never fails; what it cannot read, it skips with a note.
 
+pub mod apply;
 pub mod baseline;
 pub mod briefing;
+pub mod env_file;
+pub mod files;
+pub mod gate;
 pub mod payload;
 pub mod post_tool_use;
+pub mod pre_tool_use;
+pub mod stop;
 pub mod subagent;
 pub mod window;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::json;
 
@@ -32,8 +46,12 @@ pub enum Output {
     Nothing,
     /// `hookSpecificOutput.additionalContext` for the event.
     Context { event: &'static str, text: String },
-    /// PostToolUse `{"decision": "block", "reason": …}`.
+    /// PostToolUse and Stop `{"decision": "block", "reason": …}`.
     Block { reason: String },
+    /// PreToolUse `permissionDecision: "deny"` with its reason (shown to the model).
+    Deny { reason: String },
+    /// PreToolUse `updatedInput`: the whole tool input, replaced.
+    UpdatedInput { input: serde_json::Value },
 }
 
 impl Output {
@@ -45,6 +63,16 @@ impl Output {
                 "hookSpecificOutput": { "hookEventName": event, "additionalContext": text }
             }),
             Output::Block { reason } => json!({ "decision": "block", "reason": reason }),
+            Output::Deny { reason } => json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            }),
+            Output::UpdatedInput { input } => json!({
+                "hookSpecificOutput": { "hookEventName": "PreToolUse", "updatedInput": input }
+            }),
         };
         Some(value.to_string())
     }
@@ -88,6 +116,9 @@ pub struct Environment {
     pub env_file: Option<PathBuf>,
     /// The directory of the running `mf` (exported on PATH).
     pub bin_dir: Option<PathBuf>,
+    /// `$CLAUDE_PLUGIN_DATA` (or the user data directory): where SessionStart keeps the
+    /// snapshot a Stop hook compares with when the project is not in git.
+    pub data_dir: Option<PathBuf>,
     /// Unix seconds.
     pub now: i64,
     pub slots: i64,
@@ -102,10 +133,18 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
             notes.push(format!("{e}; briefing anyway"));
         }
     }
-    if let (Some(file), Some(dir)) = (&env.env_file, &env.bin_dir) {
-        if let Err(e) = export_path(file, dir) {
+    if let Some(file) = &env.env_file {
+        let mut lines: Vec<String> = env.bin_dir.iter().map(|d| env_file::path_line(d)).collect();
+        lines.push(env_file::export_line(
+            "MATH_FORGE_DB",
+            &env.knowledge_db.to_string_lossy(),
+        ));
+        if let Err(e) = env_file::append_lines(file, &lines) {
             notes.push(format!("cannot append to {}: {e}", file.display()));
         }
+    }
+    if let Some(note) = snapshot_session_start(input, env) {
+        notes.push(note);
     }
     let tracking = env.tracking_db.as_deref().map(Tracking::open);
     let kb = Kb::open(&env.knowledge_db).map_err(|e| e.to_string());
@@ -123,6 +162,17 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
         },
         notes,
     }
+}
+
+/// The Stop hook compares with where the session started: this snapshot of the project's
+/// `.lean` files (outside git), or of those already changed against `HEAD` (in git). A note
+/// when it could not be taken.
+fn snapshot_session_start(input: &[u8], env: &Environment) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(input).ok()?;
+    let session = value.get("session_id")?.as_str()?;
+    let cwd = value.get("cwd").and_then(serde_json::Value::as_str)?;
+    let data_dir = env.data_dir.as_deref()?;
+    stop::take_snapshot(std::path::Path::new(cwd), data_dir, session).err()
 }
 
 /// SubagentStart: KB findings for the subagent's task. Never creates a knowledge base.
@@ -148,6 +198,22 @@ pub fn subagent_start(input: &[u8], env: &Environment) -> Outcome {
     }
 }
 
+/// PreToolUse: the gate before a `.lean` write, and KB context in a subagent's prompt.
+pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
+    pre_tool_use::run(
+        input,
+        &pre_tool_use::Sources {
+            knowledge_db: Some(env.knowledge_db.clone()),
+            tracking_db: env.tracking_db.clone(),
+        },
+    )
+}
+
+/// Stop: refuses to end the turn while the session's changes gut a proof or add an axiom.
+pub fn stop(input: &[u8], env: &Environment) -> Outcome {
+    stop::run(input, &stop::Settings::new(env.data_dir.clone()))
+}
+
 /// PostToolUse, with tracking.db from `env`.
 pub fn post_tool_use(input: &[u8], env: &Environment) -> Outcome {
     let settings = post_tool_use::Settings {
@@ -155,32 +221,6 @@ pub fn post_tool_use(input: &[u8], env: &Environment) -> Outcome {
         ..Default::default()
     };
     post_tool_use::run(input, &settings)
-}
-
-/// Appends `export PATH="dir:$PATH"` to the env file, once: a resumed or compacted session
-/// runs SessionStart again with the same file.
-pub fn export_path(env_file: &Path, dir: &Path) -> std::io::Result<()> {
-    let line = format!(
-        "export PATH={}:\"$PATH\"\n",
-        shell_quote(&dir.to_string_lossy())
-    );
-    let existing = std::fs::read_to_string(env_file).unwrap_or_default();
-    if existing.lines().any(|l| format!("{l}\n") == line) {
-        return Ok(());
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(env_file)?;
-    if !existing.is_empty() && !existing.ends_with('\n') {
-        f.write_all(b"\n")?;
-    }
-    f.write_all(line.as_bytes())
-}
-
-/// Single-quotes a string for POSIX shells.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// One line of at most `max` characters: whitespace runs collapse, `…` marks a cut.
@@ -210,20 +250,6 @@ mod tests {
         assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
         assert_eq!(v["hookSpecificOutput"]["additionalContext"], "t\n\"q\"");
         assert_eq!(Output::Nothing.to_json(), None);
-    }
-
-    #[test]
-    fn path_export_is_quoted_and_appended_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("env");
-        std::fs::write(&file, "export A=1").unwrap();
-        let bin = Path::new("/opt/it's here/bin");
-        export_path(&file, bin).unwrap();
-        export_path(&file, bin).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&file).unwrap(),
-            "export A=1\nexport PATH='/opt/it'\\''s here/bin':\"$PATH\"\n"
-        );
     }
 
     #[test]

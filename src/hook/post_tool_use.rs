@@ -200,8 +200,13 @@ pub fn decide_with(
     if let Baseline::Known { texts, origin } = before {
         // Each candidate earlier version gives its findings; keep those all agree on.
         let mut agreed: Option<(Findings, Findings)> = None;
+        // When every candidate guts some proof, the edit guts one, whichever it was.
+        let mut every_blocks = true;
+        let mut any_block = Findings::new();
         for text in texts {
             let (blocks, advice) = compare(text, &mut new, *origin);
+            every_blocks &= !blocks.is_empty();
+            any_block.extend(blocks.iter().map(|(k, v)| (k.clone(), v.clone())));
             agreed = Some(match agreed {
                 None => (blocks, advice),
                 Some((b, a)) => (intersect(b, &blocks), intersect(a, &advice)),
@@ -210,6 +215,13 @@ pub fn decide_with(
         if let Some((blocks, advice)) = agreed {
             decision.blocks = blocks.into_values().collect();
             decision.advice = advice.into_values().collect();
+        }
+        if decision.blocks.is_empty() && every_blocks && texts.len() > 1 {
+            decision.blocks.push(format!(
+                "- the earlier version is ambiguous ({} ways to undo the edit), and each of them had a complete proof this edit holed or lacked an axiom it adds; one of:",
+                texts.len()
+            ));
+            decision.blocks.extend(any_block.into_values());
         }
     }
     decision
@@ -585,13 +597,15 @@ pub fn render(name: &str, d: Decision) -> Output {
              Project rule: never replace existing proof code with sorry/admit, never add axioms. \
              Restore the proof (or finish it without a hole); state a missing fact as a separate lemma \
              (a new lemma stated with sorry is fine).",
-            d.blocks.join("\n")
+            super::gate::bounded_blocks(&d.blocks)
         );
         if !advice.is_empty() {
             reason.push_str("\n\nAlso:\n");
             reason.push_str(&advice);
         }
-        return Output::Block { reason };
+        return Output::Block {
+            reason: super::gate::cap(reason),
+        };
     }
     if advice.is_empty() {
         return Output::Nothing;

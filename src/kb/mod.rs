@@ -22,6 +22,7 @@ mod record;
 mod schema;
 pub mod search;
 pub mod sql;
+mod suggest;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -37,8 +38,8 @@ pub use model::{
     ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,
 };
 pub use paths::{
-    resolve_knowledge_db, resolve_knowledge_db_in, resolve_tracking_db, resolve_tracking_db_in,
-    Reason, Resolved,
+    data_dir, data_dir_in, resolve_knowledge_db, resolve_knowledge_db_in, resolve_tracking_db,
+    resolve_tracking_db_in, Reason, Resolved,
 };
 pub use queries::{
     ApproachOutcomes, Count, FailedReport, FindingsOfType, Freshness, ProblemReport, Stats,

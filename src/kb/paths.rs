@@ -23,8 +23,11 @@ pub enum Reason {
     Env(String),
     /// Derived from an environment variable naming a directory (its name).
     EnvDir(String),
-    /// An existing file found in this ancestor of the current directory.
+    /// An existing file (or, for knowledge.db, an existing `.math-forge/` directory) found in
+    /// this ancestor of the current directory.
     Ancestor(PathBuf),
+    /// `~/.local/share/math-forge/knowledge.db`: no project, plugin or XDG location applied.
+    UserData,
     /// Nothing else applied: relative to the current directory.
     Default,
 }
@@ -36,8 +39,16 @@ impl std::fmt::Display for Reason {
             Reason::Env(var) => write!(f, "from ${var}"),
             Reason::EnvDir(var) => write!(f, "under ${var}"),
             Reason::Ancestor(dir) => {
-                write!(f, "found above the current directory in {}", dir.display())
+                write!(
+                    f,
+                    "found in {}, the nearest directory that has it",
+                    dir.display()
+                )
             }
+            Reason::UserData => write!(
+                f,
+                "in the user data directory (no .math-forge/ here or above, no $CLAUDE_PLUGIN_DATA)"
+            ),
             Reason::Default => write!(f, "default in the current directory"),
         }
     }
@@ -45,11 +56,17 @@ impl std::fmt::Display for Reason {
 
 /// `.math-forge/knowledge.db`, relative to a project directory.
 pub const PROJECT_KB: &str = ".math-forge/knowledge.db";
+/// The directory that marks a project knowledge base.
+pub const PROJECT_KB_DIR: &str = ".math-forge";
 /// `submissions/tracking.db`, relative to a project directory.
 pub const PROJECT_TRACKING: &str = "submissions/tracking.db";
 
-/// Resolves knowledge.db: `--db` > `$MATH_FORGE_DB` > `$CLAUDE_PLUGIN_ROOT/data/knowledge.db`
-/// > `.math-forge/knowledge.db` in the current directory or the nearest ancestor that has one.
+/// Resolves knowledge.db, the one rule `mf`, `mk`, the hooks and the MCP server share:
+/// `--db` > `$MATH_FORGE_DB` > the nearest `.math-forge/knowledge.db` (or `.math-forge/`
+/// directory) in the current directory or its ancestors > `$CLAUDE_PLUGIN_DATA/knowledge.db`
+/// (kept across plugin updates) > `$XDG_DATA_HOME/math-forge/knowledge.db` >
+/// `~/.local/share/math-forge/knowledge.db`. Never anything under `$CLAUDE_PLUGIN_ROOT`,
+/// which a plugin update replaces.
 pub fn resolve_knowledge_db(cli_flag: Option<&Path>) -> Resolved {
     resolve_knowledge_db_in(cli_flag, &real_env, &current_dir())
 }
@@ -61,36 +78,64 @@ pub fn resolve_tracking_db(cli_flag: Option<&Path>) -> Resolved {
     resolve_tracking_db_in(cli_flag, &real_env, &current_dir())
 }
 
-/// How one database is found: a variable naming the file, a variable naming a directory it
-/// lives under, and its place relative to a project directory.
-struct Rules {
-    file_var: &'static str,
-    dir_var: &'static str,
-    under_dir: &'static str,
-    project_rel: &'static str,
-}
-
-const KNOWLEDGE_DB: Rules = Rules {
-    file_var: "MATH_FORGE_DB",
-    dir_var: "CLAUDE_PLUGIN_ROOT",
-    under_dir: "data/knowledge.db",
-    project_rel: PROJECT_KB,
-};
-
-const TRACKING_DB: Rules = Rules {
-    file_var: "MATH_FORGE_TRACKING_DB",
-    dir_var: "CLAUDE_PROJECT_DIR",
-    under_dir: PROJECT_TRACKING,
-    project_rel: PROJECT_TRACKING,
-};
-
 /// [`resolve_knowledge_db`] with the environment and current directory passed in (for tests).
 pub fn resolve_knowledge_db_in(
     cli_flag: Option<&Path>,
     env: &dyn Fn(&str) -> Option<OsString>,
     cwd: &Path,
 ) -> Resolved {
-    resolve(&KNOWLEDGE_DB, cli_flag, env, cwd)
+    if let Some(r) = explicit(cli_flag, "MATH_FORGE_DB", env) {
+        return r;
+    }
+    for dir in cwd.ancestors() {
+        if dir.join(PROJECT_KB_DIR).is_dir() {
+            return Resolved {
+                path: dir.join(PROJECT_KB),
+                reason: Reason::Ancestor(dir.to_path_buf()),
+            };
+        }
+    }
+    if let Some(dir) = non_empty(env("CLAUDE_PLUGIN_DATA")) {
+        return Resolved {
+            path: PathBuf::from(dir).join("knowledge.db"),
+            reason: Reason::EnvDir("CLAUDE_PLUGIN_DATA".into()),
+        };
+    }
+    // XDG says a relative $XDG_DATA_HOME is invalid and must be ignored.
+    if let Some(dir) = non_empty(env("XDG_DATA_HOME")).filter(|d| Path::new(d).is_absolute()) {
+        return Resolved {
+            path: PathBuf::from(dir).join("math-forge/knowledge.db"),
+            reason: Reason::EnvDir("XDG_DATA_HOME".into()),
+        };
+    }
+    match non_empty(env("HOME")) {
+        Some(home) => Resolved {
+            path: PathBuf::from(home).join(".local/share/math-forge/knowledge.db"),
+            reason: Reason::UserData,
+        },
+        // No home at all (a bare container): the project location, where `mk init` makes it.
+        None => Resolved {
+            path: cwd.join(PROJECT_KB),
+            reason: Reason::Default,
+        },
+    }
+}
+
+/// The directory for the plugin's own state (session snapshots): `$CLAUDE_PLUGIN_DATA`, else
+/// `$XDG_DATA_HOME/math-forge`, else `~/.local/share/math-forge`.
+pub fn data_dir() -> Option<PathBuf> {
+    data_dir_in(&real_env)
+}
+
+/// [`data_dir`] with the environment passed in.
+pub fn data_dir_in(env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    if let Some(d) = non_empty(env("CLAUDE_PLUGIN_DATA")) {
+        return Some(d.into());
+    }
+    if let Some(d) = non_empty(env("XDG_DATA_HOME")).filter(|d| Path::new(d).is_absolute()) {
+        return Some(PathBuf::from(d).join("math-forge"));
+    }
+    non_empty(env("HOME")).map(|h| PathBuf::from(h).join(".local/share/math-forge"))
 }
 
 /// [`resolve_tracking_db`] with the environment and current directory passed in (for tests).
@@ -99,39 +144,38 @@ pub fn resolve_tracking_db_in(
     env: &dyn Fn(&str) -> Option<OsString>,
     cwd: &Path,
 ) -> Resolved {
-    resolve(&TRACKING_DB, cli_flag, env, cwd)
+    if let Some(r) = explicit(cli_flag, "MATH_FORGE_TRACKING_DB", env) {
+        return r;
+    }
+    if let Some(dir) = non_empty(env("CLAUDE_PROJECT_DIR")) {
+        return Resolved {
+            path: PathBuf::from(dir).join(PROJECT_TRACKING),
+            reason: Reason::EnvDir("CLAUDE_PROJECT_DIR".into()),
+        };
+    }
+    project_relative(cwd, PROJECT_TRACKING)
 }
 
-/// The flag, else the file variable, else the directory variable, else the project path.
-fn resolve(
-    rules: &Rules,
+/// The flag, else the variable naming the file.
+fn explicit(
     cli_flag: Option<&Path>,
+    file_var: &str,
     env: &dyn Fn(&str) -> Option<OsString>,
-    cwd: &Path,
-) -> Resolved {
+) -> Option<Resolved> {
     if let Some(p) = cli_flag {
-        return Resolved {
+        return Some(Resolved {
             path: p.to_path_buf(),
             reason: Reason::Flag,
-        };
+        });
     }
-    if let Some(p) = non_empty(env(rules.file_var)) {
-        return Resolved {
-            path: p.into(),
-            reason: Reason::Env(rules.file_var.into()),
-        };
-    }
-    if let Some(dir) = non_empty(env(rules.dir_var)) {
-        return Resolved {
-            path: PathBuf::from(dir).join(rules.under_dir),
-            reason: Reason::EnvDir(rules.dir_var.into()),
-        };
-    }
-    project_relative(cwd, rules.project_rel)
+    non_empty(env(file_var)).map(|p| Resolved {
+        path: p.into(),
+        reason: Reason::Env(file_var.into()),
+    })
 }
 
 /// The nearest existing `rel` in `cwd` or its ancestors, like git finding `.git`; when there is
-/// none, `cwd/rel` (where `mk init` creates it).
+/// none, `cwd/rel`.
 fn project_relative(cwd: &Path, rel: &str) -> Resolved {
     for dir in cwd.ancestors() {
         let candidate = dir.join(rel);
@@ -185,6 +229,9 @@ mod tests {
         let all = env_of(&[
             ("MATH_FORGE_DB", "/env/k.db"),
             ("CLAUDE_PLUGIN_ROOT", "/plugin"),
+            ("CLAUDE_PLUGIN_DATA", "/data/math-forge"),
+            ("XDG_DATA_HOME", "/xdg"),
+            ("HOME", "/home/u"),
         ]);
         let r = resolve_knowledge_db_in(Some(Path::new("/flag.db")), &all, cwd);
         assert_eq!(
@@ -196,16 +243,55 @@ mod tests {
         );
         let r = resolve_knowledge_db_in(None, &all, cwd);
         assert_eq!(r.path, PathBuf::from("/env/k.db"));
-        let plugin = env_of(&[("MATH_FORGE_DB", ""), ("CLAUDE_PLUGIN_ROOT", "/plugin")]);
+        let plugin = env_of(&[
+            ("MATH_FORGE_DB", ""),
+            ("CLAUDE_PLUGIN_ROOT", "/plugin"),
+            ("CLAUDE_PLUGIN_DATA", "/data/math-forge"),
+            ("XDG_DATA_HOME", "/xdg"),
+        ]);
         let r = resolve_knowledge_db_in(None, &plugin, cwd);
-        assert_eq!(r.path, PathBuf::from("/plugin/data/knowledge.db"));
-        let r = resolve_knowledge_db_in(None, &env_of(&[]), cwd);
+        assert_eq!(r.path, PathBuf::from("/data/math-forge/knowledge.db"));
+        assert_eq!(r.reason, Reason::EnvDir("CLAUDE_PLUGIN_DATA".into()));
+        let xdg = env_of(&[("CLAUDE_PLUGIN_ROOT", "/plugin"), ("XDG_DATA_HOME", "/xdg")]);
+        let r = resolve_knowledge_db_in(None, &xdg, cwd);
+        assert_eq!(r.path, PathBuf::from("/xdg/math-forge/knowledge.db"));
+        let home = env_of(&[("XDG_DATA_HOME", "relative"), ("HOME", "/home/u")]);
+        let r = resolve_knowledge_db_in(None, &home, cwd);
         assert_eq!(
             r,
             Resolved {
-                path: cwd.join(PROJECT_KB),
-                reason: Reason::Default
+                path: "/home/u/.local/share/math-forge/knowledge.db".into(),
+                reason: Reason::UserData
             }
+        );
+        let r = resolve_knowledge_db_in(None, &env_of(&[]), cwd);
+        assert_eq!(r.path, cwd.join(PROJECT_KB));
+    }
+
+    #[test]
+    fn never_under_the_plugin_root() {
+        let cwd = Path::new("/nonexistent/project");
+        let only_root = env_of(&[("CLAUDE_PLUGIN_ROOT", "/plugin"), ("HOME", "/h")]);
+        let r = resolve_knowledge_db_in(None, &only_root, cwd);
+        assert!(!r.path.starts_with("/plugin"), "{r:?}");
+    }
+
+    #[test]
+    fn a_project_kb_wins_over_plugin_data() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join(".math-forge")).unwrap();
+        let sub = root.join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        let env = env_of(&[("CLAUDE_PLUGIN_DATA", "/data"), ("HOME", "/h")]);
+        // The directory alone marks the project (`mkdir .math-forge && mk init`).
+        let r = resolve_knowledge_db_in(None, &env, &sub);
+        assert_eq!(r.path, root.join(PROJECT_KB));
+        assert_eq!(r.reason, Reason::Ancestor(root.to_path_buf()));
+        std::fs::write(root.join(PROJECT_KB), b"").unwrap();
+        assert_eq!(
+            resolve_knowledge_db_in(None, &env, &sub).path,
+            root.join(PROJECT_KB)
         );
     }
 
@@ -224,18 +310,5 @@ mod tests {
             resolve_tracking_db_in(None, &e, cwd).path,
             PathBuf::from("/t.db")
         );
-    }
-
-    #[test]
-    fn finds_existing_db_in_ancestor() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        std::fs::create_dir_all(root.join(".math-forge")).unwrap();
-        std::fs::write(root.join(PROJECT_KB), b"").unwrap();
-        let sub = root.join("a/b");
-        std::fs::create_dir_all(&sub).unwrap();
-        let r = resolve_knowledge_db_in(None, &env_of(&[]), &sub);
-        assert_eq!(r.path, root.join(PROJECT_KB));
-        assert_eq!(r.reason, Reason::Ancestor(root.to_path_buf()));
     }
 }

@@ -27,6 +27,8 @@ pub struct ProblemReport {
     pub problem: Option<Problem>,
     /// Problems whose id or name contains the query, when nothing matched exactly.
     pub similar: Vec<Problem>,
+    /// The known problem ids closest to the query, when nothing matched exactly.
+    pub did_you_mean: Vec<String>,
     /// Findings for the problem, by type: totals and the most recent few of each.
     pub findings: Vec<FindingsOfType>,
     pub strategies: Vec<Strategy>,
@@ -193,6 +195,7 @@ impl Kb {
                 Problem::COLUMNS
             );
             report.similar = self.rows(&sql, params![like_contains(query)], Problem::from_row)?;
+            report.did_you_mean = self.closest_problem_ids(query, 5)?;
         }
         if let Some(t) = tracking {
             let migrated = self.migrated_false_lemmas()?;

@@ -205,10 +205,18 @@ impl Kb {
                 "the domain of problem '{problem}' is unknown; run `mk recommend DOMAIN` (known: {})",
                 self.domain_ids()?.join(", ")
             ))),
-            None => Err(KbError::Invalid(format!(
-                "'{target}' is neither a domain ({}) nor a problem in the knowledge base",
-                self.domain_ids()?.join(", ")
-            ))),
+            None => {
+                let near = self.closest_problem_ids(target, 5)?;
+                let hint = if near.is_empty() {
+                    String::new()
+                } else {
+                    format!("did you mean {}? ", near.join(", "))
+                };
+                Err(KbError::Invalid(format!(
+                    "no such problem '{target}'; {hint}(it is not a domain either: {})",
+                    self.domain_ids()?.join(", ")
+                )))
+            }
         }
     }
 

@@ -13,20 +13,35 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `mk` running in `cwd` with none of the path variables of the caller's environment.
+/// `mk` running in `cwd` with none of the path variables of the caller's environment, and
+/// `cwd` as its home (so the user-data fallback is `cwd/.local/share/math-forge/`).
 pub fn mk(cwd: &Path) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"));
     cmd.current_dir(cwd);
+    isolate(&mut cmd, cwd);
+    cmd
+}
+
+/// Removes every variable that steers where knowledge.db and tracking.db are, and sets HOME.
+pub fn isolate(cmd: &mut assert_cmd::Command, home: &Path) {
     for var in [
         "MATH_FORGE_DB",
         "MATH_FORGE_TRACKING_DB",
         "CLAUDE_PLUGIN_ROOT",
+        "CLAUDE_PLUGIN_DATA",
         "CLAUDE_PROJECT_DIR",
+        "CLAUDE_ENV_FILE",
+        "XDG_DATA_HOME",
         "NO_COLOR",
     ] {
         cmd.env_remove(var);
     }
-    cmd
+    cmd.env("HOME", home);
+}
+
+/// knowledge.db where `mk` in `home` with no variables puts it.
+pub fn user_kb(home: &Path) -> PathBuf {
+    home.join(".local/share/math-forge/knowledge.db")
 }
 
 pub fn corpus() -> Vec<FileItem> {

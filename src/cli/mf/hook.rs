@@ -1,4 +1,5 @@
-//! `mf hook session-start | post-tool-use | subagent-start`: Claude Code hooks.
+//! `mf hook session-start | pre-tool-use | post-tool-use | stop | subagent-start`: Claude Code
+//! hooks.
 //!
 //! Reads the hook's JSON on stdin, prints the hook's JSON on stdout and short notes on
 //! stderr, and always exits 0: a hook that cannot do its job steps aside (exit 2 would block
@@ -25,15 +26,19 @@ pub struct HookArgs {
 enum HookCommand {
     /// SessionStart: the session briefing (queue, results, near-miss, KB, actions) as context
     SessionStart(Databases),
+    /// PreToolUse: deny a .lean edit that would gut a proof or add an axiom; KB context for subagents
+    PreToolUse(Databases),
     /// PostToolUse: block a .lean edit that replaced proof code with sorry or added an axiom
     PostToolUse(Databases),
-    /// SubagentStart: KB findings relevant to the subagent's task as context
+    /// Stop: block ending the turn while changed .lean files gut a proof or add an axiom
+    Stop(Databases),
+    /// SubagentStart: KB findings relevant to the subagent's task as context (not wired by the plugin: the payload has no task text)
     SubagentStart(Databases),
 }
 
 #[derive(clap::Args)]
 struct Databases {
-    /// knowledge.db (default: $MATH_FORGE_DB, $CLAUDE_PLUGIN_ROOT/data/knowledge.db, .math-forge/)
+    /// knowledge.db (default: $MATH_FORGE_DB, the project's .math-forge/, $CLAUDE_PLUGIN_DATA, $XDG_DATA_HOME/math-forge)
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
     /// tracking.db (default: $MATH_FORGE_TRACKING_DB, $CLAUDE_PROJECT_DIR/submissions/tracking.db)
@@ -44,7 +49,9 @@ struct Databases {
 pub fn run(args: HookArgs) -> Result<ExitCode> {
     let (name, dbs) = match &args.command {
         HookCommand::SessionStart(d) => ("session-start", d),
+        HookCommand::PreToolUse(d) => ("pre-tool-use", d),
         HookCommand::PostToolUse(d) => ("post-tool-use", d),
+        HookCommand::Stop(d) => ("stop", d),
         HookCommand::SubagentStart(d) => ("subagent-start", d),
     };
     let outcome = match read_stdin() {
@@ -52,7 +59,9 @@ pub fn run(args: HookArgs) -> Result<ExitCode> {
             let env = environment(dbs);
             let work = || match &args.command {
                 HookCommand::SessionStart(_) => hook::session_start(&input, &env),
+                HookCommand::PreToolUse(_) => hook::pre_tool_use(&input, &env),
                 HookCommand::PostToolUse(_) => hook::post_tool_use(&input, &env),
+                HookCommand::Stop(_) => hook::stop(&input, &env),
                 HookCommand::SubagentStart(_) => hook::subagent_start(&input, &env),
             };
             // A bug must not turn into a blocked agent: a panic is a note like any other.
@@ -104,6 +113,7 @@ fn environment(dbs: &Databases) -> Environment {
         env_file: std::env::var_os("CLAUDE_ENV_FILE")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from),
+        data_dir: crate::kb::data_dir(),
         bin_dir: std::env::current_exe()
             .ok()
             .and_then(|p| p.parent().map(PathBuf::from)),

@@ -4,6 +4,7 @@ mod diff;
 mod extract;
 mod hook;
 mod lint;
+mod mcp;
 mod outline;
 mod parse;
 mod sorries;
@@ -51,8 +52,10 @@ enum Command {
     Splice(splice::SpliceArgs),
     /// Compare two versions of a file declaration by declaration
     Diff(diff::DiffArgs),
-    /// Claude Code hooks (session-start, post-tool-use, subagent-start)
+    /// Claude Code hooks (session-start, pre-tool-use, post-tool-use, stop, subagent-start)
     Hook(hook::HookArgs),
+    /// Serve the knowledge base and the proof cursor as MCP tools over stdio
+    Mcp(mcp::McpArgs),
 }
 
 /// Entry point of `mf`.
@@ -68,6 +71,7 @@ pub fn main() -> ExitCode {
         Command::Splice(args) => splice::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Hook(args) => hook::run(args),
+        Command::Mcp(args) => mcp::run(args),
     };
     match result {
         Ok(code) => code,

@@ -43,6 +43,9 @@ pub struct SpliceArgs {
     /// Show the change without writing the file
     #[arg(long)]
     dry_run: bool,
+    /// Allow replacing a complete proof with one that has sorry/admit (refused otherwise)
+    #[arg(long)]
+    allow_sorry: bool,
     /// Print one JSON object describing the splice
     #[arg(long)]
     json: bool,
@@ -75,6 +78,7 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
         declaration: &args.declaration,
         proof: &proof,
         hole: args.hole.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        allow_sorry: args.allow_sorry,
     };
     let (source, spliced) = match cursor::splice_file(&args.file, &request, args.dry_run) {
         Ok(done) => done,

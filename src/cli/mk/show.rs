@@ -146,11 +146,16 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
     if r.is_empty() {
         writeln!(
             out,
-            "No problem, finding or submission matches \"{}\".",
+            "no such problem: \"{}\" matches no problem, finding or submission.",
             one_line(&r.query, 80)
         )?;
-        if !r.similar.is_empty() {
-            let names: Vec<&str> = r.similar.iter().map(|s| s.id.as_str()).collect();
+        let mut names: Vec<&str> = r.similar.iter().map(|s| s.id.as_str()).collect();
+        for n in &r.did_you_mean {
+            if !names.contains(&n.as_str()) {
+                names.push(n);
+            }
+        }
+        if !names.is_empty() {
             writeln!(out, "  Did you mean: {}", names.join(", "))?;
         } else if kb_empty {
             writeln!(out, "  {EMPTY_HINT}")?;

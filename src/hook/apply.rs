@@ -1,0 +1,156 @@
+//! The file as a Write, Edit or MultiEdit would leave it, computed before the tool runs.
+//!
+//! Follows the tools' documented semantics: Write replaces the whole file; Edit replaces
+//! `old_string` by `new_string`, which must occur exactly once unless `replace_all`; MultiEdit
+//! applies its edits in order, each to the result of the previous one; an empty `old_string`
+//! on a file that does not exist creates it. A file with CRLF line endings takes LF strings
+//! (Claude Code converts them). An edit the tool itself would reject is `Err`: the tool fails
+//! on its own, so there is nothing to gate.
+
+use super::payload::{EditOp, ToolInput};
+
+/// The text after the tool, given the text before (`None`: the file does not exist).
+pub fn after(tool: &str, before: Option<&str>, input: &ToolInput) -> Result<String, String> {
+    match tool {
+        "Write" => input
+            .content
+            .clone()
+            .ok_or_else(|| "the Write payload has no content".to_string()),
+        "Edit" => {
+            let edit = input
+                .edit
+                .as_ref()
+                .ok_or_else(|| "the Edit payload has no old_string/new_string".to_string())?;
+            apply_all(before, std::slice::from_ref(edit))
+        }
+        "MultiEdit" if !input.edits.is_empty() => apply_all(before, &input.edits),
+        "MultiEdit" => Err("the MultiEdit payload has no edits".into()),
+        other => Err(format!("{other} does not write a file")),
+    }
+}
+
+fn apply_all(before: Option<&str>, edits: &[EditOp]) -> Result<String, String> {
+    let mut text = match before {
+        Some(t) => t.to_string(),
+        None => {
+            // Only a first edit with an empty old_string creates a file.
+            let first = &edits[0];
+            if !first.old_string.is_empty() {
+                return Err("the file does not exist, so the edit will fail".into());
+            }
+            let mut t = first.new_string.clone();
+            for e in &edits[1..] {
+                t = apply_one(&t, e)?;
+            }
+            return Ok(t);
+        }
+    };
+    for (i, e) in edits.iter().enumerate() {
+        text = apply_one(&text, e).map_err(|why| {
+            if edits.len() > 1 {
+                format!("edit {} of {}: {why}", i + 1, edits.len())
+            } else {
+                why
+            }
+        })?;
+    }
+    Ok(text)
+}
+
+fn apply_one(text: &str, e: &EditOp) -> Result<String, String> {
+    if e.old_string.is_empty() {
+        return Err("an empty old_string on an existing file".into());
+    }
+    let (old, new) = if text.contains(&e.old_string) {
+        (e.old_string.clone(), e.new_string.clone())
+    } else if text.contains("\r\n") && !e.old_string.contains('\r') {
+        (
+            e.old_string.replace('\n', "\r\n"),
+            e.new_string.replace('\n', "\r\n"),
+        )
+    } else {
+        return Err("old_string is not in the file, so the edit will fail".into());
+    };
+    let count = text.matches(old.as_str()).count();
+    if count == 0 {
+        return Err("old_string is not in the file, so the edit will fail".into());
+    }
+    if e.replace_all {
+        return Ok(text.replace(old.as_str(), &new));
+    }
+    if count > 1 {
+        return Err(format!(
+            "old_string occurs {count} times without replace_all, so the edit will fail"
+        ));
+    }
+    Ok(text.replacen(old.as_str(), &new, 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(old: &str, new: &str, all: bool) -> EditOp {
+        EditOp {
+            old_string: old.into(),
+            new_string: new.into(),
+            replace_all: all,
+        }
+    }
+
+    fn edit(e: EditOp) -> ToolInput {
+        ToolInput {
+            edit: Some(e),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn edit_semantics() {
+        let t = Some("a b a");
+        assert_eq!(
+            after("Edit", t, &edit(op("b", "c", false))).unwrap(),
+            "a c a"
+        );
+        assert_eq!(
+            after("Edit", t, &edit(op("a", "x", true))).unwrap(),
+            "x b x"
+        );
+        assert!(after("Edit", t, &edit(op("a", "x", false))).is_err());
+        assert!(after("Edit", t, &edit(op("z", "x", false))).is_err());
+        assert_eq!(
+            after("Edit", Some("x\r\ny\r\n"), &edit(op("x\ny", "x\nz", false))).unwrap(),
+            "x\r\nz\r\n"
+        );
+        assert_eq!(
+            after("Edit", None, &edit(op("", "new", false))).unwrap(),
+            "new"
+        );
+        assert!(after("Edit", None, &edit(op("a", "b", false))).is_err());
+    }
+
+    #[test]
+    fn multi_edit_applies_in_order() {
+        let input = ToolInput {
+            edits: vec![op("one", "1", false), op("1 two", "1 2", false)],
+            ..Default::default()
+        };
+        assert_eq!(after("MultiEdit", Some("one two"), &input).unwrap(), "1 2");
+        let bad = ToolInput {
+            edits: vec![op("one", "1", false), op("one", "2", false)],
+            ..Default::default()
+        };
+        let err = after("MultiEdit", Some("one two"), &bad).unwrap_err();
+        assert!(err.starts_with("edit 2 of 2"), "{err}");
+    }
+
+    #[test]
+    fn write_replaces() {
+        let input = ToolInput {
+            content: Some("new".into()),
+            ..Default::default()
+        };
+        assert_eq!(after("Write", Some("old"), &input).unwrap(), "new");
+        assert_eq!(after("Write", None, &input).unwrap(), "new");
+    }
+}

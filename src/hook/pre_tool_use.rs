@@ -1,0 +1,122 @@
+//! PreToolUse: the gate before the write, and KB context for a subagent's task.
+//!
+//! For Write, Edit and MultiEdit of a `.lean` file the hook computes the file as the tool would
+//! leave it ([`apply`]) and asks the [`gate`] whether that guts a proof or adds an axiom; if so
+//! it denies the call (`permissionDecision: "deny"`) before anything is written. Otherwise it
+//! says nothing and the normal permission flow goes on: the hook never answers "allow".
+//!
+//! For the subagent tool (`Agent`, formerly `Task`), whose `tool_input.prompt` is the task,
+//! it extends that prompt with KB findings for it ([`subagent`]) through `updatedInput`.
+//!
+//! Payload and output shapes: <https://code.claude.com/docs/en/hooks> (PreToolUse input,
+//! "PreToolUse decision control": `hookSpecificOutput.permissionDecision`,
+//! `permissionDecisionReason`, `updatedInput`, `additionalContext`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::payload::Payload;
+use super::post_tool_use::MAX_FILE_BYTES;
+use super::{apply, files, gate, subagent, Outcome, Output};
+use crate::kb::Kb;
+use crate::tracking::Tracking;
+
+/// Tool names under which Claude Code starts a subagent.
+pub const SUBAGENT_TOOLS: &[&str] = &["Agent", "Task"];
+
+/// Where the subagent context comes from.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    pub knowledge_db: Option<PathBuf>,
+    pub tracking_db: Option<PathBuf>,
+}
+
+/// Runs the hook on a payload.
+pub fn run(input: &[u8], sources: &Sources) -> Outcome {
+    let value: Value = match serde_json::from_slice(input) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) | Err(_) => {
+            return Outcome::note("hook input is not a JSON object; nothing checked".into())
+        }
+    };
+    let payload = Payload::from_value(&value);
+    let tool = payload.tool_name.clone().unwrap_or_default();
+    if SUBAGENT_TOOLS.contains(&tool.as_str()) {
+        return subagent_prompt(&value, sources);
+    }
+    if !matches!(tool.as_str(), "Write" | "Edit" | "MultiEdit") {
+        return Outcome::default();
+    }
+    let Some(given) = payload.tool_input.file_path.clone() else {
+        return Outcome::note("the payload names no file_path; nothing checked".into());
+    };
+    if !given.ends_with(".lean") {
+        return Outcome::default();
+    }
+    let path = match (&payload.cwd, Path::new(&given).is_relative()) {
+        (Some(cwd), true) => Path::new(cwd).join(&given),
+        _ => PathBuf::from(&given),
+    };
+    let before = match files::read_text(&path, MAX_FILE_BYTES) {
+        Ok(t) => t,
+        Err(why) => return Outcome::note(format!("{why}; nothing checked")),
+    };
+    let after = match apply::after(&tool, before.as_deref(), &payload.tool_input) {
+        Ok(t) => t,
+        Err(why) => return Outcome::note(format!("{given}: {why}; nothing checked")),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| given.clone(), |n| n.to_string_lossy().into_owned());
+    let decision = gate::check(&name, before.as_deref(), &after);
+    if decision.blocks.is_empty() {
+        return Outcome::default();
+    }
+    Outcome {
+        output: Output::Deny {
+            reason: gate::reason(
+                "This edit",
+                &decision
+                    .blocks
+                    .into_iter()
+                    .map(|b| (name.clone(), b))
+                    .collect::<Vec<_>>(),
+            ),
+        },
+        notes: Vec::new(),
+    }
+}
+
+/// The subagent's prompt with KB findings for it appended, as `updatedInput` (which replaces
+/// the whole tool input, so every other field is kept as it was).
+fn subagent_prompt(value: &Value, sources: &Sources) -> Outcome {
+    let Some(input) = value.get("tool_input").and_then(Value::as_object) else {
+        return Outcome::note("the subagent call has no tool_input; no context added".into());
+    };
+    let Some(prompt) = input.get("prompt").and_then(Value::as_str) else {
+        return Outcome::note("the subagent call has no prompt; no context added".into());
+    };
+    let Some(db) = &sources.knowledge_db else {
+        return Outcome::default();
+    };
+    let kb = match Kb::open_read_only(db) {
+        Ok(kb) => kb,
+        Err(e) => return Outcome::note(format!("{e}; no context added")),
+    };
+    let tracking = sources.tracking_db.as_deref().map(Tracking::open);
+    let Some(context) = subagent::context(Some(prompt), &kb, tracking.as_ref()) else {
+        return Outcome::default();
+    };
+    let mut updated = input.clone();
+    updated.insert(
+        "prompt".into(),
+        Value::String(format!("{prompt}\n\n{context}")),
+    );
+    Outcome {
+        output: Output::UpdatedInput {
+            input: Value::Object(updated),
+        },
+        notes: Vec::new(),
+    }
+}

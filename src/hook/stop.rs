@@ -1,0 +1,476 @@
+//! Stop: the session may not end its turn with a gutted proof or a new axiom in the tree.
+//!
+//! PreToolUse and PostToolUse see the Write/Edit tools only; `mf splice --allow-sorry`, a
+//! shell `sed` or a script can change a `.lean` file too. At the end of each turn this hook
+//! compares every changed `.lean` file with where the session started:
+//!
+//! - in a git work tree: the file at `HEAD` (untracked files count as new, so only an axiom in
+//!   them blocks, not a sketch with `sorry`), except for files already changed when the session
+//!   started, whose text then SessionStart kept ([`take_snapshot`]): what was there before the
+//!   session is not the session's doing;
+//! - elsewhere: the snapshot of every `.lean` file SessionStart took under the plugin's data
+//!   directory.
+//!
+//! and blocks (`{"decision":"block","reason":…}`) with the [`gate`]'s reason when a proof was
+//! gutted or an axiom added. `stop_hook_active` (Claude Code continuing because of a Stop hook)
+//! lets the turn end, so the hook can never loop. Shapes: <https://code.claude.com/docs/en/hooks>
+//! (Stop input `stop_hook_active`; decision control `decision: "block"`, `reason`).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::post_tool_use::MAX_FILE_BYTES;
+use super::{files, gate, Outcome, Output};
+
+/// Most changed `.lean` files compared in one Stop (the rest are named in a note).
+pub const MAX_FILES: usize = 400;
+/// Most `.lean` files and bytes a snapshot keeps.
+pub const MAX_SNAPSHOT_FILES: usize = 5000;
+pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
+/// Most directory entries and time one snapshot walk may take.
+const MAX_WALKED_ENTRIES: usize = 200_000;
+const WALK_TIME: Duration = Duration::from_secs(3);
+/// Snapshots older than this are removed when a new one is taken.
+const SNAPSHOT_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
+/// Most directory entries looked at when pruning.
+const MAX_PRUNED_ENTRIES: usize = 10_000;
+/// Largest output read from one git command.
+const MAX_GIT_OUTPUT: u64 = 8 * 1024 * 1024;
+
+/// How the hook runs.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Where SessionStart's snapshots are (`$CLAUDE_PLUGIN_DATA` or the user data dir).
+    pub data_dir: Option<PathBuf>,
+    /// Limit for each git command.
+    pub git_timeout: Duration,
+}
+
+impl Settings {
+    pub fn new(data_dir: Option<PathBuf>) -> Settings {
+        Settings {
+            data_dir,
+            git_timeout: Duration::from_millis(2000),
+        }
+    }
+}
+
+/// Runs the hook on a Stop payload.
+pub fn run(input: &[u8], settings: &Settings) -> Outcome {
+    let value: Value = match serde_json::from_slice(input) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => return Outcome::note("hook input is not a JSON object; nothing checked".into()),
+    };
+    if value.get("stop_hook_active").and_then(Value::as_bool) == Some(true) {
+        return Outcome::default();
+    }
+    let cwd = match value.get("cwd").and_then(Value::as_str) {
+        Some(c) => PathBuf::from(c),
+        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    };
+    let session = value.get("session_id").and_then(Value::as_str);
+    let mut notes = Vec::new();
+    let changes = match git_changes(&cwd, settings.git_timeout) {
+        Some(Ok(c)) => at_session_start(c, settings, session),
+        Some(Err(why)) => return Outcome::note(format!("{why}; nothing checked")),
+        None => match snapshot_changes(settings, session) {
+            Ok(c) => c,
+            Err(why) => return Outcome::note(format!("{why}; nothing checked")),
+        },
+    };
+    let mut blocks = Vec::new();
+    let total = changes.len();
+    for (path, before) in changes.into_iter().take(MAX_FILES) {
+        let after = match files::read_text(&path, MAX_FILE_BYTES) {
+            Ok(Some(t)) => t,
+            Ok(None) => continue, // deleted
+            Err(why) => {
+                notes.push(format!("{why}; not checked"));
+                continue;
+            }
+        };
+        if before.as_deref() == Some(after.as_str()) {
+            continue;
+        }
+        let shown = path
+            .strip_prefix(&cwd)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let d = gate::check(&shown, before.as_deref(), &after);
+        blocks.extend(d.blocks.into_iter().map(|b| (shown.clone(), b)));
+    }
+    if total > MAX_FILES {
+        notes.push(format!(
+            "{total} changed .lean files; only the first {MAX_FILES} were checked"
+        ));
+    }
+    if blocks.is_empty() {
+        return Outcome {
+            output: Output::Nothing,
+            notes,
+        };
+    }
+    Outcome {
+        output: Output::Block {
+            reason: gate::reason("Stopping", &blocks),
+        },
+        notes,
+    }
+}
+
+/// A changed file and its text at the start (`None`: it did not exist).
+type Change = (PathBuf, Option<String>);
+
+/// Git changes with the baseline of each file that was already changed at SessionStart
+/// replaced by its text then.
+fn at_session_start(
+    mut changes: Vec<Change>,
+    settings: &Settings,
+    session: Option<&str>,
+) -> Vec<Change> {
+    let Some(snap) = settings
+        .data_dir
+        .as_deref()
+        .zip(session)
+        .and_then(|(dir, s)| load_snapshot(dir, s).ok().flatten())
+    else {
+        return changes;
+    };
+    for (path, before) in &mut changes {
+        let rel = path
+            .strip_prefix(&snap.root)
+            .ok()
+            .map(|r| r.to_string_lossy().into_owned());
+        if let Some(text) = rel.and_then(|r| snap.files.get(&r)) {
+            *before = Some(text.clone());
+        }
+    }
+    changes
+}
+
+/// The session's snapshot, `Ok(None)` when there is none.
+fn load_snapshot(data_dir: &Path, session: &str) -> Result<Option<Snapshot>, String> {
+    let path = snapshot_path(data_dir, session).ok_or("the payload's session_id is unusable")?;
+    let Some(bytes) = files::read_bytes(&path, MAX_SNAPSHOT_BYTES * 2)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| format!("{}: not a snapshot ({e})", path.display()))
+}
+
+/// The `.lean` files that differ from `HEAD` (or are untracked), with their `HEAD` text.
+/// `None` when `cwd` is not in a git work tree (or git is missing).
+fn git_changes(cwd: &Path, timeout: Duration) -> Option<Result<Vec<Change>, String>> {
+    let top = git_top(cwd, timeout)?;
+    let has_head = git(&top, &["rev-parse", "--verify", "-q", "HEAD"], timeout).is_some();
+    let mut names: Vec<String> = Vec::new();
+    if has_head {
+        let Some(diff) = git(
+            &top,
+            &[
+                "diff",
+                "--name-only",
+                "-z",
+                "--no-renames",
+                "HEAD",
+                "--",
+                "*.lean",
+            ],
+            timeout,
+        ) else {
+            return Some(Err("git diff HEAD failed or timed out".into()));
+        };
+        names.extend(split_z(&diff));
+    }
+    let Some(untracked) = git(
+        &top,
+        &[
+            "ls-files",
+            "-z",
+            "--others",
+            "--exclude-standard",
+            "--",
+            "*.lean",
+        ],
+        timeout,
+    ) else {
+        return Some(Err("git ls-files failed or timed out".into()));
+    };
+    let untracked: Vec<String> = split_z(&untracked);
+    names.extend(untracked.iter().cloned());
+    names.sort();
+    names.dedup();
+    let mut out = Vec::new();
+    for name in names {
+        let before = if !has_head || untracked.contains(&name) {
+            None
+        } else {
+            // Not at HEAD (added to the index only) reads as new.
+            git(&top, &["show", &format!("HEAD:{name}")], timeout)
+                .and_then(|b| String::from_utf8(b).ok())
+                .map(|t| t.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(t))
+        };
+        out.push((top.join(&name), before));
+    }
+    Some(Ok(out))
+}
+
+fn split_z(bytes: &[u8]) -> Vec<String> {
+    bytes
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
+}
+
+/// Runs git in `dir`; its stdout when it exits 0 within `timeout`.
+fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<Vec<u8>> {
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stdout
+            .take(MAX_GIT_OUTPUT)
+            .read_to_end(&mut bytes)
+            .map(|_| bytes)
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let bytes = reader.join().ok()?.ok()?;
+    status.success().then_some(bytes)
+}
+
+/// What SessionStart recorded: the project root and each `.lean` file's text.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Snapshot {
+    root: PathBuf,
+    /// Taken in a git work tree: only the files changed against `HEAD` then.
+    #[serde(default)]
+    git: bool,
+    files: BTreeMap<String, String>,
+}
+
+fn snapshot_path(data_dir: &Path, session: &str) -> Option<PathBuf> {
+    let safe: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(128)
+        .collect();
+    (!safe.is_empty()).then(|| data_dir.join("snapshots").join(format!("{safe}.json")))
+}
+
+/// Files that differ from the session's snapshot (new ones included).
+fn snapshot_changes(settings: &Settings, session: Option<&str>) -> Result<Vec<Change>, String> {
+    let (Some(dir), Some(session)) = (&settings.data_dir, session) else {
+        return Err("not a git work tree, and no session snapshot to compare with".into());
+    };
+    let snap = match load_snapshot(dir, session)? {
+        Some(s) if !s.git => s,
+        Some(_) => {
+            return Err("the session started in a git work tree, and is no longer in one".into())
+        }
+        None => {
+            return Err(format!(
+                "not a git work tree, and no snapshot for session {session} under {}",
+                dir.display()
+            ))
+        }
+    };
+    let now = lean_files(&snap.root).map_err(|why| format!("{why} (snapshot root)"))?;
+    let mut out = Vec::new();
+    for rel in now {
+        let before = snap.files.get(&rel).cloned();
+        out.push((snap.root.join(&rel), before));
+    }
+    Ok(out)
+}
+
+/// Relative paths of the `.lean` files under `root` (hidden directories such as `.lake` and
+/// ignored files skipped), at most [`MAX_SNAPSHOT_FILES`].
+fn lean_files(root: &Path) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .require_git(false)
+        .build();
+    // A session started in a home directory must not walk it all before the hook's timeout.
+    let deadline = Instant::now() + WALK_TIME;
+    for (seen, entry) in walker.flatten().enumerate() {
+        if seen >= MAX_WALKED_ENTRIES || Instant::now() > deadline {
+            return Err(format!(
+                "{} holds too much to snapshot (over {MAX_WALKED_ENTRIES} entries or {} s)",
+                root.display(),
+                WALK_TIME.as_secs()
+            ));
+        }
+        if entry.file_type().is_some_and(|t| t.is_file())
+            && entry.path().extension().is_some_and(|e| e == "lean")
+        {
+            if let Ok(rel) = entry.path().strip_prefix(root) {
+                out.push(rel.to_string_lossy().into_owned());
+            }
+            if out.len() >= MAX_SNAPSHOT_FILES {
+                return Err(format!(
+                    "more than {MAX_SNAPSHOT_FILES} .lean files under {}",
+                    root.display()
+                ));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// SessionStart: records where the session starts, once (a resumed or compacted session keeps
+/// its first snapshot). In a git work tree, the `.lean` files already changed against `HEAD`;
+/// elsewhere, every `.lean` file under `root`. An error says why there is none.
+pub fn take_snapshot(root: &Path, data_dir: &Path, session: &str) -> Result<(), String> {
+    let path = snapshot_path(data_dir, session).ok_or("the payload's session_id is unusable")?;
+    if path.exists() {
+        return Ok(());
+    }
+    let timeout = Duration::from_millis(2000);
+    let (root, git, paths): (PathBuf, bool, Vec<PathBuf>) = match git_changes(root, timeout) {
+        Some(Ok(changes)) => {
+            let top = git_top(root, timeout).unwrap_or_else(|| root.to_path_buf());
+            (top, true, changes.into_iter().map(|(p, _)| p).collect())
+        }
+        Some(Err(why)) => return Err(format!("{why}; no snapshot")),
+        None => {
+            let rels = lean_files(root)?;
+            (
+                root.to_path_buf(),
+                false,
+                rels.iter().map(|r| root.join(r)).collect(),
+            )
+        }
+    };
+    let mut files_map = BTreeMap::new();
+    let mut total = 0u64;
+    for full in paths {
+        let Ok(rel) = full.strip_prefix(&root) else {
+            continue;
+        };
+        match files::read_text(&full, MAX_FILE_BYTES) {
+            Ok(Some(text)) => {
+                total += text.len() as u64;
+                if total > MAX_SNAPSHOT_BYTES {
+                    return Err(format!(
+                        "the .lean files under {} exceed {MAX_SNAPSHOT_BYTES} bytes; no snapshot",
+                        root.display()
+                    ));
+                }
+                files_map.insert(rel.to_string_lossy().into_owned(), text);
+            }
+            Ok(None) => {}
+            Err(why) => return Err(format!("{why}; no snapshot")),
+        }
+    }
+    let snap = Snapshot {
+        root,
+        git,
+        files: files_map,
+    };
+    let dir = path.parent().expect("snapshot path has a directory");
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut temp =
+        tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    serde_json::to_writer(&mut temp, &snap).map_err(|e| e.to_string())?;
+    temp.persist(&path)
+        .map_err(|e| format!("{}: {}", path.display(), e.error))?;
+    prune(dir);
+    Ok(())
+}
+
+/// Removes the snapshots of sessions older than [`SNAPSHOT_MAX_AGE`] (best effort: the data
+/// directory must not grow with every session).
+fn prune(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for entry in entries.flatten().take(MAX_PRUNED_ENTRIES) {
+        let path = entry.path();
+        let old = entry
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > SNAPSHOT_MAX_AGE);
+        if old && path.extension().is_some_and(|e| e == "json") {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+fn git_top(dir: &Path, timeout: Duration) -> Option<PathBuf> {
+    let top = git(dir, &["rev-parse", "--show-toplevel"], timeout)?;
+    Some(PathBuf::from(
+        String::from_utf8_lossy(&top).trim_end_matches('\n'),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_snapshots_are_pruned_and_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old.json");
+        let fresh = dir.path().join("fresh.json");
+        let other = dir.path().join("notes.txt");
+        for p in [&old, &fresh, &other] {
+            std::fs::write(p, "{}").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - SNAPSHOT_MAX_AGE - Duration::from_secs(60);
+        for p in [&old, &other] {
+            std::fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        prune(dir.path());
+        assert!(!old.exists());
+        assert!(fresh.exists());
+        assert!(other.exists(), "only snapshots are removed");
+    }
+
+    #[test]
+    fn session_ids_cannot_escape_the_snapshot_directory() {
+        let p = snapshot_path(Path::new("/data"), "../../etc/passwd").unwrap();
+        assert_eq!(p, Path::new("/data/snapshots/etcpasswd.json"));
+        assert!(snapshot_path(Path::new("/data"), "../").is_none());
+    }
+}

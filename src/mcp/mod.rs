@@ -1,0 +1,96 @@
+//! `mf mcp`: the knowledge base and the proof cursor as MCP tools, over stdio.
+//!
+//! The protocol is the `rmcp` crate's; the tools ([`tools`]) call the library functions the
+//! CLI calls. A tool that fails answers with `isError: true` and a one-line message (the model
+//! reads it and can correct the call); only a malformed request is a protocol error.
+
+pub mod tools;
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+pub use tools::Context;
+
+/// The server: stateless apart from where the databases are.
+#[derive(Debug, Clone)]
+pub struct Server {
+    ctx: Arc<Context>,
+}
+
+impl Server {
+    pub fn new(ctx: Context) -> Server {
+        Server { ctx: Arc::new(ctx) }
+    }
+}
+
+const INSTRUCTIONS: &str = "math-forge: the knowledge base of earlier Lean proof attempts (search, problem, failed, recommend, record_failure) and the proof cursor (holes, outline, splice). Check `failed` before trying an approach; fill holes one at a time with `splice`.";
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("math-forge", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = tools::specs()
+            .into_iter()
+            .map(|s| {
+                let schema = match s.schema {
+                    serde_json::Value::Object(m) => m,
+                    _ => serde_json::Map::new(),
+                };
+                Tool::new(s.name, s.description, Arc::new(schema))
+            })
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ctx = Arc::clone(&self.ctx);
+        let name = request.name.to_string();
+        let args = request.arguments.unwrap_or_default();
+        // The work is synchronous (SQLite, parsing): off the protocol's thread.
+        let outcome = tokio::task::spawn_blocking(move || tools::call(&name, &args, &ctx))
+            .await
+            .unwrap_or_else(|e| Err(format!("internal error: {e}")));
+        let result = match outcome {
+            Ok(value) => CallToolResult::structured(value),
+            Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+        };
+        Ok(result.into())
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes the connection.
+pub fn serve_stdio(ctx: Context) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()?;
+    runtime.block_on(async move {
+        let service = Server::new(ctx)
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| anyhow::anyhow!("MCP initialization failed: {e}"))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| anyhow::anyhow!("MCP service stopped: {e}"))?;
+        Ok(())
+    })
+}

@@ -1,0 +1,238 @@
+//! `mf mcp` answers a real MCP client session over stdio: initialize,
+//! notifications/initialized, tools/list, and tools/call of every tool, with results checked
+//! against what the knowledge base and the file hold.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{json, Value};
+
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Session {
+    fn start(db: &Path, tracking: &Path, cwd: &Path) -> Session {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mf"));
+        cmd.args(["mcp", "--db"])
+            .arg(db)
+            .arg("--tracking")
+            .arg(tracking)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Session {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response (the server sends no requests of its own).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            if v["id"] == json!(id) {
+                assert_eq!(v["jsonrpc"], "2.0");
+                return v;
+            }
+        }
+    }
+
+    /// tools/call: (isError, structured result or the error text).
+    fn call(&mut self, name: &str, arguments: Value) -> (bool, Value) {
+        let r = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        let result = &r["result"];
+        assert!(result.is_object(), "{name}: {r}");
+        let is_error = result["isError"].as_bool().unwrap_or(false);
+        if is_error {
+            (true, result["content"][0]["text"].clone())
+        } else {
+            // The text content is the same JSON as the structured content.
+            let text: Value =
+                serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(text, result["structuredContent"], "{name}");
+            (false, result["structuredContent"].clone())
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_client_session_lists_and_calls_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::build_kb(dir.path());
+    let tracking = common::build_tracking(dir.path(), "tracking.sql");
+    let lean = dir.path().join("Erdos850.lean");
+    let original = std::fs::read_to_string(common::fixture("hooks/Erdos850.lean")).unwrap();
+    std::fs::write(&lean, &original).unwrap();
+    let mut s = Session::start(&db, &tracking, dir.path());
+
+    let init = s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "math-forge-test", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "math-forge");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = s.request("tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+            assert!(t["description"].as_str().is_some_and(|d| d.len() > 20));
+            t["name"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "search",
+            "problem",
+            "failed",
+            "recommend",
+            "record_failure",
+            "holes",
+            "outline",
+            "splice"
+        ]
+    );
+
+    // The knowledge base, as `mk … --json` reads it.
+    let (err, hits) = s.call("search", json!({"query": "erdos_850", "limit": 3}));
+    assert!(!err, "{hits}");
+    let hits = hits["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    assert!(
+        hits.iter().all(|h| h["problem_id"] == "erdos_850"),
+        "{hits:?}"
+    );
+
+    let (err, report) = s.call("problem", json!({"problem": "Erdos-850"}));
+    assert!(!err);
+    assert!(
+        report["findings"].as_array().is_some_and(|f| !f.is_empty()),
+        "{report}"
+    );
+    let (err, report) = s.call("problem", json!({"problem": "erdos_805"}));
+    assert!(!err);
+    assert_eq!(report["did_you_mean"], json!(["erdos_850"]));
+
+    let (err, recorded) = s.call(
+        "record_failure",
+        json!({"problem": "erdos_850", "approach": "pigeonhole on residues", "why": "bound too weak for n < 10^6"}),
+    );
+    assert!(!err, "{recorded}");
+    let (err, failed) = s.call("failed", json!({"keyword": "pigeonhole on residues"}));
+    assert!(!err);
+    assert!(
+        failed.to_string().contains("bound too weak for n < 10^6"),
+        "the failure just recorded is found: {failed}"
+    );
+
+    let (err, recs) = s.call("recommend", json!({"problem": "nt"}));
+    assert!(!err, "{recs}");
+    assert_eq!(recs["scope"]["kind"], "domain", "{recs}");
+    let (err, msg) = s.call("recommend", json!({"problem": "erdos_805"}));
+    assert!(err);
+    assert!(
+        msg.as_str()
+            .unwrap()
+            .starts_with("no such problem 'erdos_805'; did you mean erdos_850?"),
+        "{msg}"
+    );
+
+    // The proof cursor on a file.
+    let file = lean.to_str().unwrap();
+    let (err, holes) = s.call("holes", json!({"file": file}));
+    assert!(!err);
+    let holes = holes["holes"].as_array().unwrap();
+    assert_eq!(holes.len(), 1);
+    assert_eq!(holes[0]["line"], 29);
+    assert_eq!(
+        holes[0]["declaration"]["full_name"],
+        "Erdos850.triple_factors_small"
+    );
+    let (err, outline) = s.call("outline", json!({"file": file}));
+    assert!(!err);
+    assert_eq!(outline["error_nodes"], 0);
+    assert!(outline["declarations"].as_array().unwrap().len() >= 6);
+
+    // splice: gutting is refused like the gate refuses it, a hole is filled for real.
+    let (err, msg) = s.call(
+        "splice",
+        json!({"file": file, "declaration": "two_dvd_three_consecutive", "proof": "sorry"}),
+    );
+    assert!(err);
+    assert!(
+        msg.as_str().unwrap().contains("has a complete proof"),
+        "{msg}"
+    );
+    assert_eq!(std::fs::read_to_string(&lean).unwrap(), original);
+    let (err, done) = s.call(
+        "splice",
+        json!({"file": file, "declaration": "triple_factors_small", "hole": 1,
+               "proof": "exact Dvd.dvd.mul_right (Nat.even_mul_succ_self n).two_dvd _"}),
+    );
+    assert!(!err, "{done}");
+    assert_eq!(done["written"], true);
+    assert_eq!(done["holes_in_file"], 0);
+    let (_, holes) = s.call("holes", json!({"file": file}));
+    assert_eq!(holes["holes"], json!([]));
+
+    // Bad calls are tool errors the model can read, not protocol failures.
+    let (err, msg) = s.call("search", json!({}));
+    assert!(err);
+    assert_eq!(msg, "missing argument 'query'");
+    let (err, msg) = s.call("holes", json!({"file": dir.path().join("none.lean")}));
+    assert!(err);
+    assert!(msg.as_str().unwrap().contains("none.lean"), "{msg}");
+    let (err, msg) = s.call("nope", json!({}));
+    assert!(err);
+    assert!(msg.as_str().unwrap().starts_with("no tool named 'nope'"));
+}
+
+#[test]
+fn the_plugin_declares_the_server() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/.mcp.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let server = &v["mcpServers"]["math-forge"];
+    assert_eq!(server["command"], "${CLAUDE_PLUGIN_ROOT}/bin/mf");
+    assert_eq!(server["args"], json!(["mcp"]));
+}
