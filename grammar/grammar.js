@@ -221,6 +221,7 @@ module.exports = grammar({
 
     open: $ => prec.right(seq(
       'open',
+      optional(alias('private', $.modifier)),
       repeat1(choice(
         $.identifier,
         alias('scoped', $.identifier),
@@ -451,7 +452,8 @@ module.exports = grammar({
       $._layout_end,
     ),
 
-    constructor_name: $ => seq(repeat($.modifier), $.identifier, '::'),
+    // Preferred over a field `private mk : :` would otherwise also read as.
+    constructor_name: $ => prec.dynamic(1, seq(repeat($.modifier), $.identifier, '::')),
 
     _fields: $ => seq(
       $.field,
@@ -725,6 +727,8 @@ module.exports = grammar({
       )),
       field('head', $.sorry),
       field('head', $.admit),
+      // a hole as the tactic body of an alternative (`| inr y => ?_`, Lean's `matchRhs`)
+      seq(field('head', alias('?', $.operator)), $.identifier),
       // focusing bullet
       seq(field('head', choice('·', '.')), $._tactic_block),
       // combinators taking a tactic sequence

@@ -309,6 +309,23 @@ static bool ctor_follows(TSLexer *lx) {
   return false;
 }
 
+/* The lexer is on the `[` of `@[`: skips the attribute list (to the matching `]`, on this
+ * line) and tells whether a command word or the end of the line follows. */
+static bool attributes_then_command(TSLexer *lx) {
+  unsigned depth = 0;
+  while (!at_end(lx) && lx->lookahead != '\n') {
+    int32_t c = lx->lookahead;
+    adv(lx);
+    if (c == '[') depth++;
+    else if (c == ']' && --depth == 0) break;
+  }
+  while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+  if (at_end(lx) || lx->lookahead == '\n' || lx->lookahead == '\r') return true;
+  char w[24];
+  unsigned n = read_word(lx, w, sizeof(w));
+  return n > 0 && n < sizeof(w) && word_in(w, COMMAND_WORDS);
+}
+
 static inline bool emit(Scanner *s, TSLexer *lx, enum TokenType t) {
   s->last = (uint16_t)t;
   lx->result_symbol = t;
@@ -620,7 +637,9 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (lx->lookahead == '-') k = K_LINE_COMMENT;
   } else if (c == '@') {
     adv(lx);
-    if (lx->lookahead == '[') cmd_start = true;
+    /* `@[…]` starts a command at column 0; indented, only when a command word follows it
+     * (`  @[simp] lemma …` in a namespace), not on a field (`  @[simp] go := …`). */
+    if (lx->lookahead == '[') cmd_start = nl && (indent == 0 || attributes_then_command(lx));
   } else if (c == '#') {
     adv(lx);
     if (is_ascii_word_start(lx->lookahead)) cmd_start = true;
