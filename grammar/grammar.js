@@ -72,6 +72,11 @@ module.exports = grammar({
     $.doc_comment,
     $.module_doc,
     $._comment_guard,
+    // the scanner marks an operator at the end of a line: the next line continues the term
+    // even when it is less indented than a tactic block opened on the line (`all_goals
+    // have h : a ∧` / `    b := by omega`), as Lean's binary operators take their right
+    // operand without a column check
+    $._op_eol,
   ],
 
   externals: $ => [
@@ -96,6 +101,10 @@ module.exports = grammar({
     $._command_end,
     $._tactic_start,
     $._comment_guard,
+    // the block of a command's `where` (fields, structure fields, local definitions)
+    $._where_start,
+    // zero-width, before an operator that ends its line (see `extras`)
+    $._op_eol,
   ],
 
   reserved: {
@@ -108,12 +117,14 @@ module.exports = grammar({
   inline: $ => [
     $._atom,
     $._term_part,
+    $._term_part_nh,
     $._group,
     $._comma_tok,
     $._bar_tok,
     $._then_tok,
     $._else_tok,
     $._tactic_arg,
+    $._tactic_arg_nh,
     $._tactic_sep,
     $._term_keyword,
     $._do_item,
@@ -157,6 +168,7 @@ module.exports = grammar({
     // Reserved words lose their force here: `snip end` is one command.
     _user_command_part: $ => reserved('soup', choice(
       $.identifier, // listed here (not only through `_term_part`) for the reserved context
+      $._modifier_word,
       $._term_part,
       $._comma_tok,
       $._bar_tok,
@@ -225,6 +237,7 @@ module.exports = grammar({
       repeat1(choice(
         $.identifier,
         alias('scoped', $.identifier),
+        'from', // Batteries' `open private n₁ n₂ from M`
         $.parens,
         $.operator,
       )),
@@ -267,7 +280,9 @@ module.exports = grammar({
 
     hash_command: $ => prec.right(seq(
       field('command', $.hash_keyword),
-      repeat(choice($._term_part, $._comma_tok)),
+      // a project's `#cmd` may take `in` inside its argument (`#html <b>Lean in JSX</b>`);
+      // `in` followed by a command is the wrapper
+      repeat(choice($._term_part, $._comma_tok, prec(-1, 'in'))),
       optional($._in_command),
     )),
 
@@ -362,6 +377,7 @@ module.exports = grammar({
         seq(
           field('kind', alias($._kind_structure, $.declaration_kind)),
           field('name', $.identifier),
+          optional($.universe_params),
           repeat($._binder),
           optional(choice($.extends, $._type_ascription)),
           optional(field('body', $.structure_body)),
@@ -375,6 +391,7 @@ module.exports = grammar({
         seq(
           field('kind', alias($._kind_inductive, $.declaration_kind)),
           field('name', $.identifier),
+          optional($.universe_params),
           repeat($._binder),
           optional($._type_ascription),
           optional(field('body', $.inductive_body)),
@@ -434,7 +451,7 @@ module.exports = grammar({
     // `where` followed by fields / local definitions (layout block)
     where_fields: $ => seq(
       'where',
-      $._layout_start,
+      $._where_start,
       optional($._fields),
       $._layout_end,
     ),
@@ -444,7 +461,7 @@ module.exports = grammar({
     structure_body: $ => seq(
       'where',
       optional($.constructor_name),
-      $._layout_start,
+      $._where_start,
       optional(seq(
         optional(seq($.constructor_name, optional($._layout_sep))),
         optional($._fields),
@@ -465,8 +482,17 @@ module.exports = grammar({
       repeat1(choice($.identifier, $._bracket_binder, $.attributes, $.modifier)),
       // like a declaration's type, a field's type may hold `have h := v; t`
       optional(seq(':', $._field_type)),
-      optional(choice(seq(':=', $._term), repeat1($.alternative))),
+      optional(choice(seq(':=', $._field_value), repeat1($.alternative))),
     ),
+
+    // like a tactic's arguments: after a term-level `have` / `let` value, `;` is the term's
+    // (`aux h := let ⟨a, h⟩ := f h; ⟨a, h⟩`), not the separator of fields
+    _field_value: $ => prec.right(choice(
+      seq(repeat1($._term_part_nh), optional($._have_tail)),
+      $._have_tail,
+    )),
+
+    _have_tail: $ => prec.right(seq($.have, repeat(choice($._term_part, ';')))),
 
     inductive_body: $ => choice(
       seq('where', repeat($.constructor)),
@@ -500,7 +526,7 @@ module.exports = grammar({
 
     where_decls: $ => seq(
       'where',
-      $._layout_start,
+      $._where_start,
       optional($._fields),
       $._layout_end,
     ),
@@ -511,14 +537,20 @@ module.exports = grammar({
 
     _term: $ => prec.right(repeat1($._term_part)),
 
-    _term_part: $ => choice(
+    // Modifier words that are not reserved (`unsafe`, `partial`, `meta`…) could start the
+    // next command after any item of a soup; inside one they are words (term `unsafe e`).
+    _modifier_word: $ => alias(choice(...MODIFIERS.filter(m => !RESERVED.includes(m))), $.identifier),
+
+    _term_part: $ => choice($._term_part_nh, $.have),
+
+    // every term part but `have`
+    _term_part_nh: $ => choice(
       $._atom,
       $._group,
       $.operator,
       $.fun,
       $.binder_notation,
       $.by_block,
-      $.have,
       $.termination_by,
       $.decreasing_by,
       $._term_keyword,
@@ -527,6 +559,9 @@ module.exports = grammar({
       $.match,
       $.do_block,
       $.calc,
+      $.try,
+      $.catch,
+      $.finally,
     ),
 
     _atom: $ => choice(
@@ -562,6 +597,8 @@ module.exports = grammar({
 
     _group_content: $ => repeat1(choice(
       $._term_part,
+      // `[local X]`, `[scoped X]`: attribute kinds in a command's argument
+      alias(choice('local', 'scoped'), $.identifier),
       $._comma_tok,
       $._bar_tok,
       ':=',
@@ -639,6 +676,17 @@ module.exports = grammar({
 
     do_block: $ => seq('do', $._do_seq),
 
+    // `try` doSeq (`catch` x => doSeq)* (`finally` doSeq)? – a term (Lean's `termTry`) and a
+    // `do` element. Flat, like binder heads: `try`, each `catch` and `finally` are sibling
+    // parts with their `do` sequences; `catch` / `finally` may sit at the column of `try`.
+    try: $ => seq('try', $._do_seq),
+
+    // Lean's `doCatch`: `catch` binderIdent `=>` doSeq (the optional `: type` is not taken:
+    // it costs many parse states and no file here uses it)
+    catch: $ => seq('catch', $.identifier, '=>', $._do_seq),
+
+    finally: $ => seq('finally', $._do_seq),
+
     _do_seq: $ => seq(
       $._layout_start,
       $._do_item,
@@ -650,7 +698,7 @@ module.exports = grammar({
     _do_item: $ => choice($.do_element, $.do_if, $.do_match),
 
     do_element: $ => prec.right(repeat1(choice(
-      $._term_part, ':=', '=>', '←', $._comma_tok, $._bar_tok,
+      $._term_part, ':=', '=>', '←', $._comma_tok, $._bar_tok, $._term_prefix,
     ))),
 
     // `if` / `match` at the start of a `do` element take `do` sequences.
@@ -720,7 +768,10 @@ module.exports = grammar({
       // generic tactic: `name args* (with ...)? (=> tactics)?`
       prec.right(seq(
         field('head', $.identifier),
-        repeat($._tactic_arg),
+        repeat($._tactic_arg_nh),
+        // a term-level `have` / `let` takes the `;` after its value (Lean's `optSemicolon`):
+        // `exact have h := e; f h`
+        optional(seq($.have, repeat(choice($._tactic_arg, ';')))),
         // `let f : T` / `have h : T` followed by `| pat => rhs` equations (Lean's `letEqnsDecl`)
         optional(choice($.with_clause, repeat1($.alternative))),
         optional(seq('=>', $._tactic_block)),
@@ -785,14 +836,16 @@ module.exports = grammar({
           "induction'", "cases'", 'fin_cases', 'interval_cases', 'induction', 'cases',
           'generalize'), $.identifier)),
         repeat(choice($._term_part, $._comma_tok, $._tactic_assign, $._term_prefix)),
-        optional($.with_clause),
+        optional(alias($._with_alts, $.with_clause)),
       )),
       seq(field('head', alias('open', $.identifier)), repeat1(choice($.identifier, alias('scoped', $.identifier))), 'in', $.tactic),
       seq(field('head', alias('set_option', $.identifier)), $.identifier, $._option_value, 'in', $.tactic),
     ),
 
-    _tactic_arg: $ => choice(
-      $._term_part,
+    _tactic_arg: $ => choice($._tactic_arg_nh, $.have),
+
+    _tactic_arg_nh: $ => choice(
+      $._term_part_nh,
       $._tactic_assign,
       $._term_prefix,
     ),
@@ -813,6 +866,15 @@ module.exports = grammar({
       ),
     ),
 
+    // `induction … with` / `cases … with`: names (`cases' h with x y`), or an optional tactic
+    // for every case then the alternatives (Lean's `inductionAlts`:
+    // `with simp at h | nil => … | cons a l ih => …`)
+    _with_alts: $ => seq(
+      'with',
+      repeat(choice($._atom, $._group, $.operator)),
+      repeat($.tactic_alternative),
+    ),
+
     // Lean's `inductionAlt`: `inductionAltLHS+ (" => " tacticSeq)?` — without `=>` it only
     // names the goal's variables (`induction n using r with | _ m ih`) and the proof goes on.
     tactic_alternative: $ => prec.right(seq(
@@ -827,6 +889,7 @@ module.exports = grammar({
 
     _soup_item: $ => reserved('soup', choice(
       $.identifier,
+      $._modifier_word,
       $.dot_identifier,
       $.number,
       $.string,
@@ -858,10 +921,10 @@ module.exports = grammar({
     _soup_assumption: $ => seq('‹', repeat($._soup_item), '›'),
     _soup_double_angle: $ => seq('⟪', repeat($._soup_item), '⟫'),
 
-    syntax_quotation: $ => seq(
-      /``?\((?:[A-Za-z_][A-Za-z_0-9.]*\|)?/,
-      repeat($._soup_item),
-      ')',
+    // also a project's own quotation `[Cli| … ] (a `syntax "`[Cli|" … "]"`)
+    syntax_quotation: $ => choice(
+      seq(/``?\((?:[A-Za-z_][A-Za-z_0-9.]*\|)?/, repeat($._soup_item), ')'),
+      seq(/`\[[A-Za-z_][A-Za-z_0-9.]*\|/, repeat($._soup_item), ']'),
     ),
 
     // -----------------------------------------------------------------------

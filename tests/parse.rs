@@ -37,7 +37,7 @@ fn prints_a_tree_per_file() {
 }
 
 #[test]
-fn stats_json_is_exactly_one_object_with_the_five_fields() {
+fn stats_json_is_exactly_one_object_with_the_seven_fields() {
     let dir = TempDir::new().unwrap();
     fs::write(dir.path().join("a.lean"), GOOD).unwrap();
     fs::write(dir.path().join("b.lean"), "theorem broken : := := )\n").unwrap();
@@ -47,13 +47,24 @@ fn stats_json_is_exactly_one_object_with_the_five_fields() {
     let (v, _, code) = stats_json(mf().args(["parse", "--stats", "--json"]).arg(dir.path()));
     assert_eq!(code, Some(0));
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys.len(), 5, "{v}");
-    for key in ["files", "clean_files", "error_nodes", "bytes", "seconds"] {
+    assert_eq!(keys.len(), 7, "{v}");
+    for key in [
+        "files",
+        "clean_files",
+        "error_nodes",
+        "declarations_in_unclean_files",
+        "declarations_lost_to_errors",
+        "bytes",
+        "seconds",
+    ] {
         assert!(v.get(key).is_some(), "{key} missing in {v}");
     }
     assert_eq!(v["files"], 3);
     assert_eq!(v["clean_files"], 2);
     assert!(v["error_nodes"].as_u64().unwrap() >= 1);
+    // the broken theorem is a declaration node of its own: nothing lost to the error
+    assert_eq!(v["declarations_in_unclean_files"], 1, "{v}");
+    assert_eq!(v["declarations_lost_to_errors"], 0, "{v}");
     assert_eq!(
         v["bytes"],
         2 * GOOD.len() + "theorem broken : := := )\n".len()

@@ -46,18 +46,24 @@ enum TokenType {
   COMMAND_END,
   TACTIC_START,
   COMMENT_GUARD,
+  WHERE_START,
+  OP_EOL,
 };
 
 #define MAX_DEPTH 250
 
 typedef struct {
   uint16_t len;
-  uint16_t cols[MAX_DEPTH];
+  uint32_t cols[MAX_DEPTH];
   /* number of pushes that did not fit (kept so pops stay balanced) */
   uint16_t overflow;
   /* the last external token emitted (BAR / THEN / ... ) */
   uint16_t last;
+  /* Not serialized: whether the runtime's byte column (see `column_here`) has been checked
+   * against a line's indentation: 0 not yet, 1 agrees, -1 disagreed (never used again). */
+  int8_t byte_column;
 } Scanner;
+
 
 static inline void adv(TSLexer *lx) { lx->advance(lx, false); }
 /* The lookahead is 0 at the end of input, so the call through the lexer is
@@ -74,11 +80,52 @@ static inline void skp(TSLexer *lx) { lx->advance(lx, true); }
 #define TACTIC_FLAG 0x0400u /* a tactic block */
 #define SAME_FLAG 0x0200u  /* a block opened on its opener's line (`next h => simp`) */
 #define COL_MASK 0x01FFu
+/* Flags above 16 bits (block entries are 32-bit). */
+#define WHERE_FLAG 0x10000u   /* a command's `where` block whose first item is on the `where` line */
+
+/* tree-sitter's runtime hands the scanner the TSLexer that begins its own lexer struct, right
+ * before the current position: {bytes, row, byte column}. */
+typedef struct {
+  uint32_t bytes;
+  uint32_t row;
+  uint32_t column;
+} RuntimePosition;
+
+static inline const RuntimePosition *runtime_position(const TSLexer *lx) {
+  return (const RuntimePosition *)(const void *)((const char *)lx + sizeof(TSLexer));
+}
+
+/* At a line start whose indentation is ASCII, the byte column must equal the indentation;
+ * on the first line the byte column must equal the byte offset. */
+static void check_byte_column(Scanner *s, const TSLexer *lx, bool line_start, uint32_t indent) {
+  if (s->byte_column < 0) return;
+  const RuntimePosition *p = runtime_position(lx);
+  bool ok;
+  if (line_start && indent > 0) ok = p->column == indent;
+  else if (p->row == 0 && p->bytes > 0) ok = p->column == p->bytes;
+  else return;
+  s->byte_column = ok ? 1 : -1;
+}
+
+/* The column (in characters) of the lookahead, for a block opened mid-line. `get_column`
+ * counts characters from the line start, which made long lines quadratic. A character is at
+ * most 4 bytes, so a byte column past 4 × COL_MASK means a column past COL_MASK, where block
+ * columns are clamped anyway; below it `get_column` costs at most 4 × COL_MASK steps. The
+ * byte column is read only once it has been checked against a known column. */
+static uint32_t column_here(Scanner *s, TSLexer *lx) {
+  if (s->byte_column > 0 && runtime_position(lx)->column > 4u * COL_MASK) return COL_MASK;
+  return lx->get_column(lx);
+}
+#define WHERE_BLOCK 0x100000u /* any `where` block */
+/* A block opened on the line of an `if` condition (`if foo do bar x then`): bits 17–19 hold
+ * 1 + the number of `then` / `else` words the block takes on that line before the first one
+ * that has no `if` of its own and so closes the block; 0 when there is none. */
+#define IFC_SHIFT 17
+#define IFC_MASK (7u << IFC_SHIFT)
 
 static inline void push(Scanner *s, uint32_t col) {
-  if (col > 0xFFFF) col = 0xFFFF;
   if (s->len < MAX_DEPTH) {
-    s->cols[s->len++] = (uint16_t)col;
+    s->cols[s->len++] = col;
   } else {
     s->overflow++;
   }
@@ -129,6 +176,11 @@ static inline bool is_sym(int32_t c) {
   if (c >= 0x2980 && c <= 0x2AFF) return c != 0x2983 && c != 0x2984;
   return false;
 }
+
+/* How far (in characters) the scanner looks ahead past the token it decides about. Every
+ * look-ahead is bounded by it, so scanning stays linear in the file however its lines and
+ * comments are laid out. */
+#define LOOKAHEAD_LIMIT 1024u
 
 static int cmp_word(const void *a, const void *b) {
   return strcmp((const char *)a, *(const char *const *)b);
@@ -234,14 +286,19 @@ static bool arrow_on_line(TSLexer *lx) {
   return false;
 }
 
-/* Skips the rest of a comment (the lexer stands after its `--` or `/-`). */
-static void skip_comment_rest(TSLexer *lx, bool block) {
+/* Skips the rest of a comment (the lexer stands after its `--` or `/-`), spending at most
+ * `*budget` characters; false when the budget ran out first. */
+static bool skip_comment_rest(TSLexer *lx, bool block, unsigned *budget) {
   if (!block) {
-    while (!at_end(lx) && lx->lookahead != '\n') adv(lx);
-    return;
+    while (!at_end(lx) && lx->lookahead != '\n') {
+      if ((*budget)-- == 0) return false;
+      adv(lx);
+    }
+    return true;
   }
   unsigned depth = 1;
   while (!at_end(lx) && depth > 0) {
+    if ((*budget)-- == 0) return false;
     int32_t c = lx->lookahead;
     adv(lx);
     if (c == '-' && lx->lookahead == '/') {
@@ -252,15 +309,19 @@ static void skip_comment_rest(TSLexer *lx, bool block) {
       depth++;
     }
   }
+  return true;
 }
 
 /* A column-0 comment: does a command (or the end of the file) follow it and the comments
  * after it? The lexer stands after the first comment's `--` or `/-`. */
 static bool comments_then_command(TSLexer *lx, bool block) {
+  /* Past the look-ahead limit, assume a command follows: the command above ends here. */
+  unsigned budget = LOOKAHEAD_LIMIT;
   for (;;) {
-    skip_comment_rest(lx, block);
+    if (!skip_comment_rest(lx, block, &budget)) return true;
     uint32_t col = 1;
     while (is_space(lx->lookahead)) {
+      if (budget-- == 0) return true;
       if (lx->lookahead == '\n') col = 0;
       else col++;
       adv(lx);
@@ -324,6 +385,63 @@ static bool attributes_then_command(TSLexer *lx) {
   char w[24];
   unsigned n = read_word(lx, w, sizeof(w));
   return n > 0 && n < sizeof(w) && word_in(w, COMMAND_WORDS);
+}
+
+/* For a block that opens in the middle of a line: reads the rest of the line and returns the
+ * number of `then` / `else` words before the first one that no `if` on the line (after the
+ * block start) accounts for, or -1. Such a word belongs to an `if` that encloses the block
+ * (`if cond do act x then`), as in Lean, where a term cannot take `then` unless an `if` is
+ * open. Strings are skipped, a line comment ends the line. */
+static int unmatched_then_else(TSLexer *lx) {
+  int pending_then = 0, pending_else = 0, seen = 0;
+  bool prev_word = false; /* the previous character continues an identifier */
+  /* Bounded, so that a long line with many blocks stays linear: an `if` whose `then` is
+   * further away than this on the same line is not told apart. */
+  unsigned budget = LOOKAHEAD_LIMIT, depth = 0;
+  while (!at_end(lx) && lx->lookahead != '\n' && budget-- > 0) {
+    int32_t c = lx->lookahead;
+    if (c == '"') {
+      adv(lx);
+      while (!at_end(lx) && lx->lookahead != '"' && lx->lookahead != '\n') {
+        if (lx->lookahead == '\\') adv(lx);
+        adv(lx);
+      }
+      if (lx->lookahead == '"') adv(lx);
+      prev_word = false;
+      continue;
+    }
+    if (c == '-') {
+      adv(lx);
+      if (lx->lookahead == '-') return -1;
+      prev_word = false;
+      continue;
+    }
+    if (is_ascii_word_start(c) && !prev_word) {
+      char w[8];
+      unsigned n = read_word(lx, w, sizeof(w));
+      prev_word = lx->lookahead == '.' || lx->lookahead >= 0x80;
+      if (n == 2 && strcmp(w, "if") == 0) {
+        pending_then++;
+      } else if (n == 4 && strcmp(w, "then") == 0) {
+        if (pending_then == 0) return seen;
+        pending_then--;
+        pending_else++;
+        seen++;
+      } else if (n == 4 && strcmp(w, "else") == 0) {
+        if (pending_else == 0) return seen;
+        pending_else--;
+        seen++;
+      }
+      continue;
+    }
+    /* A closing bracket that no bracket after the block start opened ends the block: what
+     * follows it is not the block's. */
+    if (c == '(' || c == '[' || c == '{' || c == 0x27E8 /* ⟨ */) depth++;
+    if (is_closer(c) && depth-- == 0) return -1;
+    prev_word = is_ascii_word(c) || c == '.' || c >= 0x80;
+    adv(lx);
+  }
+  return -1;
 }
 
 static inline bool emit(Scanner *s, TSLexer *lx, enum TokenType t) {
@@ -443,7 +561,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       !valid[CALC_START] && !valid[CALC_STEPS_START] && !valid[ALTS_START] && !valid[COMMA] &&
       !valid[BAR] &&
       !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE] && !valid[COMMAND_START] &&
-      !valid[COMMAND_END] && !valid[TACTIC_START]) {
+      !valid[COMMAND_END] && !valid[TACTIC_START] && !valid[WHERE_START]) {
     while (is_space(lx->lookahead)) skp(lx);
     if (lx->lookahead != '/') return false;
     adv(lx);
@@ -457,26 +575,30 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   lx->mark_end(lx);
 
   /* ---- skip whitespace, tracking line starts and indentation ---- */
-  bool nl = false, ws = false;
+  bool nl = false, ws = false, ascii_indent = true;
   uint32_t indent = 0;
   for (;;) {
     int32_t c = lx->lookahead;
     if (c == '\n') {
       nl = true;
       ws = true;
+      ascii_indent = true;
       indent = 0;
       skp(lx);
     } else if (c == ' ' || c == '\t' || c == 0xA0) {
       indent++;
       ws = true;
+      if (c == 0xA0) ascii_indent = false;
       skp(lx);
     } else if (c == '\r' || c == '\f' || c == '\v') {
       ws = true;
+      if (nl) ascii_indent = false;
       skp(lx);
     } else {
       break;
     }
   }
+  if (s->byte_column == 0) check_byte_column(s, lx, nl && ascii_indent, indent);
   bool at_eof = at_end(lx);
 
   if (recovery) {
@@ -533,7 +655,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool v_calc = valid[CALC_START];
   bool v_steps = valid[CALC_STEPS_START];
   bool v_tac = valid[TACTIC_START];
-  bool v_start = valid[LAYOUT_START] || v_calc || v_steps || v_tac;
+  bool v_where = valid[WHERE_START];
+  bool v_start = valid[LAYOUT_START] || v_calc || v_steps || v_tac || v_where;
+  bool top_where = (top_entry & WHERE_FLAG) != 0 && s->overflow == 0;
+  uint32_t top_ifc = s->overflow == 0 ? (top_entry & IFC_MASK) >> IFC_SHIFT : 0;
   bool top_tactic = (top_entry & TACTIC_FLAG) != 0 && s->overflow == 0;
   bool v_sep = valid[LAYOUT_SEP];
   bool v_end = valid[LAYOUT_END];
@@ -589,20 +714,32 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       if (cont) return false;
     }
   }
-  if (has && nl && indent < top && v_end && !calc_continuation) {
+  /* The items of a top-level `where` that starts on the `where` line (`where foo (x : α) :`)
+   * sit at that column, but their continuation lines may be less indented (Lean checks the
+   * column only where an item starts): such a block ends at column 0 or on a command word. */
+  bool where_continuation = top_where && s->len == 1 && indent > 0;
+  /* A tactic block that starts on its opener's line keeps a less indented line that is still
+   * right of the enclosing block when the line above ended with an operator (`_op_eol`):
+   * `all_goals have h : a ∧` / `    b := by omega` (Lean's binary operators take their right
+   * operand without a column check). */
+  bool top_same_line_tactic = top_tactic && (top_entry & SAME_FLAG) && s->len >= 2;
+  bool op_continuation = top_same_line_tactic && s->last == OP_EOL && nl && indent < top &&
+                         indent > (s->cols[s->len - 2] & COL_MASK);
+  if (has && nl && indent < top && v_end && !calc_continuation && !where_continuation &&
+      !op_continuation) {
     pop(s);
     return emit(s, lx, LAYOUT_END);
   }
 
+  /* Column of the next token for a block opened on the same line (before any look ahead). */
+  uint32_t same_line_col = 0;
+  if ((v_start || valid[ALTS_START]) && !nl) same_line_col = column_here(s, lx);
+
   /* `structure S where mk ::` — the constructor on the `where` line is no field: the
-   * fields' block opens after it. */
-  if (valid[LAYOUT_START] && !nl && !v_tac && !v_calc && !v_steps &&
+   * fields' block opens after it. (Only a `where` block: the look ahead reads words.) */
+  if (v_where && !nl && !v_tac && !v_calc && !v_steps &&
       is_ascii_word_start(lx->lookahead) && ctor_follows(lx))
     return false;
-
-  /* Column of the next token for a block opened on the same line. */
-  uint32_t same_line_col = 0;
-  if ((v_start || valid[ALTS_START]) && !nl) same_line_col = lx->get_column(lx);
 
   /* ---- classify the next token (advancing is fine: every token emitted
    * after this point is zero-width, except `,` `|` and block comments
@@ -672,7 +809,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       w[n] = 0;
       if (n == 4 && strcmp(w, "then") == 0) word_tok = THEN;
       else if (n == 4 && strcmp(w, "else") == 0) word_tok = ELSE;
-      else {
+      else if (strcmp(w, "catch") == 0 || strcmp(w, "finally") == 0) {
+        /* they continue a `try` (no new item) */
+        continuation = true;
+      } else {
         if (word_in(w, COMMAND_WORDS)) {
           /* `open … in` and `set_option … in` are also tactics */
           /* `open … in` and `set_option … in` are also tactics; `private` / `protected`
@@ -745,7 +885,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     /* A column-0 command right after an opener (`instance : C where` with no fields)
      * gets an empty block, which the command closes at once. The optional `_ = … := …`
      * steps of a `calc` open only at a `_`. */
-    bool blocked = v_steps && !valid[LAYOUT_START] && !v_calc && !v_tac && c != '_';
+    bool blocked = v_steps && !valid[LAYOUT_START] && !v_calc && !v_tac && !v_where && c != '_';
     if (!blocked) {
       uint32_t col = nl ? indent : same_line_col;
       bool other = v_sep || v_end;
@@ -754,19 +894,36 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       if (!other || !has || col > top || step_here) {
         if (col > COL_MASK) col = COL_MASK;
         bool tac = v_tac && !valid[LAYOUT_START] && !v_calc && !v_steps;
+        bool where = v_where && !valid[LAYOUT_START] && !v_calc && !v_steps && !tac;
         uint32_t flags = v_calc ? CALC_FLAG : v_steps ? STEPS_FLAG : tac ? TACTIC_FLAG : 0;
+        if (where) flags |= nl ? WHERE_BLOCK : WHERE_BLOCK | WHERE_FLAG;
         /* only the block of a `first` alternative opens right after its `|` (`first |t1|t2`);
          * the block after `| pat =>` (the last external token is also that `|`) is not one */
         if (s->last == BAR && top_alts) flags |= BAR_FLAG;
         if (!nl) flags |= SAME_FLAG;
         if (s->last == THEN) flags |= THEN_FLAG;
+        if (!nl && !where) {
+          int m = unmatched_then_else(lx);
+          if (m >= 0 && m < 7) flags |= (uint32_t)(m + 1) << IFC_SHIFT;
+        }
         push(s, col | flags);
         return emit(s, lx, v_calc    ? CALC_START
                            : v_steps ? CALC_STEPS_START
                            : tac     ? TACTIC_START
+                           : where   ? WHERE_START
                                      : LAYOUT_START);
       }
     }
+  }
+
+  /* ---- operator at the end of the line (a zero-width extra) ---- */
+  if (!nl && top_same_line_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
+      c != '|' && c != '/' && c != '-' && c != '@' && c != '#' && c != '<' && c != '.' &&
+      c != 0xB7 && is_sym(c)) {
+    while (is_sym(lx->lookahead)) adv(lx);
+    while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+    if (at_end(lx) || lx->lookahead == '\n' || lx->lookahead == '\r') return emit(s, lx, OP_EOL);
+    return false;
   }
 
   /* ---- D. decisions at the start of a line ---- */
@@ -824,9 +981,17 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (top_tactic && indent == top && !is_comment && c != '.' && c != '#' && c != '@' &&
         c != '|' && (is_sym(c) || c == 0xAC /* ¬ */))
       continuation = true;
+    /* In a tactic block, a line at the block column that starts with a string continues the
+     * tactic above (no tactic starts with a literal: `Hint` / `"text"`). A more indented line
+     * starts a new item when the one above can take no more parts (it ended with a block:
+     * `· tac` then a less indented `Hint "…"`; `if c then continue` then a `for` line), as
+     * Lean's `checkColGe` (`many1Indent`, `sepByIndent`) allows. */
+    bool string_arg = top_tactic && c == '"' && indent == top;
+    bool item_done = indent > top && !valid[ABS_BAR] && !top_calc && !top_steps && !top_alts &&
+                     !(top_entry & WHERE_BLOCK);
     if (v_sep && !is_comment && !continuation && !then_else && !closing_word && k != K_BAR &&
-        k != K_CLOSER && k != K_COMMA &&
-        (indent == top || (indent > top && tactic_start))) {
+        k != K_CLOSER && k != K_COMMA && !string_arg &&
+        (indent == top || (indent > top && (tactic_start || item_done)))) {
       return emit(s, lx, LAYOUT_SEP);
     }
   }
@@ -870,6 +1035,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (k == K_CLOSER) close = true;
     else if (k == K_COMMA && !valid[COMMA]) close = true;
     else if (word_tok == ELSE && top_then) close = true;
+    else if (then_else && !nl && top_ifc == 1) close = true;
     else if (then_else && !valid[word_tok]) close = true;
     if (close) {
       pop(s);
@@ -879,6 +1045,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   /* ---- F. consuming tokens ---- */
   if (then_else && valid[word_tok]) {
+    /* one `then` / `else` fewer before the one that closes the block */
+    if (top_ifc > 1 && !nl) s->cols[s->len - 1] -= 1u << IFC_SHIFT;
     lx->mark_end(lx);
     return emit(s, lx, word_tok);
   }
@@ -910,11 +1078,11 @@ unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer
   memcpy(buffer + size, &s->last, sizeof(uint16_t));
   size += sizeof(uint16_t);
   unsigned n = s->len;
-  if (n * sizeof(uint16_t) + size > TREE_SITTER_SERIALIZATION_BUFFER_SIZE) {
-    n = (TREE_SITTER_SERIALIZATION_BUFFER_SIZE - size) / sizeof(uint16_t);
+  if (n * sizeof(uint32_t) + size > TREE_SITTER_SERIALIZATION_BUFFER_SIZE) {
+    n = (TREE_SITTER_SERIALIZATION_BUFFER_SIZE - size) / sizeof(uint32_t);
   }
-  memcpy(buffer + size, s->cols, n * sizeof(uint16_t));
-  size += n * sizeof(uint16_t);
+  memcpy(buffer + size, s->cols, n * sizeof(uint32_t));
+  size += n * sizeof(uint32_t);
   return size;
 }
 
@@ -927,9 +1095,9 @@ void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *bu
   if (length >= 2 * sizeof(uint16_t)) {
     memcpy(&s->overflow, buffer, sizeof(uint16_t));
     memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
-    unsigned n = (length - 2 * sizeof(uint16_t)) / sizeof(uint16_t);
+    unsigned n = (length - 2 * sizeof(uint16_t)) / sizeof(uint32_t);
     if (n > MAX_DEPTH) n = MAX_DEPTH;
-    memcpy(s->cols, buffer + 2 * sizeof(uint16_t), n * sizeof(uint16_t));
+    memcpy(s->cols, buffer + 2 * sizeof(uint16_t), n * sizeof(uint32_t));
     s->len = (uint16_t)n;
   }
 }
