@@ -329,7 +329,8 @@ module.exports = grammar({
     // Declarations
     // -----------------------------------------------------------------------
 
-    attributes: $ => seq('@[', sep1($._comma_tok, $.attribute), ']'),
+    // A command start may follow (`@[simp]` on its own line, the command on the next).
+    attributes: $ => seq('@[', sep1($._comma_tok, $.attribute), ']', optional($._command_start)),
 
     attribute: $ => repeat1($._attr_item),
 
@@ -913,18 +914,22 @@ module.exports = grammar({
       alias('λ', $.operator),
     )),
 
-    _soup_parens: $ => seq('(', repeat($._soup_item), ')'),
-    _soup_brackets: $ => seq('[', repeat($._soup_item), ']'),
-    _soup_braces: $ => seq('{', repeat($._soup_item), '}'),
-    _soup_angle: $ => seq('⟨', repeat($._soup_item), '⟩'),
-    _soup_strict: $ => seq('⦃', repeat($._soup_item), '⦄'),
-    _soup_assumption: $ => seq('‹', repeat($._soup_item), '›'),
-    _soup_double_angle: $ => seq('⟪', repeat($._soup_item), '⟫'),
+    // Inside brackets a column-0 command word is quoted text (`` `(attribute [simp] x) ``): the
+    // scanner's command start there is only a marker, followed by the word.
+    _soup_inner: $ => choice($._soup_item, seq($._command_start, $._soup_item)),
+
+    _soup_parens: $ => seq('(', repeat($._soup_inner), ')'),
+    _soup_brackets: $ => seq('[', repeat($._soup_inner), ']'),
+    _soup_braces: $ => seq('{', repeat($._soup_inner), '}'),
+    _soup_angle: $ => seq('⟨', repeat($._soup_inner), '⟩'),
+    _soup_strict: $ => seq('⦃', repeat($._soup_inner), '⦄'),
+    _soup_assumption: $ => seq('‹', repeat($._soup_inner), '›'),
+    _soup_double_angle: $ => seq('⟪', repeat($._soup_inner), '⟫'),
 
     // also a project's own quotation `[Cli| … ] (a `syntax "`[Cli|" … "]"`)
     syntax_quotation: $ => choice(
-      seq(/``?\((?:[A-Za-z_][A-Za-z_0-9.]*\|)?/, repeat($._soup_item), ')'),
-      seq(/`\[[A-Za-z_][A-Za-z_0-9.]*\|/, repeat($._soup_item), ']'),
+      seq(/``?\((?:[A-Za-z_][A-Za-z_0-9.]*\|)?/, repeat($._soup_inner), ')'),
+      seq(/`\[[A-Za-z_][A-Za-z_0-9.]*\|/, repeat($._soup_inner), ']'),
     ),
 
     // -----------------------------------------------------------------------

@@ -455,13 +455,17 @@ static inline bool emit(Scanner *s, TSLexer *lx, enum TokenType t) {
  * token in error recovery when the scanner's state did not change: so a start that the
  * parser skipped is not offered again at the same place (no endless loop), while the next
  * line's start, which hashes differently, still is. */
-static bool emit_command_start(Scanner *s, TSLexer *lx, uint32_t seed) {
+static uint16_t command_start_state(TSLexer *lx, uint32_t seed) {
   uint32_t h = seed * 31u + 7u;
   for (int i = 0; i < 48 && !at_end(lx) && lx->lookahead != '\n'; i++) {
     h = h * 31u + (uint32_t)lx->lookahead;
     adv(lx);
   }
-  s->last = (uint16_t)(COMMAND_START | ((h & 0x7FFu) << 5));
+  return (uint16_t)(COMMAND_START | ((h & 0x7FFu) << 5));
+}
+
+static bool emit_command_start(Scanner *s, TSLexer *lx, uint32_t seed) {
+  s->last = command_start_state(lx, seed);
   lx->result_symbol = COMMAND_START;
   return true;
 }
@@ -794,7 +798,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       adv(lx);
       if (lx->lookahead == ' ' || lx->lookahead == '\n') tactic_start = true;
     }
-  } else if (is_ascii_word_start(c) && nl && (v_start || has || v_cstart || v_cend)) {
+  } else if (is_ascii_word_start(c) && nl && (v_start || has || v_cstart || v_cend || indent == 0)) {
     /* At a line start the whole word matters (commands, `deriving`, tactic
      * names, `then` / `else`). */
     char w[24];
@@ -870,6 +874,20 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (v_cend && (starts || (is_comment && comment_ends)))
       return emit(s, lx, COMMAND_END);
     if (v_cstart && starts) return emit_command_start(s, lx, (uint32_t)c);
+  }
+  /* A known command word at column 0 where nothing can end or continue by layout (a term
+   * that went wrong earlier): the command starts here all the same. If the parser cannot
+   * take the start, its error is here, and recovery resumes with this command (one error
+   * costs one command, as in Lean). */
+  if (nl && indent == 0 && !has && cmd_start && !v_cstart && !v_cend && !v_start && !v_sep &&
+      !v_end) {
+    /* not again where the parser has just taken this line's start */
+    uint16_t here = command_start_state(lx, (uint32_t)c);
+    if (s->last != here) {
+      s->last = here;
+      lx->result_symbol = COMMAND_START;
+      return true;
+    }
   }
 
   /* ---- C. open a block ---- */
