@@ -246,11 +246,25 @@ impl<'f> Builder<'f> {
         &self.file.text[node.byte_range()]
     }
 
-    fn commands(&mut self, parent: Node<'f>) {
-        let mut cursor = parent.walk();
-        let children: Vec<Node<'f>> = parent.named_children(&mut cursor).collect();
-        let inside_mutual = parent.kind() == "mutual";
-        for node in children {
+    /// Reads the commands below `root` in document order. Nodes that are not commands
+    /// (`mutual`, ERROR, …) are entered through an explicit stack, not recursion: ERROR nodes
+    /// can nest as deep as the file is long.
+    fn commands(&mut self, root: Node<'f>) {
+        // (node, whether its parent is a `mutual` block), next one on top.
+        let mut stack: Vec<(Node<'f>, bool)> = Vec::new();
+        let push_children = |stack: &mut Vec<(Node<'f>, bool)>, parent: Node<'f>| {
+            let inside_mutual = parent.kind() == "mutual";
+            let mut cursor = parent.walk();
+            let start = stack.len();
+            stack.extend(
+                parent
+                    .named_children(&mut cursor)
+                    .map(|c| (c, inside_mutual)),
+            );
+            stack[start..].reverse();
+        };
+        push_children(&mut stack, root);
+        while let Some((node, inside_mutual)) = stack.pop() {
             match node.kind() {
                 "declaration" => self.declaration(node),
                 "import" => {
@@ -283,7 +297,7 @@ impl<'f> Builder<'f> {
                         kind,
                         span: node.byte_range(),
                     }),
-                    None => self.commands(node),
+                    None => push_children(&mut stack, node),
                 },
             }
         }

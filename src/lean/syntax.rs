@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use tree_sitter::{Node, Parser, Point, Tree, TreeCursor};
+use tree_sitter::{Node, Parser, Point, Tree};
 
 thread_local! {
     // A parser is cheap to reuse and not `Sync`; one per rayon worker thread.
@@ -68,16 +68,27 @@ impl ParsedFile {
     }
 }
 
-fn collect_errors<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    if node.is_error() || node.is_missing() {
-        out.push(node);
-    }
-    // Descend only where an error hides: `has_error` is cached per node, so this skips
-    // clean subtrees entirely.
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        if child.has_error() {
-            collect_errors(child, out);
+/// Depth-first, with an explicit cursor rather than recursion: a tree can be as deep as the
+/// file is long, and the walk must not overflow the stack.
+fn collect_errors<'t>(root: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            out.push(node);
+        }
+        // Descend only where an error hides: `has_error` is cached per node, so this skips
+        // clean subtrees entirely.
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
         }
     }
 }
@@ -86,27 +97,23 @@ fn collect_errors<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
 pub fn tokens(node: Node<'_>) -> Vec<Node<'_>> {
     let mut out = Vec::new();
     let mut cursor = node.walk();
-    collect_tokens(&mut cursor, &mut out);
-    out
-}
-
-fn collect_tokens<'t>(cursor: &mut TreeCursor<'t>, out: &mut Vec<Node<'t>>) {
-    let node = cursor.node();
-    if node.is_extra() {
-        return;
-    }
-    if node.child_count() == 0 {
-        out.push(node);
-        return;
-    }
-    if cursor.goto_first_child() {
-        loop {
-            collect_tokens(cursor, out);
-            if !cursor.goto_next_sibling() {
-                break;
+    loop {
+        let n = cursor.node();
+        if !n.is_extra() {
+            if n.child_count() == 0 {
+                out.push(n);
+            } else if cursor.goto_first_child() {
+                continue;
             }
         }
-        cursor.goto_parent();
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+        }
     }
 }
 
