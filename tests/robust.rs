@@ -111,3 +111,137 @@ fn depth_100000_aborts_no_command() {
     assert!(stdout.contains("\"block\""), "{stdout}");
     assert!(stdout.contains("cheat"), "{stdout}");
 }
+
+/// A proof with an unparseable line, followed by a `sorry` the grammar then reads as part of an
+/// identifier, an `axiom` and an `admit` it reads as plain identifiers: only the lexical scan
+/// of the unparsed command sees them.
+const AFTER_UNPARSEABLE: &str =
+    "theorem a : True := by\n  exact (foo ] ]\n  exact sorry.elim\n  axiom cheat : False\n  admit\n";
+
+#[test]
+fn escapes_after_an_unparseable_region_are_reported_by_lint() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("F.lean"), AFTER_UNPARSEABLE).unwrap();
+    let out = mf(dir.path())
+        .args(["lint", "--format", "json", "F.lean"])
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "lint"), 1);
+    let findings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, u64, bool)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] != "parse-error")
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("in a part of the file mf could not parse"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("sorry".to_string(), 3, true),
+            ("axiom".to_string(), 4, true),
+            ("admit".to_string(), 5, true)
+        ],
+        "{findings}"
+    );
+}
+
+#[test]
+fn escapes_after_an_unparseable_region_fail_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("F.lean"), AFTER_UNPARSEABLE).unwrap();
+    let out = mf(dir.path())
+        .args(["verify", "--json", "F.lean"])
+        .env("PATH", "")
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "verify"), 1);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["verdict"], "fail", "{report}");
+    let checks: Vec<(&str, u64)> = report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["check"].as_str().unwrap(), r["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        checks,
+        vec![("sorry", 3), ("axiom", 4), ("sorry", 5), ("parse-error", 2)],
+        "{report}"
+    );
+}
+
+/// A file that does not parse fails verify even with nothing else wrong in it.
+#[test]
+fn a_parse_error_alone_fails_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("F.lean"),
+        "theorem a : True := by\n  exact (trivial ] ]\n",
+    )
+    .unwrap();
+    let out = mf(dir.path())
+        .args(["verify", "F.lean"])
+        .env("PATH", "")
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "verify"), 1);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("FAIL F.lean"), "{stdout}");
+    assert!(
+        stdout.contains("F.lean:2:9: parse-error: mf could not parse this part of the file, so it cannot check it"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn escapes_after_an_unparseable_region_are_blocked_by_the_edit_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("F.lean");
+    std::fs::write(&file, AFTER_UNPARSEABLE).unwrap();
+    let payload = write_payload(
+        dir.path(),
+        &file,
+        "theorem a : True := by\n  simp\n",
+        AFTER_UNPARSEABLE,
+    );
+    let out = mf(dir.path())
+        .args(["hook", "post-tool-use"])
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "hook"), 0);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "block", "{v}");
+    let reason = v["reason"].as_str().unwrap();
+    for (word, line) in [("sorry", 3), ("axiom", 4), ("admit", 5)] {
+        assert!(
+            reason.contains(&format!(
+                "- `{word}` at line {line} is in a part of the file mf could not parse"
+            )),
+            "{reason}"
+        );
+    }
+
+    // The same words already there before the edit are not new: nothing to block.
+    let edited = AFTER_UNPARSEABLE.replace("exact (foo", "exact (bar");
+    std::fs::write(&file, &edited).unwrap();
+    let payload = write_payload(dir.path(), &file, AFTER_UNPARSEABLE, &edited);
+    let out = mf(dir.path())
+        .args(["hook", "post-tool-use"])
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "hook"), 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("\"block\""), "{stdout}");
+}

@@ -223,7 +223,7 @@ fn enclosing(file: &ParsedFile, hole: Node<'_>) -> Option<Enclosing> {
 fn enclosing_at(file: &ParsedFile, node: Node<'_>, keyword: &str, end: usize) -> Enclosing {
     let end = end.max(node.start_byte());
     let text = collapse_whitespace(&file.text[node.start_byte()..end]);
-    let pos = crate::lean::syntax::Position::start_of(&file.text, node);
+    let pos = file.start_of(node);
     Enclosing {
         keyword: keyword.to_string(),
         text,

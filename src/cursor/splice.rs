@@ -275,9 +275,7 @@ fn whole_proof(mut lines: Vec<String>, old_body: &str) -> (Vec<String>, ProofFor
 
 /// The position of the first ERROR/MISSING node overlapping `range`, if any.
 fn first_error_in(file: &ParsedFile, range: &Range<usize>) -> Option<Position> {
-    touching(file, range)
-        .first()
-        .map(|e| Position::start_of(&file.text, *e))
+    touching(file, range).first().map(|e| file.start_of(*e))
 }
 
 /// ERROR/MISSING nodes that overlap `range` or sit at its edges (a MISSING node is empty).
@@ -308,7 +306,7 @@ fn verify(
         let errors = new_touching
             .iter()
             .take(5)
-            .map(|e| Position::start_of(&parsed.text, *e))
+            .map(|e| parsed.start_of(*e))
             .collect();
         let preexisting = first_error_in(old, replaced);
         return Err(SpliceError::Unparseable {

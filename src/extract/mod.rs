@@ -280,7 +280,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
     let domain = profile::charge(&profile::DOMAIN, || {
         domain::infer(&outline.imports, &parsed)
     });
-    let ParsedFile { text, tree } = parsed;
+    let (text, tree) = parsed.into_parts();
     profile::charge(&profile::DROP_TREE, || drop(tree));
     Analysis {
         text,

@@ -8,9 +8,11 @@ pub mod batch;
 pub mod compare;
 pub mod header;
 pub mod idents;
+pub mod lexical;
 pub mod outline;
 pub mod source;
 pub mod syntax;
+pub mod trust_scan;
 pub mod walk;
 
 pub use outline::{Declaration, Outline, Sorry};

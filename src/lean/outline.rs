@@ -12,7 +12,7 @@ use serde::Serialize;
 use tree_sitter::{Node, TreeCursor};
 
 use super::header::AristotleHeader;
-use super::syntax::{Occurrences, ParsedFile, Position};
+use super::syntax::{Occurrences, ParsedFile};
 
 /// Everything math-forge reads from one Lean file.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -375,14 +375,14 @@ impl<'f> Builder<'f> {
             })
             .unwrap_or_default();
 
-        let start = Position::start_of(text, node);
+        let start = self.file.start_of(node);
         let mut decl = Declaration {
             kind,
             name,
             full_name,
             line: start.line,
             // Trailing comments are not code: the declaration ends where Lean's range does.
-            end_line: Position::end_of(text, last_code_node(node)).line,
+            end_line: self.file.end_of(last_code_node(node)).line,
             modifiers,
             attributes,
             statement: String::new(),
@@ -471,7 +471,7 @@ impl<'f> Builder<'f> {
     }
 
     fn sorry(&mut self, node: Node<'_>, declaration: Option<String>) {
-        let pos = Position::start_of(&self.file.text, node);
+        let pos = self.file.start_of(node);
         let keyword = if node.kind_id() == kinds().admit {
             "admit"
         } else {

@@ -1,6 +1,8 @@
 //! Parsing Lean text with the project's tree-sitter grammar.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use tree_sitter::{Node, Parser, Point, Tree};
 
@@ -21,6 +23,8 @@ fn new_parser() -> Parser {
 pub struct ParsedFile {
     pub text: String,
     pub tree: Tree,
+    /// Line starts, built on the first position asked.
+    lines: OnceLock<LineIndex>,
 }
 
 impl ParsedFile {
@@ -34,7 +38,48 @@ impl ParsedFile {
         });
         // `parse` only returns None with a timeout or cancellation flag, neither of which is set.
         let tree = tree.expect("parsing without a timeout always yields a tree");
-        ParsedFile { text, tree }
+        ParsedFile {
+            text,
+            tree,
+            lines: OnceLock::new(),
+        }
+    }
+
+    /// Takes the text and tree apart.
+    pub fn into_parts(self) -> (String, Tree) {
+        (self.text, self.tree)
+    }
+
+    /// The position of byte `byte` (see [`LineIndex`]: ascending requests cost amortised
+    /// constant time beyond a binary search).
+    pub fn position(&self, byte: usize) -> Position {
+        self.lines
+            .get_or_init(|| LineIndex::new(&self.text))
+            .position(&self.text, byte)
+    }
+
+    /// The byte range of the line holding byte `byte`, without its newline.
+    pub fn line_span(&self, byte: usize) -> std::ops::Range<usize> {
+        let lines = self.lines.get_or_init(|| LineIndex::new(&self.text));
+        let k = lines
+            .starts
+            .partition_point(|&s| s <= byte.min(self.text.len()))
+            - 1;
+        let end = lines
+            .starts
+            .get(k + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        lines.starts[k]..end
+    }
+
+    /// Where `node` starts.
+    pub fn start_of(&self, node: Node<'_>) -> Position {
+        self.position(node.start_byte())
+    }
+
+    /// Where `node` ends.
+    pub fn end_of(&self, node: Node<'_>) -> Position {
+        self.position(node.end_byte())
     }
 
     /// The root node.
@@ -118,7 +163,7 @@ pub fn tokens(node: Node<'_>) -> Vec<Node<'_>> {
 }
 
 /// A 1-based line and column (columns count characters, not bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Position {
     pub line: usize,
     pub column: usize,
@@ -146,6 +191,57 @@ impl Position {
     pub fn end_of(text: &str, node: Node<'_>) -> Position {
         Position::of(text, node.end_position(), node.end_byte())
     }
+}
+
+/// Line starts of a text, found once: a byte's [`Position`] then costs a binary search plus
+/// counting the characters between it and the last position asked on the same line, so a
+/// walk that asks in ascending order is linear even on a file that is one long line.
+pub struct LineIndex {
+    starts: Vec<usize>,
+    /// The last byte asked (high half) and its 0-based column in characters (low half).
+    last: AtomicU64,
+}
+
+impl LineIndex {
+    /// Indexes `text` (one pass).
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex {
+            starts,
+            last: AtomicU64::new(0),
+        }
+    }
+
+    /// The position of byte `byte` of `text`, the text this index was built from (clamped
+    /// to it; a byte inside a character counts as that character).
+    pub fn position(&self, text: &str, byte: usize) -> Position {
+        let byte = byte.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= byte) - 1;
+        let line_start = self.starts[line];
+        let last = self.last.load(Ordering::Relaxed);
+        let (last_byte, last_column) = ((last >> 32) as usize, (last & 0xffff_ffff) as usize);
+        let (from, column) = if last_byte >= line_start && last_byte <= byte {
+            (last_byte, last_column)
+        } else {
+            (line_start, 0)
+        };
+        let column = column + count_chars(&text.as_bytes()[from..byte]);
+        // Sources are under 4 GiB (`MAX_SOURCE_BYTES`), so both halves fit.
+        if byte <= u32::MAX as usize && column <= u32::MAX as usize {
+            self.last
+                .store(((byte as u64) << 32) | column as u64, Ordering::Relaxed);
+        }
+        Position {
+            line: line + 1,
+            column: column + 1,
+        }
+    }
+}
+
+/// Characters in a UTF-8 byte slice: every byte that does not continue a character.
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
 }
 
 impl std::fmt::Display for Position {

@@ -22,7 +22,7 @@
 //! }
 //! ```
 //!
-//! `check` is one of `sorry`, `axiom`, `skip-kernel-tc`, `lean-error`, `sorry-warning`,
+//! `check` is one of `sorry`, `axiom`, `skip-kernel-tc`, `parse-error`, `lean-error`, `sorry-warning`,
 //! `exit-status`, `timeout`, `spec`. Lines are 1-based; columns are 1-based characters (Lean's
 //! 0-based columns are converted). `lean` is null when nothing ran, `spec` when no spec was
 //! given.
