@@ -245,3 +245,99 @@ fn escapes_after_an_unparseable_region_are_blocked_by_the_edit_hook() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains("\"block\""), "{stdout}");
 }
+
+/// The write end of a pipe whose read end is already closed: every write fails with EPIPE.
+fn closed_pipe() -> std::process::Stdio {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: `pipe` fills both descriptors, which are then owned here exactly once.
+    let (read, write) = unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+    };
+    drop(read);
+    write.into()
+}
+
+/// Runs `mf ARGS` with `stdin` and the given stdout/stderr; returns the exit code.
+fn run_with(
+    dir: &Path,
+    args: &[&str],
+    stdin: &[u8],
+    stdout: std::process::Stdio,
+    stderr: std::process::Stdio,
+) -> i32 {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mf"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("MATH_FORGE_DB")
+        .env_remove("CLAUDE_ENV_FILE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    drop(input);
+    let status = child.wait().unwrap();
+    status
+        .code()
+        .unwrap_or_else(|| panic!("mf {args:?} killed by a signal: {status:?}"))
+}
+
+#[test]
+fn hooks_exit_0_when_stdout_or_stderr_is_a_closed_pipe() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("F.lean");
+    std::fs::write(&file, AFTER_UNPARSEABLE).unwrap();
+    let payload = write_payload(
+        dir.path(),
+        &file,
+        "theorem a : True := by\n  simp\n",
+        AFTER_UNPARSEABLE,
+    );
+    for hook in ["post-tool-use", "session-start", "subagent-start"] {
+        let args = ["hook", hook, "--db", "kb.db"];
+        let streams: [(&str, fn() -> Stdio, fn() -> Stdio); 3] = [
+            ("stdout", closed_pipe, Stdio::null),
+            ("stderr", Stdio::null, closed_pipe),
+            ("both", closed_pipe, closed_pipe),
+        ];
+        for (closed, out, err) in streams {
+            let code = run_with(dir.path(), &args, &payload, out(), err());
+            assert_eq!(code, 0, "hook {hook} with closed {closed} exited {code}");
+        }
+    }
+}
+
+#[test]
+fn commands_end_quietly_when_their_reader_goes_away() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..200 {
+        std::fs::write(
+            dir.path().join(format!("F{i:03}.lean")),
+            "theorem t : True := by\n  sorry\n",
+        )
+        .unwrap();
+    }
+    // (command, status with stdout closed): a closed pipe is not an error of outline, parse
+    // or sorries; lint still says the files have error-level findings.
+    let cases: [(&[&str], i32); 5] = [
+        (&["outline", "."], 0),
+        (&["outline", "--json", "."], 0),
+        (&["parse", "."], 0),
+        (&["sorries", "."], 0),
+        (&["lint", "."], 1),
+    ];
+    for (args, expected) in cases {
+        let code = run_with(dir.path(), args, b"", closed_pipe(), Stdio::null());
+        assert_eq!(code, expected, "mf {args:?} with stdout closed");
+        // With stderr closed as well, notes are dropped, never a panic.
+        let code = run_with(dir.path(), args, b"", closed_pipe(), closed_pipe());
+        assert_eq!(code, expected, "mf {args:?} with stdout and stderr closed");
+    }
+}

@@ -236,11 +236,11 @@ pub fn main() -> ExitCode {
         // `mk search … | head` closing the pipe is not an error.
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Io(e)) => {
-            eprintln!("mk: cannot write output: {e}");
+            note!("mk: cannot write output: {e}");
             ExitCode::FAILURE
         }
         Err(Failure::Kb(e)) => {
-            eprintln!("mk: {e}");
+            note!("mk: {e}");
             ExitCode::FAILURE
         }
     }

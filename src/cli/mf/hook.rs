@@ -4,7 +4,7 @@
 //! stderr, and always exits 0: a hook that cannot do its job steps aside (exit 2 would block
 //! the agent with our error, which only the decision itself may do).
 
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -49,11 +49,13 @@ pub fn run(args: HookArgs) -> Result<ExitCode> {
     };
     let outcome = match read_stdin() {
         Ok(input) => {
-            let env = environment(dbs);
-            let work = || match &args.command {
-                HookCommand::SessionStart(_) => hook::session_start(&input, &env),
-                HookCommand::PostToolUse(_) => hook::post_tool_use(&input, &env),
-                HookCommand::SubagentStart(_) => hook::subagent_start(&input, &env),
+            let work = || {
+                let env = environment(dbs);
+                match &args.command {
+                    HookCommand::SessionStart(_) => hook::session_start(&input, &env),
+                    HookCommand::PostToolUse(_) => hook::post_tool_use(&input, &env),
+                    HookCommand::SubagentStart(_) => hook::subagent_start(&input, &env),
+                }
             };
             // A bug must not turn into a blocked agent: a panic is a note like any other.
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
@@ -62,10 +64,12 @@ pub fn run(args: HookArgs) -> Result<ExitCode> {
         Err(why) => Outcome::note(why),
     };
     for note in &outcome.notes {
-        eprintln!("mf hook {name}: {note}");
+        note!("mf hook {name}: {note}");
     }
     if let Some(json) = outcome.output.to_json() {
-        println!("{json}");
+        // A closed stdout leaves nobody to decide for; the hook still exits 0 as documented.
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{json}").and_then(|()| stdout.flush());
     }
     Ok(ExitCode::SUCCESS)
 }

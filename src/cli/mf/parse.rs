@@ -1,6 +1,7 @@
 //! `mf parse`: syntax trees and parse statistics.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -93,7 +94,7 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
         |parsed| {
             let written = match parsed {
                 Parsed::Failed(msg) => {
-                    eprintln!("mf: {msg}");
+                    note!("mf: {msg}");
                     failed = true;
                     Ok(())
                 }
@@ -120,7 +121,9 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
             };
             if let Err(e) = written {
                 write_failed.get_or_insert(e);
+                return ControlFlow::Break(());
             }
+            ControlFlow::Continue(())
         },
     );
     if let Some(e) = write_failed {
