@@ -301,7 +301,8 @@ fn hooks_exit_0_when_stdout_or_stderr_is_a_closed_pipe() {
     );
     for hook in ["post-tool-use", "session-start", "subagent-start"] {
         let args = ["hook", hook, "--db", "kb.db"];
-        let streams: [(&str, fn() -> Stdio, fn() -> Stdio); 3] = [
+        type Streams = (&'static str, fn() -> Stdio, fn() -> Stdio);
+        let streams: [Streams; 3] = [
             ("stdout", closed_pipe, Stdio::null),
             ("stderr", Stdio::null, closed_pipe),
             ("both", closed_pipe, closed_pipe),
