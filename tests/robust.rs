@@ -342,3 +342,174 @@ fn commands_end_quietly_when_their_reader_goes_away() {
         assert_eq!(code, expected, "mf {args:?} with stdout and stderr closed");
     }
 }
+
+fn mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// A FIFO or a device named as a Lean file is refused at once, with its path and what it is;
+/// none of these commands waits for a writer that never comes.
+#[test]
+fn special_files_are_refused_with_their_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("Pipe.lean");
+    mkfifo(&fifo);
+    let expected_fifo = "Pipe.lean: cannot read: is a FIFO (named pipe), not a regular file";
+    let expected_dev = "/dev/zero: cannot read: is a character device, not a regular file";
+    let commands: &[&[&str]] = &[
+        &["parse"],
+        &["outline"],
+        &["lint"],
+        &["sorries"],
+        &["verify"],
+        &["extract", "--db", "kb.db"],
+    ];
+    for args in commands {
+        for (target, expected) in [("Pipe.lean", expected_fifo), ("/dev/zero", expected_dev)] {
+            let out = mf(dir.path())
+                .args(*args)
+                .arg(target)
+                .env("PATH", "")
+                .timeout(std::time::Duration::from_secs(20))
+                .output()
+                .unwrap();
+            let code = exit_code(&out, &format!("{args:?} {target}"));
+            assert_eq!(code, 1, "{args:?} {target}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                stderr.contains(expected) || stdout.contains(expected),
+                "{args:?} {target}: {stderr}{stdout}"
+            );
+        }
+    }
+    let out = mf(dir.path())
+        .args(["splice", "Pipe.lean", "t", "--proof", "-"])
+        .write_stdin("simp")
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "splice"), 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(expected_fifo), "{stderr}");
+
+    // The edit hook steps aside with a note.
+    let payload = write_payload(dir.path(), &fifo, "", "theorem t : True := trivial\n");
+    let out = mf(dir.path())
+        .args(["hook", "post-tool-use"])
+        .write_stdin(payload)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "hook"), 0);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Pipe.lean: is a FIFO (named pipe), not a regular file"),
+        "{stderr}"
+    );
+}
+
+/// `CLAUDE_ENV_FILE` naming a FIFO: the session starts, with a note instead of a hang.
+#[test]
+fn session_start_with_a_fifo_env_file_does_not_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("env");
+    mkfifo(&fifo);
+    let out = mf(dir.path())
+        .args(["hook", "session-start", "--db", "kb.db"])
+        .env("CLAUDE_ENV_FILE", &fifo)
+        .write_stdin(r#"{"hook_event_name":"SessionStart","source":"startup"}"#)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "session-start"), 0);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "cannot append to {}: is a FIFO (named pipe), not a regular file",
+            fifo.display()
+        )),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("additionalContext"));
+}
+
+/// Twenty `mf splice` processes at once, each on its own declaration of one file: every
+/// edit is applied or refused with one line, and every applied one is in the file.
+#[test]
+fn twenty_concurrent_splices_lose_no_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("F.lean");
+    let text: String = (0..20)
+        .map(|i| format!("theorem t{i} : {i} = {i} := by\n  sorry\n\n"))
+        .collect();
+    std::fs::write(&file, text).unwrap();
+    let children: Vec<_> = (0..20)
+        .map(|i| {
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mf"))
+                .args(["splice", "F.lean", &format!("t{i}"), "--proof", "-"])
+                .current_dir(dir.path())
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(format!("exact rfl -- {i}").as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    let mut applied = Vec::new();
+    for (i, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => applied.push(i),
+            Some(1) => assert_eq!(stderr.lines().count(), 1, "t{i}: {stderr}"),
+            other => panic!("t{i}: exit {other:?}: {stderr}"),
+        }
+    }
+    let result = std::fs::read_to_string(&file).unwrap();
+    for i in 0..20 {
+        let done = result.contains(&format!("exact rfl -- {i}\n"));
+        assert_eq!(
+            done,
+            applied.contains(&i),
+            "t{i} in the file: {done}\n{result}"
+        );
+    }
+    // With the lock, none has to be refused.
+    assert_eq!(applied.len(), 20, "{result}");
+    assert_eq!(result.matches("sorry").count(), 0, "{result}");
+}
+
+#[test]
+fn splice_refuses_a_read_only_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("F.lean");
+    std::fs::write(&file, "theorem t : 1 = 1 := by\n  sorry\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = mf(dir.path())
+        .args(["splice", "F.lean", "t", "--proof", "-"])
+        .write_stdin("rfl")
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "splice"), 1);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mf: F.lean: cannot write: is read-only; make it writable (chmod u+w) to change it; file left untouched\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "theorem t : 1 = 1 := by\n  sorry\n"
+    );
+}

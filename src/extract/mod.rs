@@ -226,14 +226,10 @@ fn prepare(
         findings_unchanged: 0,
         error: None,
     };
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::lean::source::read_source_bytes(path) {
         Ok(bytes) => bytes,
         Err(e) => {
-            report.error = Some(format!(
-                "{}: cannot read: {}",
-                path.display(),
-                crate::lean::source::describe_io_error(&e)
-            ));
+            report.error = Some(e.to_string());
             return Prepared::Failed(report);
         }
     };
@@ -304,7 +300,11 @@ impl SharedAnalyses {
     fn for_files(files: &[PathBuf]) -> SharedAnalyses {
         let hashes: Vec<String> = files
             .par_iter()
-            .filter_map(|path| std::fs::read(path).ok().map(|b| content_hash(&b)))
+            .filter_map(|path| {
+                crate::lean::source::read_source_bytes(path)
+                    .ok()
+                    .map(|b| content_hash(&b))
+            })
             .collect();
         let mut seen = HashSet::new();
         let repeated = hashes

@@ -17,6 +17,7 @@ pub mod subagent;
 pub mod window;
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -157,6 +158,9 @@ pub fn post_tool_use(input: &[u8], env: &Environment) -> Outcome {
     post_tool_use::run(input, &settings)
 }
 
+/// The env file holds a few `export` lines; a larger one is not what Claude Code made.
+const MAX_ENV_FILE_BYTES: u64 = 1024 * 1024;
+
 /// Appends `export PATH="dir:$PATH"` to the env file, once: a resumed or compacted session
 /// runs SessionStart again with the same file.
 pub fn export_path(env_file: &Path, dir: &Path) -> std::io::Result<()> {
@@ -164,14 +168,23 @@ pub fn export_path(env_file: &Path, dir: &Path) -> std::io::Result<()> {
         "export PATH={}:\"$PATH\"\n",
         shell_quote(&dir.to_string_lossy())
     );
-    let existing = std::fs::read_to_string(env_file).unwrap_or_default();
+    // Only a regular file (or none yet): a FIFO or device would block the session's start.
+    let existing = match crate::files::read_regular(env_file, MAX_ENV_FILE_BYTES) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(crate::files::FileError::Missing { .. }) => String::new(),
+        Err(e) => return Err(std::io::Error::other(e.reason())),
+    };
     if existing.lines().any(|l| format!("{l}\n") == line) {
         return Ok(());
     }
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .custom_flags(libc::O_NONBLOCK)
         .open(env_file)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
     if !existing.is_empty() && !existing.ends_with('\n') {
         f.write_all(b"\n")?;
     }

@@ -133,31 +133,14 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     }
 }
 
-/// Reads a `.lean` file for the hook: it must exist, be small enough and be UTF-8 text.
+/// Reads a `.lean` file for the hook: it must be a regular file, small enough and UTF-8 text.
 fn read_lean(path: &Path, limit: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| {
-        format!(
-            "{}: {}",
-            path.display(),
-            crate::lean::source::describe_io_error(&e)
-        )
-    })?;
-    if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
-    if meta.len() > limit {
-        return Err(format!(
-            "{}: {} bytes, over the hook's {limit}-byte limit",
-            path.display(),
-            meta.len()
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| {
-        format!(
-            "{}: {}",
-            path.display(),
-            crate::lean::source::describe_io_error(&e)
-        )
+    let bytes = crate::files::read_regular(path, limit).map_err(|e| match e {
+        crate::files::FileError::TooLarge { size, .. } => format!(
+            "{}: {size} bytes, over the hook's {limit}-byte limit",
+            path.display()
+        ),
+        e => e.to_string(),
     })?;
     Source::from_bytes(path, bytes)
         .map(|s| s.text)
