@@ -513,3 +513,42 @@ fn splice_refuses_a_read_only_file() {
         "theorem t : 1 = 1 := by\n  sorry\n"
     );
 }
+
+/// `mk query` takes `--limit` and says the limit cut the rows; an unbounded result streams
+/// (a million rows through a closed pipe end at once, quietly).
+#[test]
+fn mk_query_streams_and_takes_a_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::build_kb(dir.path());
+    let db = db.to_str().unwrap();
+    let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c";
+    let out = common::mk(dir.path())
+        .args(["query", "--db", db, "--limit", "3", endless])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "x\n1\n2\n3\n(3 rows, limit reached)\n"
+    );
+    let out = common::mk(dir.path())
+        .args(["query", "--db", db, "--json", "-n", "2", endless])
+        .output()
+        .unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows, serde_json::json!([{"x": 1}, {"x": 2}]));
+
+    let million = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 1000000) SELECT x FROM c";
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mk"))
+        .args(["query", "--db", db, million])
+        .stdout(closed_pipe())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(stderr, "");
+}

@@ -606,3 +606,25 @@ fn spec_rejects_instances_that_change_what_the_statement_means() {
          cannot vouch for it"
     );
 }
+
+/// Lean printing 12 MB: mf keeps the head and tail of it, says how much it dropped, still
+/// finds the sorry warning at the end, and does not pass what it did not read.
+#[test]
+fn flooding_output_is_bounded_and_fails() {
+    let (r, code) = report(with_lake("flood").arg(fixture("Clean.lean")));
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["verdict"], "fail");
+    let dropped = r["lean"]["dropped_bytes"].as_u64().unwrap();
+    assert!(
+        (12_000_000 - 8 * 1024 * 1024 - 100..12_000_000).contains(&dropped),
+        "{dropped}"
+    );
+    let checks = checks(&r);
+    assert!(checks.contains(&"output-dropped".to_string()), "{checks:?}");
+    assert!(checks.contains(&"sorry-warning".to_string()), "{checks:?}");
+    let message = r["reasons"][0]["message"].as_str().unwrap();
+    assert_eq!(
+        message,
+        format!("Lean printed more than mf keeps: {dropped} bytes in the middle of its output were dropped unread, so an error or `sorry` there could be missed")
+    );
+}

@@ -81,6 +81,8 @@ pub enum Check {
     ExitStatus,
     /// Lean did not finish within the time limit.
     Timeout,
+    /// Lean printed more than mf keeps; messages in the dropped middle went unread.
+    OutputDropped,
     /// The spec check failed.
     Spec,
 }
@@ -97,6 +99,7 @@ impl Check {
             Check::SorryWarning => "sorry-warning",
             Check::ExitStatus => "exit-status",
             Check::Timeout => "timeout",
+            Check::OutputDropped => "output-dropped",
             Check::Spec => "spec",
         }
     }
@@ -252,6 +255,17 @@ fn compile_reasons(run: &LeanRun, messages: &[LeanMessage], timeout: Duration) -
             message: format!(
                 "Lean did not finish within {} s and was stopped; the proof is not checked",
                 timeout.as_secs()
+            ),
+            line: None,
+            column: None,
+        });
+    }
+    if run.dropped_bytes > 0 {
+        reasons.push(Reason {
+            check: Check::OutputDropped,
+            message: format!(
+                "Lean printed more than mf keeps: {} bytes in the middle of its output were dropped unread, so an error or `sorry` there could be missed",
+                run.dropped_bytes
             ),
             line: None,
             column: None,
