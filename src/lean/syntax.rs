@@ -58,6 +58,15 @@ impl ParsedFile {
             .position(&self.text, byte)
     }
 
+    /// The text of 1-based line `n`, without its line break.
+    pub fn line(&self, n: usize) -> Option<&str> {
+        let lines = self.lines.get_or_init(|| LineIndex::new(&self.text));
+        let start = *lines.starts.get(n.checked_sub(1)?)?;
+        let end = lines.starts.get(n).map_or(self.text.len(), |next| next - 1);
+        let line = &self.text[start..end];
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
     /// The byte range of the line holding byte `byte`, without its newline.
     pub fn line_span(&self, byte: usize) -> std::ops::Range<usize> {
         let lines = self.lines.get_or_init(|| LineIndex::new(&self.text));

@@ -101,14 +101,9 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
                 let mut lines = BTreeMap::new();
                 if want_lines {
                     for f in &findings {
-                        lines.entry(f.line).or_insert_with(|| {
-                            parsed
-                                .text
-                                .lines()
-                                .nth(f.line - 1)
-                                .unwrap_or("")
-                                .to_string()
-                        });
+                        lines
+                            .entry(f.line)
+                            .or_insert_with(|| parsed.line(f.line).unwrap_or("").to_string());
                     }
                 }
                 FileFindings { findings, lines }
