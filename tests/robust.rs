@@ -552,3 +552,119 @@ fn mk_query_streams_and_takes_a_limit() {
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert_eq!(stderr, "");
 }
+
+/// A database with a `findings` table that is not a knowledge base: every command refuses it
+/// with one line and leaves it byte for byte as it was (no WAL conversion, no migration).
+#[test]
+fn a_foreign_database_with_a_findings_table_is_left_untouched() {
+    // Unversioned (as the bash tooling's knowledge bases were) and at one of our versions.
+    for version in [0, 1] {
+        foreign_database_is_left_untouched(version);
+    }
+}
+
+fn foreign_database_is_left_untouched(version: i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("other.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(&format!(
+        "CREATE TABLE findings (id INTEGER PRIMARY KEY, severity TEXT, message TEXT);
+         INSERT INTO findings (severity, message) VALUES ('high', 'not ours');
+         PRAGMA user_version = {version};"
+    ))
+    .unwrap();
+    drop(conn);
+    let before = std::fs::read(&db).unwrap();
+    let db_arg = db.to_str().unwrap();
+    let expected = format!(
+        "{db_arg} is an SQLite database but not a math-forge knowledge base (is it tracking.db?); point --db at knowledge.db, or run `mk init --db NEW_PATH`"
+    );
+    let mk_commands: &[&[&str]] = &[
+        &["init"],
+        &["search", "prime"],
+        &["stats"],
+        &["query", "SELECT 1"],
+        &["record", "insight", "--title", "t", "--text", "x"],
+    ];
+    for args in mk_commands {
+        let out = common::mk(dir.path())
+            .args(*args)
+            .args(["--db", db_arg])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "mk {args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "mk {args:?}: {stderr}");
+        assert!(stderr.contains(&expected), "mk {args:?}: {stderr}");
+    }
+    let plain = dir.path().join("T.lean");
+    std::fs::write(&plain, "theorem t : True := trivial\n").unwrap();
+    let out = mf(dir.path())
+        .args(["extract", "--db", db_arg, "T.lean"])
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "extract"), 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(&expected), "{stderr}");
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the file changed");
+    assert!(!dir.path().join("other.db-wal").exists());
+}
+
+/// A knowledge base (in WAL mode) in a read-only directory, itself read-only, is readable by
+/// a user who cannot write there. As root (who may write anywhere) the commands run as
+/// `nobody` through setpriv.
+#[test]
+fn a_knowledge_base_in_a_read_only_directory_is_readable() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let db = common::build_kb(&ro);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(conn);
+    let _ = std::fs::remove_file(ro.join("knowledge.db-shm"));
+    let _ = std::fs::remove_file(ro.join("knowledge.db-wal"));
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let run = |args: &[&str]| {
+        let mut cmd = if root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(env!("CARGO_BIN_EXE_mk"));
+            c
+        } else {
+            std::process::Command::new(env!("CARGO_BIN_EXE_mk"))
+        };
+        cmd.args(args)
+            .args(["--db", db.to_str().unwrap()])
+            .current_dir(dir.path())
+            .env_remove("MATH_FORGE_DB")
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["query", "SELECT count(*) AS n FROM findings"][..],
+        &["search", "card"][..],
+        &["stats"][..],
+    ] {
+        let out = run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "mk {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = run(&["query", "--json", "SELECT count(*) AS n FROM findings"]);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(rows[0]["n"].as_i64().unwrap() > 0, "{rows}");
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}

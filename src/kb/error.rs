@@ -96,6 +96,19 @@ impl KbError {
         }
     }
 
+    /// True when SQLite could not open or read the file as it is (no permission to create the
+    /// WAL's side files, a read-only file): what an immutable read-only open can get around.
+    pub(crate) fn is_open_failure(&self) -> bool {
+        use rusqlite::ErrorCode;
+        match self {
+            KbError::Sqlite { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(ErrorCode::CannotOpen) | Some(ErrorCode::ReadOnly)
+            ),
+            _ => false,
+        }
+    }
+
     /// True when retrying the same transaction later may succeed.
     pub fn is_busy(&self) -> bool {
         matches!(self, KbError::Locked { .. })
