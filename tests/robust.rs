@@ -668,3 +668,64 @@ fn a_knowledge_base_in_a_read_only_directory_is_readable() {
     assert!(rows[0]["n"].as_i64().unwrap() > 0, "{rows}");
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// knowledge.db held by another process (exclusive locking mode, a write open): session-start
+/// waits at most half its budget, answers, and says how long it really waited.
+#[test]
+fn a_locked_knowledge_base_costs_the_hook_its_budget_at_most() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::build_kb(dir.path());
+    let holder = rusqlite::Connection::open(&db).unwrap();
+    holder
+        .execute_batch(
+            "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;
+             INSERT INTO domains (id, name) VALUES ('held', 'held');",
+        )
+        .unwrap();
+    let out = mf(dir.path())
+        .args(["hook", "session-start", "--db", db.to_str().unwrap()])
+        .env("MATH_FORGE_HOOK_BUDGET_MS", "1000")
+        .write_stdin("{}")
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "session-start"), 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (_, after) = stdout
+        .split_once("is locked by another process (still busy after ")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let waited: u64 = after.split(' ').next().unwrap().parse().unwrap();
+    // The busy timeout is half the budget; what is reported is what was measured.
+    assert!((450..1000).contains(&waited), "{waited} ms: {stdout}");
+    drop(holder);
+}
+
+/// Past its budget the edit hook answers itself: the agent is told the edit was not checked.
+#[test]
+fn the_edit_hook_answers_at_its_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("Deep.lean");
+    let text = deeply_nested(100_000);
+    std::fs::write(&file, &text).unwrap();
+    let payload = write_payload(dir.path(), &file, "theorem t : P := trivial\n", &text);
+    let out = mf(dir.path())
+        .args(["hook", "post-tool-use"])
+        .env("MATH_FORGE_HOOK_BUDGET_MS", "0")
+        .write_stdin(payload)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&out, "post-tool-use"), 0);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.starts_with("[math-forge] This edit was NOT checked: the check did not finish within its 0.0 s budget"),
+        "{context}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mf hook post-tool-use: did not finish within its 0.0 s budget (below the hook's timeout); nothing checked\n"
+    );
+}

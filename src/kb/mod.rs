@@ -81,6 +81,10 @@ impl Kb {
     /// Opens `path`, creating the file, its directory and the schema when missing and applying
     /// forward migrations to an older one. Refuses databases that are not knowledge bases.
     pub fn open(path: &Path) -> Result<Kb> {
+        measured_wait(|| Kb::open_untimed(path))
+    }
+
+    fn open_untimed(path: &Path) -> Result<Kb> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| KbError::Io {
                 path: dir.to_path_buf(),
@@ -102,6 +106,10 @@ impl Kb {
     /// (a read-only file or directory) the database is opened read-only instead
     /// ([`Kb::open_read_only`]); a write through it then fails with SQLite's read-only error.
     pub fn open_existing(path: &Path) -> Result<Kb> {
+        measured_wait(|| Kb::open_existing_untimed(path))
+    }
+
+    fn open_existing_untimed(path: &Path) -> Result<Kb> {
         check_exists(path)?;
         if !writable_in_place(path) {
             // Nothing can be written there (a read-only file or directory): read it as it is.
@@ -128,6 +136,10 @@ impl Kb {
     /// read-only, `query_only` is on and ATTACH is disabled. An older schema that reads like
     /// the current one (from `schema::READABLE_FROM` on) is read as it is, not migrated.
     pub fn open_read_only(path: &Path) -> Result<Kb> {
+        measured_wait(|| Kb::open_read_only_untimed(path))
+    }
+
+    fn open_read_only_untimed(path: &Path) -> Result<Kb> {
         check_exists(path)?;
         match Kb::open_read_only_as(path, false) {
             // A database in WAL mode needs its -shm/-wal files; where they cannot be created (a
@@ -186,7 +198,7 @@ impl Kb {
             Connection::open_with_flags(path, flags)
         }
         .at(path)?;
-        conn.busy_timeout(BUSY_TIMEOUT).at(path)?;
+        conn.busy_timeout(busy_timeout()).at(path)?;
         // foreign_keys is per connection; synchronous=NORMAL is durable enough in WAL mode for a
         // derived database and much faster for batched writes. temp_store=MEMORY keeps
         // statement journals (every INSERT into `findings` has one, because of its triggers)
@@ -327,18 +339,62 @@ fn check_exists(path: &Path) -> Result<()> {
     }
 }
 
-/// Runs a write transaction again while another process holds the lock past the busy timeout.
-/// The closure must be a whole transaction: nothing of a failed try is committed.
+/// Runs a write transaction again while another process holds the lock past the busy timeout,
+/// for as long as [`busy_timeout`] allows in all. The closure must be a whole transaction:
+/// nothing of a failed try is committed. A final "locked" error says how long it waited.
 pub(crate) fn retry_busy<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
     const TRIES: u32 = 6;
+    let start = std::time::Instant::now();
+    let budget = busy_timeout();
     let mut tries = 0;
     loop {
         match f() {
-            Err(e) if e.is_busy() && tries + 1 < TRIES => {
+            Err(e) if e.is_busy() && tries + 1 < TRIES && start.elapsed() < budget => {
                 tries += 1;
                 std::thread::sleep(Duration::from_millis(25 * u64::from(tries)));
+            }
+            Err(KbError::Locked { path, .. }) => {
+                return Err(KbError::Locked {
+                    path,
+                    waited_ms: Some(start.elapsed().as_millis() as u64),
+                })
             }
             other => return other,
         }
     }
+}
+
+/// Runs `f`; a "locked" error it returns says how long it took (the time spent waiting for
+/// the lock, all but a few microseconds).
+fn measured_wait<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let start = std::time::Instant::now();
+    match f() {
+        Err(KbError::Locked {
+            path,
+            waited_ms: None,
+        }) => Err(KbError::Locked {
+            path,
+            waited_ms: Some(start.elapsed().as_millis() as u64),
+        }),
+        other => other,
+    }
+}
+
+/// How long this process waits for another's lock on knowledge.db, in milliseconds.
+static BUSY_TIMEOUT_MS: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(BUSY_TIMEOUT.as_millis() as u64);
+
+/// How long a connection waits for another process's lock ([`BUSY_TIMEOUT`] unless
+/// [`set_busy_timeout`] said otherwise), and how long a write retries in all.
+pub fn busy_timeout() -> Duration {
+    Duration::from_millis(BUSY_TIMEOUT_MS.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Sets [`busy_timeout`] for connections opened from now on: a hook with a deadline waits less
+/// than the default.
+pub fn set_busy_timeout(timeout: Duration) {
+    BUSY_TIMEOUT_MS.store(
+        timeout.as_millis() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
 }
