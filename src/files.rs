@@ -184,10 +184,7 @@ pub fn lock(path: &Path, limit: u64) -> Result<Locked, FileError> {
     // leaves it holding the old inode: open again until the locked inode is the path's.
     for _ in 0..100 {
         let (file, meta) = open_regular(&target)?;
-        // SAFETY: flock on a descriptor this function owns.
-        if unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX) } != 0 {
-            return Err(FileError::io(path, &std::io::Error::last_os_error()));
-        }
+        flock_within(&file, path, LOCK_WAIT)?;
         let now = std::fs::metadata(&target).map_err(|e| FileError::io(path, &e))?;
         if now.ino() != meta.ino() || now.dev() != meta.dev() {
             continue;
@@ -216,6 +213,42 @@ pub fn lock(path: &Path, limit: u64) -> Result<Locked, FileError> {
     Err(FileError::Changed {
         path: path.to_path_buf(),
     })
+}
+
+/// How long [`lock`] waits for another writer of the same file.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Takes an exclusive `flock` on `file`, polling, for at most `wait`.
+fn flock_within(file: &File, path: &Path, wait: std::time::Duration) -> Result<(), FileError> {
+    let start = std::time::Instant::now();
+    loop {
+        // SAFETY: flock on a descriptor the caller owns.
+        let got = unsafe {
+            libc::flock(
+                std::os::fd::AsRawFd::as_raw_fd(file),
+                libc::LOCK_EX | libc::LOCK_NB,
+            )
+        };
+        if got == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EWOULDBLOCK)
+            && e.kind() != std::io::ErrorKind::Interrupted
+        {
+            return Err(FileError::io(path, &e));
+        }
+        if start.elapsed() >= wait {
+            return Err(FileError::Io {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "another process has been changing it for {} ms; try again",
+                    start.elapsed().as_millis()
+                ),
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 impl Locked {
@@ -355,6 +388,42 @@ mod tests {
         let e = lock(&f, 1024).unwrap().replace(&f, b"x").unwrap_err();
         assert!(matches!(e, FileError::ReadOnly { .. }), "{e}");
         assert_eq!(std::fs::read_to_string(&f).unwrap(), "linked");
+    }
+
+    /// The owner survives a replace. Only root can give a file to someone else, so the test
+    /// has something to check only as root.
+    #[test]
+    fn replace_keeps_the_owner() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("F.lean");
+        std::fs::write(&f, "old").unwrap();
+        std::os::unix::fs::chown(&f, Some(65534), Some(65534)).unwrap();
+        lock(&f, 1024).unwrap().replace(&f, b"new").unwrap();
+        let meta = std::fs::metadata(&f).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (65534, 65534));
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new");
+    }
+
+    #[test]
+    fn a_lock_held_elsewhere_is_waited_for_then_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("F.lean");
+        std::fs::write(&f, "old").unwrap();
+        let held = lock(&f, 1024).unwrap();
+        // flock locks belong to the open file description: a second open contends.
+        let other = File::open(&f).unwrap();
+        let e = flock_within(&other, &f, std::time::Duration::from_millis(50)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("another process has been changing it for"),
+            "{e}"
+        );
+        drop(held);
+        flock_within(&other, &f, std::time::Duration::from_millis(50)).unwrap();
     }
 
     #[test]

@@ -8,7 +8,6 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::lean::batch::{parse_files, ParseStats};
-use crate::lean::syntax::Position;
 use crate::lean::walk::{lean_files, IgnoreRules};
 
 use super::{report_errors, Paths, EXIT_INPUT_FAILED};
@@ -72,7 +71,7 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
                     .iter()
                     .take(ERRORS_SHOWN)
                     .map(|n| {
-                        let pos = Position::start_of(&parsed.text, *n);
+                        let pos = parsed.start_of(*n);
                         if n.is_missing() {
                             format!("{pos} missing {}", n.kind())
                         } else if parsed.text[n.byte_range()].starts_with("/-") {
