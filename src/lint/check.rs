@@ -78,11 +78,7 @@ impl<'f> Checker<'f, '_> {
     fn walk(&mut self) {
         let root = self.file.root();
         let mut cursor = root.walk();
-        let mut nodes = Vec::new();
-        for_each_descendant(&mut cursor, |n| nodes.push(n));
-        for node in nodes {
-            self.node(node);
-        }
+        for_each_descendant(&mut cursor, |n| self.node(n));
         if root.has_error() {
             self.unparsed_escapes();
         }
