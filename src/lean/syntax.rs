@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Parser, Point, Tree};
+use tree_sitter::{Node, Parser, Tree};
 
 thread_local! {
     // A parser is cheap to reuse and not `Sync`; one per rayon worker thread.
@@ -171,35 +171,12 @@ pub fn tokens(node: Node<'_>) -> Vec<Node<'_>> {
     }
 }
 
-/// A 1-based line and column (columns count characters, not bytes).
+/// A 1-based line and column (columns count characters, not bytes). Computed by
+/// [`ParsedFile::position`] from a line index, never by counting from the file's start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Position {
     pub line: usize,
     pub column: usize,
-}
-
-impl Position {
-    /// The position of a tree-sitter point in `text`.
-    pub fn of(text: &str, point: Point, byte: usize) -> Position {
-        let line_start = byte - point.column;
-        let column = text
-            .get(line_start..byte)
-            .map_or(point.column, |s| s.chars().count());
-        Position {
-            line: point.row + 1,
-            column: column + 1,
-        }
-    }
-
-    /// The start of `node` in `text`.
-    pub fn start_of(text: &str, node: Node<'_>) -> Position {
-        Position::of(text, node.start_position(), node.start_byte())
-    }
-
-    /// The end of `node` in `text`.
-    pub fn end_of(text: &str, node: Node<'_>) -> Position {
-        Position::of(text, node.end_position(), node.end_byte())
-    }
 }
 
 /// Line starts of a text, found once: a byte's [`Position`] then costs a binary search plus
@@ -302,5 +279,33 @@ impl Occurrences {
     pub(crate) fn any_in(&self, range: std::ops::Range<usize>) -> bool {
         let i = self.starts.partition_point(|&p| p < range.start);
         self.starts.get(i).is_some_and(|&p| p < range.end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_in_any_order() {
+        let file = ParsedFile::parse("ab\nαβγ x\n\nlast".to_string());
+        let at = |b: usize| {
+            let p = file.position(b);
+            (p.line, p.column)
+        };
+        // Ascending, then back within a line, then an earlier line: the cache never misleads.
+        assert_eq!(at(0), (1, 1));
+        assert_eq!(at(3), (2, 1));
+        assert_eq!(at(9), (2, 4)); // after three 2-byte characters and before the space
+        assert_eq!(at(5), (2, 2));
+        assert_eq!(at(1), (1, 2));
+        assert_eq!(at(11), (2, 6)); // the line break ends line 2
+        assert_eq!(at(12), (3, 1));
+        assert_eq!(at(13), (4, 1));
+        assert_eq!(at(99), (4, 5)); // clamped to the end
+        assert_eq!(file.line(2), Some("αβγ x"));
+        assert_eq!(file.line(3), Some(""));
+        assert_eq!(file.line(5), None);
+        assert_eq!(file.line_span(4), 3..11);
     }
 }
