@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod cursor;
 pub mod extract;
+pub mod files;
 pub mod hook;
 pub mod kb;
 pub mod lean;

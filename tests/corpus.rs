@@ -48,33 +48,36 @@ fn corpus_parses_cleanly_and_outlines_without_panics() {
                 (parsed.text.len(), outline, lexical)
             })
         },
-        |result| match result {
-            Err(e) => unreadable.push(e),
-            Ok((bytes, outline, lexical)) => {
-                stats.add(bytes, outline.error_nodes);
-                if outline.sorries.len() != lexical {
-                    sorry_disagreements.push(format!(
-                        "{}: tree {} vs lexical {lexical}",
-                        outline.path,
-                        outline.sorries.len()
-                    ));
-                }
-                if outline.error_nodes > 0 {
-                    unclean.push(outline.path.clone());
-                }
-                declarations += outline.declarations.len();
-                for s in &outline.sorries {
-                    if let Some(d) = &s.declaration {
-                        assert!(
-                            outline.declarations.iter().any(|x| &x.full_name == d),
-                            "{}: sorry at {}:{} names unknown declaration {d}",
+        |result| {
+            match result {
+                Err(e) => unreadable.push(e),
+                Ok((bytes, outline, lexical)) => {
+                    stats.add(bytes, outline.error_nodes);
+                    if outline.sorries.len() != lexical {
+                        sorry_disagreements.push(format!(
+                            "{}: tree {} vs lexical {lexical}",
                             outline.path,
-                            s.line,
-                            s.column
-                        );
+                            outline.sorries.len()
+                        ));
+                    }
+                    if outline.error_nodes > 0 {
+                        unclean.push(outline.path.clone());
+                    }
+                    declarations += outline.declarations.len();
+                    for s in &outline.sorries {
+                        if let Some(d) = &s.declaration {
+                            assert!(
+                                outline.declarations.iter().any(|x| &x.full_name == d),
+                                "{}: sorry at {}:{} names unknown declaration {d}",
+                                outline.path,
+                                s.line,
+                                s.column
+                            );
+                        }
                     }
                 }
             }
+            std::ops::ControlFlow::Continue(())
         },
     );
 

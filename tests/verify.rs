@@ -566,6 +566,7 @@ fn every_corpus_theorem_matches_a_spec_of_its_own_signature() {
         |(n, f)| {
             checked += n;
             failures.extend(f);
+            std::ops::ControlFlow::Continue(())
         },
     );
     eprintln!(
@@ -603,5 +604,27 @@ fn spec_rejects_instances_that_change_what_the_statement_means() {
         "`instance (priority := high) weirdLE : LE ℕ := ⟨fun _ _ => T…` (line 3) can change \
          what the statement of `succ_le_self` means without changing its text; the spec check \
          cannot vouch for it"
+    );
+}
+
+/// Lean printing 12 MB: mf keeps the head and tail of it, says how much it dropped, still
+/// finds the sorry warning at the end, and does not pass what it did not read.
+#[test]
+fn flooding_output_is_bounded_and_fails() {
+    let (r, code) = report(with_lake("flood").arg(fixture("Clean.lean")));
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["verdict"], "fail");
+    let dropped = r["lean"]["dropped_bytes"].as_u64().unwrap();
+    assert!(
+        (12_000_000 - 8 * 1024 * 1024 - 100..12_000_000).contains(&dropped),
+        "{dropped}"
+    );
+    let checks = checks(&r);
+    assert!(checks.contains(&"output-dropped".to_string()), "{checks:?}");
+    assert!(checks.contains(&"sorry-warning".to_string()), "{checks:?}");
+    let message = r["reasons"][0]["message"].as_str().unwrap();
+    assert_eq!(
+        message,
+        format!("Lean printed more than mf keeps: {dropped} bytes in the middle of its output were dropped unread, so an error or `sorry` there could be missed")
     );
 }

@@ -98,6 +98,9 @@ enum Command {
     Query {
         #[arg(required = true, value_name = "SQL")]
         sql: Vec<String>,
+        /// Print at most N rows (rows are streamed, so any number is fine)
+        #[arg(long, short = 'n', value_name = "N")]
+        limit: Option<usize>,
     },
     /// Record what an attempt taught: a failure, a strategy outcome or an insight
     Record {
@@ -237,11 +240,11 @@ pub fn main() -> ExitCode {
         // `mk search … | head` closing the pipe is not an error.
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Io(e)) => {
-            eprintln!("mk: cannot write output: {e}");
+            note!("mk: cannot write output: {e}");
             ExitCode::FAILURE
         }
         Err(Failure::Kb(e)) => {
-            eprintln!("mk: {e}");
+            note!("mk: {e}");
             ExitCode::FAILURE
         }
     }
@@ -421,25 +424,43 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             }
         }
         Command::Stats => stats(&ctx, out)?,
-        Command::Query { sql } => {
+        Command::Query { sql, limit } => {
             let kb = Kb::open_read_only(&ctx.db.path).map_err(|e| ctx.explain(e))?;
-            let result = kb.query_read_only(&sql.join(" "))?;
-            if ctx.json {
-                let objects: Vec<serde_json::Map<String, serde_json::Value>> = result
-                    .rows
-                    .iter()
-                    .map(|row| {
-                        result
-                            .columns
-                            .iter()
-                            .cloned()
-                            .zip(row.iter().cloned())
-                            .collect()
-                    })
-                    .collect();
-                json(out, &objects)?;
+            let sql = sql.join(" ");
+            // One more row than the limit tells whether the limit cut the result.
+            let fetch = limit.map(|l| l.saturating_add(1));
+            let mut written = 0usize;
+            let mut table: Option<show::Table> = None;
+            let painter = ctx.painter;
+            let json_mode = ctx.json;
+            let (columns, given) = kb.query_rows(
+                &sql,
+                fetch,
+                |names, row| -> std::result::Result<std::ops::ControlFlow<()>, Failure> {
+                    if limit.is_some_and(|l| written >= l) {
+                        return Ok(std::ops::ControlFlow::Break(()));
+                    }
+                    if json_mode {
+                        out.write_all(if written == 0 { b"[\n  " } else { b",\n  " })?;
+                        let object: serde_json::Map<String, serde_json::Value> =
+                            names.iter().cloned().zip(row).collect();
+                        serde_json::to_writer(&mut *out, &object).map_err(io::Error::from)?;
+                    } else {
+                        table
+                            .get_or_insert_with(|| show::Table::new(names))
+                            .push(out, painter, &row)?;
+                    }
+                    written += 1;
+                    Ok(std::ops::ControlFlow::Continue(()))
+                },
+            )?;
+            let limited = given > written;
+            if json_mode {
+                out.write_all(if written == 0 { b"[]\n" } else { b"\n]\n" })?;
             } else {
-                show::table(out, ctx.painter, &result)?;
+                table
+                    .unwrap_or_else(|| show::Table::new(&columns))
+                    .finish(out, painter, limited)?;
             }
         }
         Command::Record { what } => {

@@ -85,27 +85,26 @@ const ENCLOSERS: &[&str] = &[
 ];
 
 /// Every hole of a parsed file, in file order. `outline` must be the file's outline.
+///
+/// One cursor walk finds every hole's node with its ancestors and, at each level, the
+/// term-mode `have`/`show`/`suffices` still open before it; only subtrees that hold a hole
+/// are entered. The cost is linear in the file plus, per hole, its depth up to the
+/// declaration.
 pub fn holes(file: &ParsedFile, outline: &Outline) -> Vec<Hole> {
+    let owners = innermost_declarations(&outline.declarations, &outline.sorries);
+    let mut totals = vec![0usize; outline.declarations.len()];
+    for i in owners.iter().flatten() {
+        totals[*i] += 1;
+    }
+    let found = HoleWalk::run(file, outline);
     let mut per_declaration = vec![0usize; outline.declarations.len()];
-    let owners: Vec<Option<usize>> = outline
-        .sorries
-        .iter()
-        .map(|s| innermost_declaration(&outline.declarations, s.byte))
-        .collect();
-    let totals = {
-        let mut t = vec![0usize; outline.declarations.len()];
-        for i in owners.iter().flatten() {
-            t[*i] += 1;
-        }
-        t
-    };
     outline
         .sorries
         .iter()
         .zip(owners)
+        .zip(found)
         .enumerate()
-        .map(|(i, (s, owner))| {
-            let node = hole_node(file, s.byte);
+        .map(|(i, ((s, owner), found))| {
             let declaration = owner.map(|d| {
                 per_declaration[d] += 1;
                 let decl = &outline.declarations[d];
@@ -120,15 +119,16 @@ pub fn holes(file: &ParsedFile, outline: &Outline) -> Vec<Hole> {
                     in_statement: decl.body.as_ref().is_none_or(|b| s.byte < b.start),
                 }
             });
+            let (position, under) = found.unwrap_or((HolePosition::Term, None));
             Hole {
                 index: i + 1,
                 line: s.line,
                 column: s.column,
                 byte: s.byte,
                 keyword: s.keyword,
-                position: node.map_or(HolePosition::Term, position_of),
+                position,
                 declaration,
-                under: node.and_then(|n| enclosing(file, n)),
+                under,
             }
         })
         .collect()
@@ -144,31 +144,243 @@ pub(crate) fn innermost_declaration(decls: &[Declaration], byte: usize) -> Optio
         .map(|(i, _)| i)
 }
 
-/// The `sorry`/`admit` leaf starting at `byte`.
-fn hole_node(file: &ParsedFile, byte: usize) -> Option<Node<'_>> {
-    let mut node = file.root().descendant_for_byte_range(byte, byte + 1)?;
-    loop {
-        if matches!(node.kind(), "sorry" | "admit") && node.start_byte() == byte {
-            return Some(node);
+/// [`innermost_declaration`] of every hole, in one sweep: declarations sorted by start (the
+/// larger first) are pushed as the holes pass them, so the innermost open one is on top.
+fn innermost_declarations(
+    decls: &[Declaration],
+    sorries: &[crate::lean::Sorry],
+) -> Vec<Option<usize>> {
+    let mut order: Vec<usize> = (0..decls.len()).collect();
+    order.sort_by_key(|&i| {
+        let d = &decls[i];
+        (
+            d.span.start,
+            std::cmp::Reverse(d.span.len()),
+            std::cmp::Reverse(i),
+        )
+    });
+    let mut by_byte: Vec<usize> = (0..sorries.len()).collect();
+    by_byte.sort_by_key(|&i| sorries[i].byte);
+    let mut owners = vec![None; sorries.len()];
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
+    for h in by_byte {
+        let byte = sorries[h].byte;
+        while next < order.len() && decls[order[next]].span.start <= byte {
+            let start = decls[order[next]].span.start;
+            while open.last().is_some_and(|&o| decls[o].span.end <= start) {
+                open.pop();
+            }
+            open.push(order[next]);
+            next += 1;
         }
-        node = node.parent()?;
-        if node.start_byte() != byte {
-            return None;
+        while open.last().is_some_and(|&o| !decls[o].span.contains(&byte)) {
+            open.pop();
         }
+        owners[h] = open.last().copied();
+    }
+    owners
+}
+
+/// A term-mode `have`/`show`/`suffices` among the children of a node, whose proof may still
+/// run at a later child.
+struct Candidate<'t> {
+    node: Node<'t>,
+    keyword: &'t str,
+    column: usize,
+    /// The first `from`/`:=`/`by` after it (where its proof begins).
+    proof_begins: Option<usize>,
+}
+
+/// One node on the path from the root to the walk's position, with the candidates among the
+/// children passed so far; their columns strictly increase, since a candidate hides every
+/// earlier one at its column or right of it.
+struct Level<'t> {
+    node: Node<'t>,
+    candidates: Vec<Candidate<'t>>,
+}
+
+struct HoleWalk<'f> {
+    file: &'f ParsedFile,
+    /// Byte of each hole → its index in the outline's list.
+    index: std::collections::HashMap<usize, usize>,
+    /// Hole bytes, ascending: the walk enters only subtrees that hold one.
+    bytes: Vec<usize>,
+    /// First non-whitespace byte of each line, for "starts a line" in constant time.
+    first_code: Vec<usize>,
+    levels: Vec<Level<'f>>,
+    found: Vec<Option<(HolePosition, Option<Enclosing>)>>,
+}
+
+impl<'f> HoleWalk<'f> {
+    fn run(
+        file: &'f ParsedFile,
+        outline: &Outline,
+    ) -> Vec<Option<(HolePosition, Option<Enclosing>)>> {
+        let mut bytes: Vec<usize> = outline.sorries.iter().map(|s| s.byte).collect();
+        bytes.sort_unstable();
+        let mut walk = HoleWalk {
+            file,
+            index: outline
+                .sorries
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.byte, i))
+                .collect(),
+            bytes,
+            first_code: first_code_per_line(&file.text),
+            levels: Vec::new(),
+            found: vec![None; outline.sorries.len()],
+        };
+        if outline.sorries.is_empty() {
+            return walk.found;
+        }
+        let mut cursor = file.root().walk();
+        loop {
+            let node = cursor.node();
+            walk.enter(node);
+            if walk.holds_hole(node) && cursor.goto_first_child() {
+                walk.levels.push(Level {
+                    node,
+                    candidates: Vec::new(),
+                });
+                continue;
+            }
+            loop {
+                walk.leave(cursor.node());
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return walk.found;
+                }
+                walk.levels.pop();
+            }
+        }
+    }
+
+    fn holds_hole(&self, node: Node<'_>) -> bool {
+        let range = node.byte_range();
+        let i = self.bytes.partition_point(|&b| b < range.start);
+        self.bytes.get(i).is_some_and(|&b| b < range.end)
+    }
+
+    /// Whether only whitespace precedes `node` on its line.
+    fn starts_line(&self, node: Node<'_>) -> bool {
+        self.first_code
+            .get(node.start_position().row)
+            .is_some_and(|&first| node.start_byte() <= first)
+    }
+
+    /// Before `node`'s subtree: a line it starts closes the candidates at or right of its
+    /// column; a hole is answered.
+    fn enter(&mut self, node: Node<'f>) {
+        let starts_line = self.starts_line(node);
+        if let Some(level) = self.levels.last_mut() {
+            if starts_line {
+                let column = node.start_position().column;
+                while level.candidates.last().is_some_and(|c| c.column >= column) {
+                    level.candidates.pop();
+                }
+            }
+        }
+        if matches!(node.kind(), "sorry" | "admit") {
+            if let Some(&i) = self.index.get(&node.start_byte()) {
+                // The innermost such node at the byte wins (it is entered last).
+                self.found[i] = Some((self.position(node), self.enclosing(node)));
+            }
+        }
+    }
+
+    /// After `node`'s subtree: it may begin a candidate's proof, or be a candidate itself.
+    fn leave(&mut self, node: Node<'f>) {
+        let file = self.file;
+        let Some(level) = self.levels.last_mut() else {
+            return;
+        };
+        let kind = node.kind();
+        if !node.is_named() && matches!(kind, "from" | ":=" | "by") || kind == "by_block" {
+            if let Some(top) = level.candidates.last_mut() {
+                top.proof_begins.get_or_insert(node.start_byte());
+            }
+            return;
+        }
+        let keyword = if node.is_named() {
+            (kind == "have")
+                .then(|| encloser_keyword(file, node))
+                .flatten()
+        } else {
+            ENCLOSERS.iter().copied().find(|k| *k == kind)
+        };
+        if let Some(keyword) = keyword {
+            let column = node.start_position().column;
+            while level.candidates.last().is_some_and(|c| c.column >= column) {
+                level.candidates.pop();
+            }
+            level.candidates.push(Candidate {
+                node,
+                keyword,
+                column,
+                proof_begins: None,
+            });
+        }
+    }
+
+    /// A hole is a tactic when it is a whole tactic step.
+    fn position(&self, hole: Node<'_>) -> HolePosition {
+        match self.levels.last().map(|l| l.node) {
+            Some(p) if p.kind() == "tactic" && p.byte_range() == hole.byte_range() => {
+                HolePosition::Tactic
+            }
+            Some(p) if p.kind() == "tactic" && p.child_by_field_name("head") == Some(hole) => {
+                HolePosition::Tactic
+            }
+            _ => HolePosition::Term,
+        }
+    }
+
+    /// The innermost `have`/`show`/`suffices` whose proof contains `hole`, stopping at the
+    /// declaration.
+    ///
+    /// Tactic steps and structured nodes enclose their proof as descendants. In term mode the
+    /// grammar keeps terms flat (`show p from e` is a run of siblings, a term `have` node holds
+    /// only its head), so at each level the candidates before the path count too: Lean ends a
+    /// term `have`'s proof at a line that starts at or left of its keyword's column.
+    fn enclosing(&self, hole: Node<'_>) -> Option<Enclosing> {
+        let file = self.file;
+        let at = hole.start_byte();
+        for level in self.levels.iter().rev() {
+            let parent = level.node;
+            if parent.kind() == "declaration" {
+                return None;
+            }
+            if let Some(c) = level.candidates.last() {
+                let end = if c.node.is_named() {
+                    proof_start(c.node, at).unwrap_or(c.node.end_byte())
+                } else {
+                    c.proof_begins.unwrap_or(at)
+                };
+                return Some(enclosing_at(file, c.node, c.keyword, end));
+            }
+            if let Some(keyword) = encloser_keyword(file, parent) {
+                let end = proof_start(parent, at).unwrap_or(at);
+                return Some(enclosing_at(file, parent, keyword, end));
+            }
+        }
+        None
     }
 }
 
-/// A hole is a tactic when it is a whole tactic step.
-fn position_of(hole: Node<'_>) -> HolePosition {
-    match hole.parent() {
-        Some(p) if p.kind() == "tactic" && p.byte_range() == hole.byte_range() => {
-            HolePosition::Tactic
-        }
-        Some(p) if p.kind() == "tactic" && p.child_by_field_name("head") == Some(hole) => {
-            HolePosition::Tactic
-        }
-        _ => HolePosition::Term,
+/// The byte of the first non-whitespace character of each line (the line's end when blank).
+fn first_code_per_line(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in text.split('\n') {
+        let indent = line.len() - line.trim_start().len();
+        out.push(at + indent);
+        at += line.len() + 1;
     }
+    out
 }
 
 /// The keyword a node stands for when it is a `have`/`show`/`suffices` step or term.
@@ -196,84 +408,16 @@ fn encloser_keyword<'f>(file: &'f ParsedFile, node: Node<'_>) -> Option<&'f str>
     None
 }
 
-/// The innermost `have`/`show`/`suffices` whose proof contains `hole`, stopping at the
-/// declaration.
-///
-/// Tactic steps and structured nodes enclose their proof as descendants. In term mode the
-/// grammar keeps terms flat (`show p from e` is a run of siblings, a term `have` node holds only
-/// its head), so at each level the siblings before the path are read too.
-fn enclosing(file: &ParsedFile, hole: Node<'_>) -> Option<Enclosing> {
-    let mut child = hole;
-    while let Some(parent) = child.parent() {
-        if parent.kind() == "declaration" {
-            return None;
-        }
-        if let Some(found) = flat_encloser(file, child, hole.start_byte()) {
-            return Some(found);
-        }
-        if let Some(keyword) = encloser_keyword(file, parent) {
-            let end = proof_start(parent, hole.start_byte()).unwrap_or(hole.start_byte());
-            return Some(enclosing_at(file, parent, keyword, end));
-        }
-        child = parent;
-    }
-    None
-}
-
 fn enclosing_at(file: &ParsedFile, node: Node<'_>, keyword: &str, end: usize) -> Enclosing {
     let end = end.max(node.start_byte());
     let text = collapse_whitespace(&file.text[node.start_byte()..end]);
-    let pos = crate::lean::syntax::Position::start_of(&file.text, node);
+    let pos = file.start_of(node);
     Enclosing {
         keyword: keyword.to_string(),
         text,
         line: pos.line,
         column: pos.column,
     }
-}
-
-/// A term-mode `have`/`show`/`suffices` among the siblings before `child` whose proof still
-/// runs at `child`: Lean ends that proof at a line that starts at or left of the keyword's
-/// column (`have h : p := v` then `body` on the next line), so such a line closes it.
-fn flat_encloser(file: &ParsedFile, child: Node<'_>, hole: usize) -> Option<Enclosing> {
-    let mut leftmost_line_start = usize::MAX;
-    let mut proof_begins: Option<usize> = None;
-    let mut node = child;
-    loop {
-        if starts_line(&file.text, node) {
-            leftmost_line_start = leftmost_line_start.min(node.start_position().column);
-        }
-        node = node.prev_sibling()?;
-        let kind = node.kind();
-        if !node.is_named() && matches!(kind, "from" | ":=" | "by") || kind == "by_block" {
-            proof_begins = Some(node.start_byte());
-        }
-        let keyword = if node.is_named() {
-            (kind == "have")
-                .then(|| encloser_keyword(file, node))
-                .flatten()
-        } else {
-            ENCLOSERS.iter().copied().find(|k| *k == kind)
-        };
-        let Some(keyword) = keyword else { continue };
-        if leftmost_line_start <= node.start_position().column {
-            proof_begins = None;
-            continue; // a later line at this column or left of it ended this one's proof
-        }
-        let end = if node.is_named() {
-            proof_start(node, hole).unwrap_or(node.end_byte())
-        } else {
-            proof_begins.unwrap_or(hole)
-        };
-        return Some(enclosing_at(file, node, keyword, end));
-    }
-}
-
-/// Whether `node` is the first thing on its line.
-fn starts_line(text: &str, node: Node<'_>) -> bool {
-    let start = node.start_byte();
-    let line_start = start - node.start_position().column;
-    text[line_start..start].chars().all(char::is_whitespace)
 }
 
 /// Where the proof part of a `have`/`show`/`suffices` node begins: the first `:=`, `from`,

@@ -15,8 +15,7 @@ mod text;
 
 pub use holes::{holes, Enclosing, Hole, HoleOwner, HolePosition};
 pub use splice::{
-    splice_file, splice_text, write_atomically, FileSpliceError, ProofForm, Splice, SpliceError,
-    Spliced,
+    splice_file, splice_text, FileSpliceError, ProofForm, Splice, SpliceError, Spliced,
 };
 pub use target::{find_declaration, TargetError};
 

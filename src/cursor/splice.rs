@@ -13,7 +13,6 @@
 //! * the declarations must be the same ones, and the target must still contain the inserted
 //!   text (a proof that smuggles in a new command, or ends the declaration early, is refused).
 
-use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -292,9 +291,7 @@ fn whole_proof(mut lines: Vec<String>, old_body: &str) -> (Vec<String>, ProofFor
 
 /// The position of the first ERROR/MISSING node overlapping `range`, if any.
 fn first_error_in(file: &ParsedFile, range: &Range<usize>) -> Option<Position> {
-    touching(file, range)
-        .first()
-        .map(|e| Position::start_of(&file.text, *e))
+    touching(file, range).first().map(|e| file.start_of(*e))
 }
 
 /// ERROR/MISSING nodes that overlap `range` or sit at its edges (a MISSING node is empty).
@@ -325,7 +322,7 @@ fn verify(
         let errors = new_touching
             .iter()
             .take(5)
-            .map(|e| Position::start_of(&parsed.text, *e))
+            .map(|e| parsed.start_of(*e))
             .collect();
         let preexisting = first_error_in(old, replaced);
         return Err(SpliceError::Unparseable {
@@ -389,48 +386,50 @@ pub enum FileSpliceError {
     Write { path: PathBuf, reason: String },
 }
 
-/// Splices into the file at `path` and, unless `dry_run`, writes the result atomically.
+/// Splices into the file at `path` and, unless `dry_run`, writes the result: under an
+/// advisory lock held from the read to the write, so concurrent splices of one file apply one
+/// after the other, and only if the file still holds what was read ([`crate::files`]).
 /// Returns the splice and the file's source as it was.
 pub fn splice_file(
     path: &Path,
     request: &Splice<'_>,
     dry_run: bool,
 ) -> Result<(Source, Spliced), FileSpliceError> {
-    let source = Source::read(path)?;
+    if dry_run {
+        let source = Source::read(path)?;
+        let spliced =
+            splice_text(&source.text, request).map_err(|error| FileSpliceError::Refused {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        return Ok((source, spliced));
+    }
+    let write_error = |e: crate::files::FileError| match e {
+        crate::files::FileError::Missing { .. } | crate::files::FileError::NotRegular { .. } => {
+            FileSpliceError::Source(SourceError::Io {
+                path: path.to_path_buf(),
+                reason: e.reason(),
+            })
+        }
+        e => FileSpliceError::Write {
+            path: path.to_path_buf(),
+            reason: e.reason(),
+        },
+    };
+    let locked =
+        crate::files::lock(path, crate::lean::source::MAX_SOURCE_BYTES).map_err(write_error)?;
+    let source = Source::from_bytes(path, locked.bytes.clone())?;
     let spliced = splice_text(&source.text, request).map_err(|error| FileSpliceError::Refused {
         path: path.to_path_buf(),
         error,
     })?;
-    if !dry_run {
-        let mut bytes = Vec::with_capacity(spliced.text.len() + 3);
-        if source.had_bom {
-            bytes.extend_from_slice("\u{feff}".as_bytes());
-        }
-        bytes.extend_from_slice(spliced.text.as_bytes());
-        write_atomically(path, &bytes).map_err(|e| FileSpliceError::Write {
-            path: path.to_path_buf(),
-            reason: crate::lean::source::describe_io_error(&e),
-        })?;
+    let mut bytes = Vec::with_capacity(spliced.text.len() + 3);
+    if source.had_bom {
+        bytes.extend_from_slice("\u{feff}".as_bytes());
     }
+    bytes.extend_from_slice(spliced.text.as_bytes());
+    locked.replace(path, &bytes).map_err(write_error)?;
     Ok((source, spliced))
-}
-
-/// Replaces the file at `path` with `bytes` atomically: a temporary file in the same directory,
-/// flushed to disk, given the original's permissions, then renamed over it. A symbolic link
-/// is followed, so the link stays a link and its target gets the new content.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let target = std::fs::canonicalize(path)?;
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let permissions = std::fs::metadata(&target)?.permissions();
-    let mut temp = tempfile::Builder::new()
-        .prefix(".mf-splice-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    std::fs::set_permissions(temp.path(), permissions)?;
-    temp.persist(&target).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

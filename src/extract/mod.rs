@@ -131,7 +131,7 @@ pub fn run(
                     .par_iter()
                     .map(|path| {
                         profile::charge(&profile::PREPARE, || {
-                            prepare(path, known, overrides, shared)
+                            prepare_isolated(path, known, overrides, shared)
                         })
                     })
                     .collect();
@@ -174,6 +174,41 @@ pub fn run(
     Ok(summary)
 }
 
+/// [`prepare`], with a panic in one file's work caught and reported as that file's failure:
+/// a bug triggered by one file must not lose the rest of its batch.
+fn prepare_isolated(
+    path: &Path,
+    known: &HashMap<String, KnownSource>,
+    overrides: &Overrides,
+    shared: &SharedAnalyses,
+) -> Prepared {
+    isolated(path, || prepare(path, known, overrides, shared))
+}
+
+/// Runs `work` for `path`, turning a panic into a failed report for that path.
+fn isolated(path: &Path, work: impl FnOnce() -> Prepared) -> Prepared {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Prepared::Failed(FileReport {
+            path: source_key(path),
+            status: FileStatus::Failed,
+            declarations: 0,
+            parse_errors: 0,
+            findings_added: 0,
+            findings_removed: 0,
+            findings_unchanged: 0,
+            error: Some(format!(
+                "{}: internal error while extracting ({why}); file skipped, please report it",
+                path.display()
+            )),
+        })
+    })
+}
+
 fn prepare(
     path: &Path,
     known: &HashMap<String, KnownSource>,
@@ -191,14 +226,10 @@ fn prepare(
         findings_unchanged: 0,
         error: None,
     };
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::lean::source::read_source_bytes(path) {
         Ok(bytes) => bytes,
         Err(e) => {
-            report.error = Some(format!(
-                "{}: cannot read: {}",
-                path.display(),
-                crate::lean::source::describe_io_error(&e)
-            ));
+            report.error = Some(e.to_string());
             return Prepared::Failed(report);
         }
     };
@@ -245,7 +276,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
     let domain = profile::charge(&profile::DOMAIN, || {
         domain::infer(&outline.imports, &parsed)
     });
-    let ParsedFile { text, tree, .. } = parsed;
+    let (text, tree) = parsed.into_parts();
     profile::charge(&profile::DROP_TREE, || drop(tree));
     Analysis {
         text,
@@ -269,7 +300,11 @@ impl SharedAnalyses {
     fn for_files(files: &[PathBuf]) -> SharedAnalyses {
         let hashes: Vec<String> = files
             .par_iter()
-            .filter_map(|path| std::fs::read(path).ok().map(|b| content_hash(&b)))
+            .filter_map(|path| {
+                crate::lean::source::read_source_bytes(path)
+                    .ok()
+                    .map(|b| content_hash(&b))
+            })
             .collect();
         let mut seen = HashSet::new();
         let repeated = hashes
@@ -360,4 +395,52 @@ fn extract_source(
         outline.declarations.len(),
         outline.error_nodes,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic in one file's work becomes that file's failed report; the batch goes on.
+    #[test]
+    fn a_panicking_file_is_reported_alone() {
+        let paths = [
+            Path::new("a.lean"),
+            Path::new("bad.lean"),
+            Path::new("c.lean"),
+        ];
+        let reports: Vec<Prepared> = paths
+            .par_iter()
+            .map(|p| {
+                isolated(p, || {
+                    assert!(!p.ends_with("bad.lean"), "index out of range");
+                    Prepared::Unchanged(FileReport {
+                        path: p.display().to_string(),
+                        status: FileStatus::Unchanged,
+                        declarations: 0,
+                        parse_errors: 0,
+                        findings_added: 0,
+                        findings_removed: 0,
+                        findings_unchanged: 1,
+                        error: None,
+                    })
+                })
+            })
+            .collect();
+        let statuses: Vec<_> = reports
+            .iter()
+            .map(|r| match r {
+                Prepared::Unchanged(r) | Prepared::Failed(r) => (r.status, r.error.clone()),
+                Prepared::Item { report, .. } => (report.status, None),
+            })
+            .collect();
+        assert_eq!(statuses[0], (FileStatus::Unchanged, None));
+        assert_eq!(statuses[2], (FileStatus::Unchanged, None));
+        assert_eq!(statuses[1].0, FileStatus::Failed);
+        let error = statuses[1].1.clone().unwrap();
+        assert!(
+            error.starts_with("bad.lean: internal error while extracting (index out of range)"),
+            "{error}"
+        );
+    }
 }

@@ -2,6 +2,7 @@
 //! set: where the run's CPU goes (the writer thread, parsing, the rest of the workers' work).
 //! Wall time on a shared machine says little; per-thread CPU time compares runs.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -83,9 +84,15 @@ pub fn report() {
         } else if std::ptr::eq(a, &PREPARE) {
             parts = parts.wrapping_sub(ns);
         }
-        eprintln!("profile: {:<34} {:>8.3} s", a.name, secs(ns));
+        let _ = writeln!(
+            std::io::stderr(),
+            "profile: {:<34} {:>8.3} s",
+            a.name,
+            secs(ns)
+        );
     }
-    eprintln!(
+    let _ = writeln!(
+        std::io::stderr(),
         "profile: {:<34} {:>8.3} s",
         "workers: rest (read, hash, …)",
         secs(parts.wrapping_neg())

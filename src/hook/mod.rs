@@ -104,6 +104,48 @@ impl Outcome {
     }
 }
 
+/// How long each hook may work before it answers anyway: below the timeout plugin/hooks.json
+/// gives it (5 s for the edit hooks, 10–15 s for the others), so that Claude Code never has to kill
+/// it. `$MATH_FORGE_HOOK_BUDGET_MS` overrides it (tests, slow machines).
+pub fn budget(hook: &str) -> std::time::Duration {
+    if let Some(ms) = std::env::var("MATH_FORGE_HOOK_BUDGET_MS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+    {
+        return std::time::Duration::from_millis(ms);
+    }
+    std::time::Duration::from_millis(if hook == "post-tool-use" { 2000 } else { 4000 })
+}
+
+/// What a hook answers when its work did not finish within `budget`: the edit hook tells the
+/// agent that the file was not checked (so silence is never read as "checked"); the others
+/// step aside with a note.
+pub fn out_of_time(hook: &str, budget: std::time::Duration) -> Outcome {
+    let why = format!(
+        "did not finish within its {:.1} s budget (below the hook's timeout)",
+        budget.as_secs_f64()
+    );
+    if hook == "pre-tool-use" {
+        return Outcome {
+            output: Output::Context {
+                event: "PreToolUse",
+                text: format!("[math-forge] This edit was NOT checked before the write: the check {why}. The check after the write still runs; run `mf lint` on the file before relying on it."),
+            },
+            notes: vec![format!("{why}; nothing checked")],
+        };
+    }
+    if hook == "post-tool-use" {
+        return Outcome {
+            output: Output::Context {
+                event: "PostToolUse",
+                text: format!("[math-forge] This edit was NOT checked: the check {why}. Run `mf lint` on the file before relying on it."),
+            },
+            notes: vec![format!("{why}; nothing checked")],
+        };
+    }
+    Outcome::note(format!("{why}; skipped"))
+}
+
 /// Where the hooks find their databases and binaries.
 #[derive(Debug, Clone, Default)]
 pub struct Environment {

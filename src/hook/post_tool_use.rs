@@ -19,7 +19,9 @@
 //! carries the same body (a rename). With several candidate earlier versions (an ambiguous
 //! undo, see [`baseline`]), only what all of them agree on is reported.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -29,6 +31,7 @@ use super::window::{self, Layout, Window};
 use super::{clip, Outcome, Output};
 use crate::lean::compare::{DeclarationDiff, FileComparison, Status};
 use crate::lean::idents::{self, NameSet};
+use crate::lean::trust_scan::{self, Escape};
 use crate::lean::{Declaration, Outline, Source};
 use crate::tracking::{FalseLemma, Tracking};
 
@@ -130,31 +133,14 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     }
 }
 
-/// Reads a `.lean` file for the hook: it must exist, be small enough and be UTF-8 text.
+/// Reads a `.lean` file for the hook: it must be a regular file, small enough and UTF-8 text.
 fn read_lean(path: &Path, limit: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| {
-        format!(
-            "{}: {}",
-            path.display(),
-            crate::lean::source::describe_io_error(&e)
-        )
-    })?;
-    if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
-    if meta.len() > limit {
-        return Err(format!(
-            "{}: {} bytes, over the hook's {limit}-byte limit",
-            path.display(),
-            meta.len()
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| {
-        format!(
-            "{}: {}",
-            path.display(),
-            crate::lean::source::describe_io_error(&e)
-        )
+    let bytes = crate::files::read_regular(path, limit).map_err(|e| match e {
+        crate::files::FileError::TooLarge { size, .. } => format!(
+            "{}: {size} bytes, over the hook's {limit}-byte limit",
+            path.display()
+        ),
+        e => e.to_string(),
     })?;
     Source::from_bytes(path, bytes)
         .map(|s| s.text)
@@ -261,6 +247,9 @@ fn compare(old_text: &str, new: &mut NewFile<'_>, origin: Origin) -> (Findings, 
             Some((old_w, new_w))
         });
     let (old_w, new_w);
+    // Windows are only used when both parse cleanly; otherwise the whole files are compared,
+    // and the parts of the new one that did not parse are scanned for escapes too.
+    let whole = windows.is_none();
     let (old, new) = match windows {
         Some((o, n)) => {
             (old_w, new_w) = (o, n);
@@ -272,12 +261,101 @@ fn compare(old_text: &str, new: &mut NewFile<'_>, origin: Origin) -> (Findings, 
         }
     };
     let c = FileComparison::of(&old.text, &old.outline, &new.text, &new.outline);
-    findings(
+    let (mut blocks, mut advice) = findings(
         &c,
         (&old.text, &old.outline),
         (&new.text, &new.outline),
         origin,
-    )
+    );
+    if whole {
+        unparsed_findings(old, new, origin, &mut blocks, &mut advice);
+    }
+    (blocks, advice)
+}
+
+/// Hashes of the trimmed lines of a file, by line start.
+#[derive(Default)]
+struct LineHashes(HashMap<usize, u64>);
+
+impl LineHashes {
+    fn of(&mut self, file: &crate::lean::ParsedFile, byte: usize) -> u64 {
+        let span = file.line_span(byte);
+        *self.0.entry(span.start).or_insert_with(|| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            file.text[span].trim().hash(&mut h);
+            h.finish()
+        })
+    }
+}
+
+/// `sorry`, `admit` and `axiom` words that the edit put into a part of the file that does not
+/// parse ([`trust_scan`]): the tree cannot say which proof they are in, so a word that was not
+/// on the same line before is blocked as a new hole or axiom would be (advised on, for a
+/// hole in a file with no earlier version, as a hole in a new declaration would be).
+fn unparsed_findings(
+    old: &Window,
+    new: &Window,
+    origin: Origin,
+    blocks: &mut Findings,
+    advice: &mut Findings,
+) {
+    let hits = trust_scan::unparsed_escapes(&new.file);
+    // What the tree read is judged by the declaration-level rules above.
+    let holes: HashSet<usize> = new.outline.sorries.iter().map(|s| s.byte).collect();
+    let axioms: Vec<&Range<usize>> = new
+        .outline
+        .declarations
+        .iter()
+        .filter(|d| d.kind == "axiom")
+        .map(|d| &d.span)
+        .collect();
+    let hits: Vec<_> = hits
+        .into_iter()
+        .filter(|h| match h.escape {
+            Escape::Sorry | Escape::Admit => !holes.contains(&h.span.start),
+            Escape::Axiom => !axioms.iter().any(|a| a.contains(&h.span.start)),
+            _ => false,
+        })
+        .collect();
+    if hits.is_empty() {
+        return;
+    }
+    // Each escape word on each line of the earlier version, wherever it was; lines are
+    // compared by a hash of their trimmed text, computed once per line.
+    let mut before: HashMap<(&str, u64), usize> = HashMap::new();
+    let mut old_lines = LineHashes::default();
+    for h in trust_scan::scan(&old.file.text, 0..old.file.text.len()) {
+        *before
+            .entry((h.word, old_lines.of(&old.file, h.span.start)))
+            .or_default() += 1;
+    }
+    let mut new_lines = LineHashes::default();
+    for h in hits {
+        let key = (h.word, new_lines.of(&new.file, h.span.start));
+        match before.get_mut(&key) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                continue;
+            }
+            _ => {}
+        }
+        let line = new.file.position(h.span.start).line;
+        let what = if h.escape == Escape::Axiom {
+            "an axiom"
+        } else {
+            "a hole"
+        };
+        let text = format!(
+            "- `{}` at line {line} is in a part of the file mf could not parse, so it is read as {what} in code it cannot check. Fix the syntax there (`mf parse --errors`) or remove it.",
+            h.word
+        );
+        let key = format!("unparsed {line:010} {}", h.word);
+        if h.escape != Escape::Axiom && origin == Origin::Nothing {
+            advice.insert(key, text);
+        } else {
+            blocks.insert(key, text);
+        }
+    }
 }
 
 /// Findings keyed so that candidates can be intersected; values are the lines shown.

@@ -19,6 +19,7 @@
 use std::ops::Range;
 
 use crate::lean::idents::components;
+use crate::lean::lexical::{self, is_ident_byte};
 use crate::lean::{Outline, ParsedFile};
 
 /// Keywords that begin a top-level command (after optional modifiers).
@@ -49,10 +50,6 @@ pub struct Layout {
     pub exit: Option<usize>,
 }
 
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'\'' | b'!' | b'?') || b >= 0x80
-}
-
 impl Layout {
     /// Scans `text` once: comments (nested `/- -/`, `--`), strings (`"…"` with escapes, raw
     /// `r#"…"#`), character literals, and the boundaries between them.
@@ -72,69 +69,11 @@ impl Layout {
                     break;
                 }
             }
-            let start = i;
-            match b[i] {
-                b'-' if b.get(i + 1) == Some(&b'-') => {
-                    while i < n && b[i] != b'\n' {
-                        i += 1;
-                    }
-                    layout.non_code.push(start..i);
-                    continue;
-                }
-                b'/' if b.get(i + 1) == Some(&b'-') => {
-                    let mut depth = 1;
-                    i += 2;
-                    while i < n && depth > 0 {
-                        if b[i] == b'/' && b.get(i + 1) == Some(&b'-') {
-                            depth += 1;
-                            i += 2;
-                        } else if b[i] == b'-' && b.get(i + 1) == Some(&b'/') {
-                            depth -= 1;
-                            i += 2;
-                        } else {
-                            i += 1;
-                        }
-                    }
-                    layout.non_code.push(start..i);
-                    continue;
-                }
-                b'"' => {
-                    i += 1;
-                    while i < n && b[i] != b'"' {
-                        i += if b[i] == b'\\' { 2 } else { 1 };
-                    }
-                    i = (i + 1).min(n);
-                    layout.non_code.push(start..i);
-                    continue;
-                }
-                b'r' if (i == 0 || !is_ident_byte(b[i - 1]))
-                    && raw_string_hashes(&b[i + 1..]).is_some() =>
-                {
-                    let hashes = raw_string_hashes(&b[i + 1..]).unwrap_or(0);
-                    i += 2 + hashes;
-                    let close: Vec<u8> = std::iter::once(b'"')
-                        .chain(std::iter::repeat_n(b'#', hashes))
-                        .collect();
-                    while i < n && !b[i..].starts_with(&close) {
-                        i += 1;
-                    }
-                    i = (i + close.len()).min(n);
-                    layout.non_code.push(start..i);
-                    continue;
-                }
-                b'\''
-                    if i == 0
-                        || !(is_ident_byte(b[i - 1])
-                            || matches!(b[i - 1], b'.' | b')' | b']' | b'}')) =>
-                {
-                    if let Some(len) = char_literal_len(&text[i..]) {
-                        i += len;
-                        layout.non_code.push(start..i);
-                        continue;
-                    }
-                    i += 1;
-                }
-                _ => i += 1,
+            if let Some(len) = lexical::non_code_at(text, i) {
+                layout.non_code.push(i..i + len);
+                i += len;
+            } else {
+                i += 1;
             }
         }
         layout
@@ -178,31 +117,6 @@ fn attaches(line: &str) -> bool {
     line.starts_with("@[")
         || line.starts_with("/--")
         || line.split_whitespace().all(|w| MODIFIERS.contains(&w))
-}
-
-/// `#`s of a raw string opener after its `r` (`"` → 0, `#"` → 1), if it is one.
-fn raw_string_hashes(after_r: &[u8]) -> Option<usize> {
-    let hashes = after_r.iter().take_while(|&&c| c == b'#').count();
-    (after_r.get(hashes) == Some(&b'"')).then_some(hashes)
-}
-
-/// Length of a character literal at the start of `s` (`'a'`, `'\n'`, `'\x41'`, `'∀'`).
-fn char_literal_len(s: &str) -> Option<usize> {
-    let mut chars = s.char_indices().skip(1);
-    let (_, c) = chars.next()?;
-    if c == '\\' {
-        // An escape: the closing quote follows within a few characters.
-        return s[2..]
-            .char_indices()
-            .take(10)
-            .find(|(_, c)| *c == '\'')
-            .map(|(k, _)| 2 + k + 1);
-    }
-    if c == '\'' || c == '\n' {
-        return None;
-    }
-    let (k, close) = chars.next()?;
-    (close == '\'').then_some(k + 1)
 }
 
 /// Whether a line starting with `rest` starts a command.

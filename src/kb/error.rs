@@ -45,8 +45,12 @@ pub enum KbError {
     },
 
     /// Another process held the write lock longer than the busy timeout and all retries.
-    #[error("{path} is locked by another process (still busy after {waited_ms} ms); try again")]
-    Locked { path: PathBuf, waited_ms: u64 },
+    #[error("{path} is locked by another process{waited}; try again", waited = waited_phrase(*waited_ms))]
+    Locked {
+        path: PathBuf,
+        /// How long this process waited, measured; `None` when it was not.
+        waited_ms: Option<u64>,
+    },
 
     /// The SQL given to `mk query` would change the database.
     #[error("refused: `mk query` runs read-only statements only (SELECT, WITH, EXPLAIN, read-only PRAGMA); {detail}")]
@@ -90,9 +94,22 @@ impl KbError {
             }
             Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => KbError::Locked {
                 path,
-                waited_ms: crate::kb::BUSY_TIMEOUT.as_millis() as u64,
+                waited_ms: None,
             },
             _ => KbError::Sqlite { path, source },
+        }
+    }
+
+    /// True when SQLite could not open or read the file as it is (no permission to create the
+    /// WAL's side files, a read-only file): what an immutable read-only open can get around.
+    pub(crate) fn is_open_failure(&self) -> bool {
+        use rusqlite::ErrorCode;
+        match self {
+            KbError::Sqlite { source, .. } => matches!(
+                source.sqlite_error_code(),
+                Some(ErrorCode::CannotOpen) | Some(ErrorCode::ReadOnly)
+            ),
+            _ => false,
         }
     }
 
@@ -100,6 +117,10 @@ impl KbError {
     pub fn is_busy(&self) -> bool {
         matches!(self, KbError::Locked { .. })
     }
+}
+
+fn waited_phrase(waited_ms: Option<u64>) -> String {
+    waited_ms.map_or(String::new(), |ms| format!(" (still busy after {ms} ms)"))
 }
 
 fn first_line(s: &str) -> String {

@@ -82,6 +82,10 @@ impl Kb {
     /// Opens `path`, creating the file, its directory and the schema when missing and applying
     /// forward migrations to an older one. Refuses databases that are not knowledge bases.
     pub fn open(path: &Path) -> Result<Kb> {
+        measured_wait(|| Kb::open_untimed(path))
+    }
+
+    fn open_untimed(path: &Path) -> Result<Kb> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| KbError::Io {
                 path: dir.to_path_buf(),
@@ -99,9 +103,19 @@ impl Kb {
     /// Opens an existing knowledge base for reading and writing; never creates one.
     ///
     /// Missing, empty, corrupt and foreign files are errors whose message names the path and
-    /// the fix (`mk init`). An older schema is migrated forward.
+    /// the fix (`mk init`). An older schema is migrated forward. Where nothing can be written
+    /// (a read-only file or directory) the database is opened read-only instead
+    /// ([`Kb::open_read_only`]); a write through it then fails with SQLite's read-only error.
     pub fn open_existing(path: &Path) -> Result<Kb> {
+        measured_wait(|| Kb::open_existing_untimed(path))
+    }
+
+    fn open_existing_untimed(path: &Path) -> Result<Kb> {
         check_exists(path)?;
+        if !writable_in_place(path) {
+            // Nothing can be written there (a read-only file or directory): read it as it is.
+            return Kb::open_read_only(path);
+        }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut kb = Kb::connect(path, flags)?;
         match schema::inspect(&kb.conn, path)? {
@@ -123,9 +137,32 @@ impl Kb {
     /// read-only, `query_only` is on and ATTACH is disabled. An older schema that reads like
     /// the current one (from `schema::READABLE_FROM` on) is read as it is, not migrated.
     pub fn open_read_only(path: &Path) -> Result<Kb> {
+        measured_wait(|| Kb::open_read_only_untimed(path))
+    }
+
+    fn open_read_only_untimed(path: &Path) -> Result<Kb> {
         check_exists(path)?;
+        match Kb::open_read_only_as(path, false) {
+            // A database in WAL mode needs its -shm/-wal files; where they cannot be created (a
+            // read-only directory or file) it is read as immutable: nothing else can be writing.
+            Err(e) if e.is_open_failure() && !writable_in_place(path) => {
+                Kb::open_read_only_as(path, true)
+            }
+            other => other,
+        }
+    }
+
+    fn open_read_only_as(path: &Path, immutable: bool) -> Result<Kb> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let kb = Kb::connect(path, flags)?;
+        let kb = if immutable {
+            Kb::connect_uri(
+                path,
+                &immutable_uri(path),
+                flags | OpenFlags::SQLITE_OPEN_URI,
+            )?
+        } else {
+            Kb::connect(path, flags)?
+        };
         kb.conn.execute_batch("PRAGMA query_only = ON").at(path)?;
         kb.conn
             .set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
@@ -150,8 +187,19 @@ impl Kb {
     }
 
     fn connect(path: &Path, flags: OpenFlags) -> Result<Kb> {
-        let conn = Connection::open_with_flags(path, flags).at(path)?;
-        conn.busy_timeout(BUSY_TIMEOUT).at(path)?;
+        Kb::connect_uri(path, &path.to_string_lossy(), flags)
+    }
+
+    /// Opens `target` (a path, or a `file:` URI with `SQLITE_OPEN_URI`); `path` names it in
+    /// errors.
+    fn connect_uri(path: &Path, target: &str, flags: OpenFlags) -> Result<Kb> {
+        let conn = if flags.contains(OpenFlags::SQLITE_OPEN_URI) {
+            Connection::open_with_flags(target, flags)
+        } else {
+            Connection::open_with_flags(path, flags)
+        }
+        .at(path)?;
+        conn.busy_timeout(busy_timeout()).at(path)?;
         // foreign_keys is per connection; synchronous=NORMAL is durable enough in WAL mode for a
         // derived database and much faster for batched writes. temp_store=MEMORY keeps
         // statement journals (every INSERT into `findings` has one, because of its triggers)
@@ -228,6 +276,38 @@ impl Kb {
     }
 }
 
+/// Whether this process could create files beside `path` and write `path` itself.
+fn writable_in_place(path: &Path) -> bool {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    access_w(dir) && access_w(path)
+}
+
+fn access_w(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(path.as_os_str().as_bytes())
+        // SAFETY: a valid NUL-terminated path.
+        .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0)
+}
+
+/// `file:PATH?immutable=1`, with the bytes a URI reserves percent-encoded.
+fn immutable_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut uri = String::from("file:");
+    for &b in absolute.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
 fn opened(m: schema::Migrated) -> Opened {
     match m {
         schema::Migrated::Current => Opened::default(),
@@ -260,18 +340,62 @@ fn check_exists(path: &Path) -> Result<()> {
     }
 }
 
-/// Runs a write transaction again while another process holds the lock past the busy timeout.
-/// The closure must be a whole transaction: nothing of a failed try is committed.
+/// Runs a write transaction again while another process holds the lock past the busy timeout,
+/// for as long as [`busy_timeout`] allows in all. The closure must be a whole transaction:
+/// nothing of a failed try is committed. A final "locked" error says how long it waited.
 pub(crate) fn retry_busy<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
     const TRIES: u32 = 6;
+    let start = std::time::Instant::now();
+    let budget = busy_timeout();
     let mut tries = 0;
     loop {
         match f() {
-            Err(e) if e.is_busy() && tries + 1 < TRIES => {
+            Err(e) if e.is_busy() && tries + 1 < TRIES && start.elapsed() < budget => {
                 tries += 1;
                 std::thread::sleep(Duration::from_millis(25 * u64::from(tries)));
+            }
+            Err(KbError::Locked { path, .. }) => {
+                return Err(KbError::Locked {
+                    path,
+                    waited_ms: Some(start.elapsed().as_millis() as u64),
+                })
             }
             other => return other,
         }
     }
+}
+
+/// Runs `f`; a "locked" error it returns says how long it took (the time spent waiting for
+/// the lock, all but a few microseconds).
+fn measured_wait<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let start = std::time::Instant::now();
+    match f() {
+        Err(KbError::Locked {
+            path,
+            waited_ms: None,
+        }) => Err(KbError::Locked {
+            path,
+            waited_ms: Some(start.elapsed().as_millis() as u64),
+        }),
+        other => other,
+    }
+}
+
+/// How long this process waits for another's lock on knowledge.db, in milliseconds.
+static BUSY_TIMEOUT_MS: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(BUSY_TIMEOUT.as_millis() as u64);
+
+/// How long a connection waits for another process's lock ([`BUSY_TIMEOUT`] unless
+/// [`set_busy_timeout`] said otherwise), and how long a write retries in all.
+pub fn busy_timeout() -> Duration {
+    Duration::from_millis(BUSY_TIMEOUT_MS.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Sets [`busy_timeout`] for connections opened from now on: a hook with a deadline waits less
+/// than the default.
+pub fn set_busy_timeout(timeout: Duration) {
+    BUSY_TIMEOUT_MS.store(
+        timeout.as_millis() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
 }

@@ -48,24 +48,41 @@ pub(crate) fn user_version(conn: &Connection, path: &Path) -> Result<i64> {
         .at(path)
 }
 
-/// Reads the version and, for version 0, looks at the tables to tell new from foreign.
+/// Columns every knowledge base's `findings` table has had, the bash tooling's included: a
+/// `findings` table without them belongs to some other program.
+const FINDINGS_SIGNATURE: &[&str] = &["finding_type", "title", "description", "problem_id"];
+
+/// Reads the version and looks at the tables to tell new, ours and foreign apart: a database
+/// is ours only when its `findings` table has our columns (and, from version 1 on, our
+/// `sources` table exists), so someone else's database is never migrated or written.
 pub(crate) fn inspect(conn: &Connection, path: &Path) -> Result<State> {
     let version = user_version(conn, path)?;
-    if version > 0 {
-        return Ok(State::Kb(version));
-    }
-    let (tables, has_findings): (i64, bool) = conn
+    let (tables, has_findings, has_sources): (i64, bool, bool) = conn
         .query_row(
-            "SELECT count(*), coalesce(sum(name = 'findings'), 0) > 0 FROM sqlite_schema WHERE type = 'table'",
+            "SELECT count(*), coalesce(sum(name = 'findings'), 0) > 0, coalesce(sum(name = 'sources'), 0) > 0 FROM sqlite_schema WHERE type = 'table'",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .at(path)?;
-    Ok(match (tables, has_findings) {
-        (0, _) => State::Empty,
-        (_, true) => State::Kb(0),
-        _ => State::Foreign,
-    })
+    if tables == 0 {
+        // A database of ours always has tables; a version without them is someone else's.
+        return Ok(if version == 0 {
+            State::Empty
+        } else {
+            State::Foreign
+        });
+    }
+    if !has_findings {
+        return Ok(State::Foreign);
+    }
+    let columns = table_columns(conn, "findings").at(path)?;
+    let ours = FINDINGS_SIGNATURE
+        .iter()
+        .all(|c| columns.iter().any(|have| have == c));
+    if !ours || (version >= 1 && !has_sources) {
+        return Ok(State::Foreign);
+    }
+    Ok(State::Kb(version))
 }
 
 /// Brings the database to [`SCHEMA_VERSION`].

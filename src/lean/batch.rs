@@ -1,5 +1,6 @@
 //! Reading and parsing many files in parallel with bounded memory.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -17,19 +18,24 @@ pub type FileResult = Result<(Source, ParsedFile), SourceError>;
 
 /// Parses `files` in parallel; `map` runs on the worker thread for each file (so per-file work
 /// such as building an outline is parallel too), and `sink` receives the mapped results in the
-/// order of `files`.
+/// order of `files`. When `sink` answers [`ControlFlow::Break`] (its reader went away) no
+/// further file is read.
 pub fn parse_files<T, M, S>(files: &[PathBuf], map: M, mut sink: S)
 where
     T: Send,
     M: Fn(FileResult) -> T + Sync + Send,
-    S: FnMut(T),
+    S: FnMut(T) -> ControlFlow<()>,
 {
     for chunk in files.chunks(CHUNK) {
         let mapped: Vec<T> = chunk
             .par_iter()
             .map(|path| map(read_and_parse(path)))
             .collect();
-        mapped.into_iter().for_each(&mut sink);
+        for item in mapped {
+            if sink(item).is_break() {
+                return;
+            }
+        }
     }
 }
 

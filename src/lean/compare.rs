@@ -381,9 +381,18 @@ fn diff_declaration(
         _ => true,
     };
     diff.header_changed = o.attributes != n.attributes || o.modifiers != n.modifiers;
-    // Byte-equal lines have no hunks; only a declaration whose lines differ is diffed.
-    let old_region = old_text.get(old_table.line_region(&o.span));
-    if old_region.is_none() || old_region != new_text.get(new_table.line_region(&n.span)) {
+    // Byte-equal lines have no hunks; only a declaration whose lines differ is diffed. A
+    // declaration that shares a line with other code (`theorem a … theorem b …` on one line)
+    // is compared by its own text: a change of its neighbour is not its change, and comparing
+    // the shared line once per declaration would cost the line's length each time.
+    let shared = shares_a_line(old_text, &o.span) || shares_a_line(new_text, &n.span);
+    let differs = if shared {
+        old_text.get(o.span.clone()) != new_text.get(n.span.clone())
+    } else {
+        let old_region = old_text.get(old_table.line_region(&o.span));
+        old_region.is_none() || old_region != new_text.get(new_table.line_region(&n.span))
+    };
+    if differs {
         let old_lines = old_table.span_lines(&o.span);
         let new_lines = new_table.span_lines(&n.span);
         diff.hunks = hunks(&old_lines, &new_lines, CONTEXT_LINES);
@@ -392,6 +401,24 @@ fn diff_declaration(
         diff.status = Status::Modified;
     }
     diff
+}
+
+/// Whether code other than `span`'s stands on its first or last line. Only the whitespace
+/// next to the span is read, so over all declarations this reads each byte at most twice.
+fn shares_a_line(text: &str, span: &Range<usize>) -> bool {
+    let b = text.as_bytes();
+    let before = b[..span.start.min(b.len())]
+        .iter()
+        .rev()
+        .find(|c| !matches!(c, b' ' | b'\t' | b'\r'));
+    let rest = &b[span.end.min(b.len())..];
+    let after = rest
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+        .map(|k| &rest[k..]);
+    // A comment that ends the line belongs with the code before it.
+    let code_after = after.is_some_and(|r| !r.starts_with(b"\n") && !r.starts_with(b"--"));
+    before.is_some_and(|&c| c != b'\n') || code_after
 }
 
 /// A numbered line of a file, without its terminator and trailing whitespace.

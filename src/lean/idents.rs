@@ -196,8 +196,8 @@ pub fn references(file: &ParsedFile, names: &NameSet) -> Vec<Reference> {
             out.push(Reference {
                 name: name.to_string(),
                 token: token.to_string(),
-                start: Position::start_of(&file.text, node),
-                end: Position::end_of(&file.text, node),
+                start: file.start_of(node),
+                end: file.end_of(node),
                 bytes: node.byte_range(),
             });
         }

@@ -9,9 +9,11 @@ pub mod compare;
 pub mod containment;
 pub mod header;
 pub mod idents;
+pub mod lexical;
 pub mod outline;
 pub mod source;
 pub mod syntax;
+pub mod trust_scan;
 pub mod walk;
 
 pub use outline::{Declaration, Outline, Sorry};

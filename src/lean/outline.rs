@@ -12,7 +12,7 @@ use serde::Serialize;
 use tree_sitter::{Node, TreeCursor};
 
 use super::header::AristotleHeader;
-use super::syntax::{Occurrences, ParsedFile, Position};
+use super::syntax::{Occurrences, ParsedFile};
 
 /// Everything math-forge reads from one Lean file.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -250,11 +250,25 @@ impl<'f> Builder<'f> {
         &self.file.text[node.byte_range()]
     }
 
-    fn commands(&mut self, parent: Node<'f>) {
-        let mut cursor = parent.walk();
-        let children: Vec<Node<'f>> = parent.named_children(&mut cursor).collect();
-        let inside_mutual = parent.kind() == "mutual";
-        for node in children {
+    /// Reads the commands below `root` in document order. Nodes that are not commands
+    /// (`mutual`, ERROR, …) are entered through an explicit stack, not recursion: ERROR nodes
+    /// can nest as deep as the file is long.
+    fn commands(&mut self, root: Node<'f>) {
+        // (node, whether its parent is a `mutual` block), next one on top.
+        let mut stack: Vec<(Node<'f>, bool)> = Vec::new();
+        let push_children = |stack: &mut Vec<(Node<'f>, bool)>, parent: Node<'f>| {
+            let inside_mutual = parent.kind() == "mutual";
+            let mut cursor = parent.walk();
+            let start = stack.len();
+            stack.extend(
+                parent
+                    .named_children(&mut cursor)
+                    .map(|c| (c, inside_mutual)),
+            );
+            stack[start..].reverse();
+        };
+        push_children(&mut stack, root);
+        while let Some((node, inside_mutual)) = stack.pop() {
             match node.kind() {
                 "declaration" => self.declaration(node),
                 "import" => {
@@ -287,7 +301,7 @@ impl<'f> Builder<'f> {
                         kind,
                         span: node.byte_range(),
                     }),
-                    None => self.commands(node),
+                    None => push_children(&mut stack, node),
                 },
             }
         }
@@ -365,14 +379,14 @@ impl<'f> Builder<'f> {
             })
             .unwrap_or_default();
 
-        let start = Position::start_of(text, node);
+        let start = self.file.start_of(node);
         let mut decl = Declaration {
             kind,
             name,
             full_name,
             line: start.line,
             // Trailing comments are not code: the declaration ends where Lean's range does.
-            end_line: Position::end_of(text, last_code_node(node)).line,
+            end_line: self.file.end_of(last_code_node(node)).line,
             modifiers,
             attributes,
             statement: String::new(),
@@ -462,7 +476,7 @@ impl<'f> Builder<'f> {
     }
 
     fn sorry(&mut self, node: Node<'_>, declaration: Option<String>) {
-        let pos = Position::start_of(&self.file.text, node);
+        let pos = self.file.start_of(node);
         let keyword = if node.kind_id() == kinds().admit {
             "admit"
         } else {

@@ -78,27 +78,10 @@ impl SourceError {
 }
 
 impl Source {
-    /// Reads and decodes a file.
+    /// Reads and decodes a regular file of at most [`MAX_SOURCE_BYTES`] (a FIFO, device or
+    /// socket is refused without being opened for a blocking read).
     pub fn read(path: &Path) -> Result<Source, SourceError> {
-        let io_err = |e: std::io::Error| SourceError::Io {
-            path: path.to_path_buf(),
-            reason: describe_io_error(&e),
-        };
-        let meta = std::fs::metadata(path).map_err(io_err)?;
-        if meta.is_dir() {
-            return Err(SourceError::Io {
-                path: path.to_path_buf(),
-                reason: "is a directory".into(),
-            });
-        }
-        if meta.len() > MAX_SOURCE_BYTES {
-            return Err(SourceError::TooLarge {
-                path: path.to_path_buf(),
-                size: meta.len(),
-                limit: MAX_SOURCE_BYTES,
-            });
-        }
-        let bytes = std::fs::read(path).map_err(io_err)?;
+        let bytes = read_source_bytes(path)?;
         Source::from_bytes(path, bytes)
     }
 
@@ -151,6 +134,22 @@ impl Source {
             had_bom: false,
         })
     }
+}
+
+/// The bytes of a source file: a regular file of at most [`MAX_SOURCE_BYTES`].
+pub fn read_source_bytes(path: &Path) -> Result<Vec<u8>, SourceError> {
+    use crate::files::FileError;
+    crate::files::read_regular(path, MAX_SOURCE_BYTES).map_err(|e| match e {
+        FileError::TooLarge { size, limit, .. } => SourceError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+            limit,
+        },
+        other => SourceError::Io {
+            path: path.to_path_buf(),
+            reason: other.reason(),
+        },
+    })
 }
 
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {

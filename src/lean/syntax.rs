@@ -2,8 +2,10 @@
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
-use tree_sitter::{Node, ParseOptions, Parser, Point, Tree, TreeCursor};
+use tree_sitter::{Node, ParseOptions, Parser, Point, Tree};
 
 thread_local! {
     // A parser is cheap to reuse and not `Sync`; one per rayon worker thread.
@@ -26,6 +28,8 @@ pub struct ParsedFile {
     /// but a one-byte stand-in whose root is an error, so the file counts as one that did
     /// not parse everywhere.
     pub aborted: bool,
+    /// Line starts, built on the first position asked.
+    lines: OnceLock<LineIndex>,
 }
 
 /// Parser operations allowed per byte of input before a parse is abandoned. Real files need
@@ -69,6 +73,7 @@ impl ParsedFile {
                 text,
                 tree,
                 aborted: false,
+                lines: OnceLock::new(),
             },
             None => {
                 // A stand-in tree whose root has an error, so that every check that asks the
@@ -78,9 +83,56 @@ impl ParsedFile {
                     text,
                     tree: stand_in.expect("a one-byte text parses within any budget"),
                     aborted: true,
+                    lines: OnceLock::new(),
                 }
             }
         }
+    }
+
+    /// Takes the text and tree apart.
+    pub fn into_parts(self) -> (String, Tree) {
+        (self.text, self.tree)
+    }
+
+    /// The position of byte `byte` (see [`LineIndex`]: ascending requests cost amortised
+    /// constant time beyond a binary search).
+    pub fn position(&self, byte: usize) -> Position {
+        self.lines
+            .get_or_init(|| LineIndex::new(&self.text))
+            .position(&self.text, byte)
+    }
+
+    /// The text of 1-based line `n`, without its line break.
+    pub fn line(&self, n: usize) -> Option<&str> {
+        let lines = self.lines.get_or_init(|| LineIndex::new(&self.text));
+        let start = *lines.starts.get(n.checked_sub(1)?)?;
+        let end = lines.starts.get(n).map_or(self.text.len(), |next| next - 1);
+        let line = &self.text[start..end];
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    /// The byte range of the line holding byte `byte`, without its newline.
+    pub fn line_span(&self, byte: usize) -> std::ops::Range<usize> {
+        let lines = self.lines.get_or_init(|| LineIndex::new(&self.text));
+        let k = lines
+            .starts
+            .partition_point(|&s| s <= byte.min(self.text.len()))
+            - 1;
+        let end = lines
+            .starts
+            .get(k + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        lines.starts[k]..end
+    }
+
+    /// Where `node` starts.
+    pub fn start_of(&self, node: Node<'_>) -> Position {
+        self.position(node.start_byte())
+    }
+
+    /// Where `node` ends.
+    pub fn end_of(&self, node: Node<'_>) -> Position {
+        self.position(node.end_byte())
     }
 
     /// The root node.
@@ -116,16 +168,27 @@ impl ParsedFile {
     }
 }
 
-fn collect_errors<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    if node.is_error() || node.is_missing() {
-        out.push(node);
-    }
-    // Descend only where an error hides: `has_error` is cached per node, so this skips
-    // clean subtrees entirely.
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        if child.has_error() {
-            collect_errors(child, out);
+/// Depth-first, with an explicit cursor rather than recursion: a tree can be as deep as the
+/// file is long, and the walk must not overflow the stack.
+fn collect_errors<'t>(root: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            out.push(node);
+        }
+        // Descend only where an error hides: `has_error` is cached per node, so this skips
+        // clean subtrees entirely.
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
         }
     }
 }
@@ -134,59 +197,83 @@ fn collect_errors<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
 pub fn tokens(node: Node<'_>) -> Vec<Node<'_>> {
     let mut out = Vec::new();
     let mut cursor = node.walk();
-    collect_tokens(&mut cursor, &mut out);
-    out
-}
-
-fn collect_tokens<'t>(cursor: &mut TreeCursor<'t>, out: &mut Vec<Node<'t>>) {
-    let node = cursor.node();
-    if node.is_extra() {
-        return;
-    }
-    if node.child_count() == 0 {
-        out.push(node);
-        return;
-    }
-    if cursor.goto_first_child() {
-        loop {
-            collect_tokens(cursor, out);
-            if !cursor.goto_next_sibling() {
-                break;
+    loop {
+        let n = cursor.node();
+        if !n.is_extra() {
+            if n.child_count() == 0 {
+                out.push(n);
+            } else if cursor.goto_first_child() {
+                continue;
             }
         }
-        cursor.goto_parent();
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+        }
     }
 }
 
-/// A 1-based line and column (columns count characters, not bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+/// A 1-based line and column (columns count characters, not bytes). Computed by
+/// [`ParsedFile::position`] from a line index, never by counting from the file's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Position {
     pub line: usize,
     pub column: usize,
 }
 
-impl Position {
-    /// The position of a tree-sitter point in `text`.
-    pub fn of(text: &str, point: Point, byte: usize) -> Position {
-        let line_start = byte - point.column;
-        let column = text
-            .get(line_start..byte)
-            .map_or(point.column, |s| s.chars().count());
-        Position {
-            line: point.row + 1,
-            column: column + 1,
+/// Line starts of a text, found once: a byte's [`Position`] then costs a binary search plus
+/// counting the characters between it and the last position asked on the same line, so a
+/// walk that asks in ascending order is linear even on a file that is one long line.
+pub struct LineIndex {
+    starts: Vec<usize>,
+    /// The last byte asked (high half) and its 0-based column in characters (low half).
+    last: AtomicU64,
+}
+
+impl LineIndex {
+    /// Indexes `text` (one pass).
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex {
+            starts,
+            last: AtomicU64::new(0),
         }
     }
 
-    /// The start of `node` in `text`.
-    pub fn start_of(text: &str, node: Node<'_>) -> Position {
-        Position::of(text, node.start_position(), node.start_byte())
+    /// The position of byte `byte` of `text`, the text this index was built from (clamped
+    /// to it; a byte inside a character counts as that character).
+    pub fn position(&self, text: &str, byte: usize) -> Position {
+        let byte = byte.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= byte) - 1;
+        let line_start = self.starts[line];
+        let last = self.last.load(Ordering::Relaxed);
+        let (last_byte, last_column) = ((last >> 32) as usize, (last & 0xffff_ffff) as usize);
+        let (from, column) = if last_byte >= line_start && last_byte <= byte {
+            (last_byte, last_column)
+        } else {
+            (line_start, 0)
+        };
+        let column = column + count_chars(&text.as_bytes()[from..byte]);
+        // Sources are under 4 GiB (`MAX_SOURCE_BYTES`), so both halves fit.
+        if byte <= u32::MAX as usize && column <= u32::MAX as usize {
+            self.last
+                .store(((byte as u64) << 32) | column as u64, Ordering::Relaxed);
+        }
+        Position {
+            line: line + 1,
+            column: column + 1,
+        }
     }
+}
 
-    /// The end of `node` in `text`.
-    pub fn end_of(text: &str, node: Node<'_>) -> Position {
-        Position::of(text, node.end_position(), node.end_byte())
-    }
+/// Characters in a UTF-8 byte slice: every byte that does not continue a character.
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
 }
 
 impl std::fmt::Display for Position {
@@ -238,5 +325,33 @@ impl Occurrences {
     pub(crate) fn any_in(&self, range: std::ops::Range<usize>) -> bool {
         let i = self.starts.partition_point(|&p| p < range.start);
         self.starts.get(i).is_some_and(|&p| p < range.end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_in_any_order() {
+        let file = ParsedFile::parse("ab\nαβγ x\n\nlast".to_string());
+        let at = |b: usize| {
+            let p = file.position(b);
+            (p.line, p.column)
+        };
+        // Ascending, then back within a line, then an earlier line: the cache never misleads.
+        assert_eq!(at(0), (1, 1));
+        assert_eq!(at(3), (2, 1));
+        assert_eq!(at(9), (2, 4)); // after three 2-byte characters and before the space
+        assert_eq!(at(5), (2, 2));
+        assert_eq!(at(1), (1, 2));
+        assert_eq!(at(11), (2, 6)); // the line break ends line 2
+        assert_eq!(at(12), (3, 1));
+        assert_eq!(at(13), (4, 1));
+        assert_eq!(at(99), (4, 5)); // clamped to the end
+        assert_eq!(file.line(2), Some("αβγ x"));
+        assert_eq!(file.line(3), Some(""));
+        assert_eq!(file.line(5), None);
+        assert_eq!(file.line_span(4), 3..11);
     }
 }

@@ -11,6 +11,7 @@ use super::{LintConfig, Rule};
 use crate::lean::idents;
 use crate::lean::outline::for_each_descendant;
 use crate::lean::syntax::{tokens, Position};
+use crate::lean::trust_scan::{self, Escape};
 use crate::lean::{Outline, ParsedFile};
 
 /// Debug commands that should not stay in a checked-in file.
@@ -66,11 +67,10 @@ impl<'f> Checker<'f, '_> {
         if !self.config.enabled(rule) {
             return;
         }
-        let text = &self.file.text;
         self.out.push(Raw {
             rule,
-            start: Position::start_of(text, from),
-            end: Position::end_of(text, to),
+            start: self.file.start_of(from),
+            end: self.file.end_of(to),
             message,
         });
     }
@@ -78,22 +78,9 @@ impl<'f> Checker<'f, '_> {
     fn walk(&mut self) {
         let root = self.file.root();
         let mut cursor = root.walk();
-        let mut nodes = Vec::new();
-        for_each_descendant(&mut cursor, |n| nodes.push(n));
-        for node in nodes {
-            self.node(node);
-        }
+        for_each_descendant(&mut cursor, |n| self.node(n));
         if root.has_error() {
-            for error in self.file.error_nodes() {
-                let mut cursor = error.walk();
-                let leaves: Vec<Node<'f>> = error
-                    .children(&mut cursor)
-                    .filter(|c| c.child_count() == 0)
-                    .collect();
-                for leaf in leaves {
-                    self.unparsed_token(leaf);
-                }
-            }
+            self.unparsed_escapes();
         }
     }
 
@@ -125,24 +112,36 @@ impl<'f> Checker<'f, '_> {
         }
     }
 
-    /// A keyword token inside a part the parser could not read: the hole or axiom it starts
-    /// is still reported, so a parse error cannot hide one.
-    fn unparsed_token(&mut self, node: Node<'f>) {
-        if node.is_named() && matches!(node.kind(), "sorry" | "admit") {
-            return; // already a `sorry`/`admit` node
+    /// Escape words in the commands the parser could not read, found lexically
+    /// ([`trust_scan`]): a parse error must not hide a hole, an axiom or a trusted compiler.
+    /// A word the tree already reported (the rest of the command parsed) is not repeated.
+    fn unparsed_escapes(&mut self) {
+        let mut reported: Vec<(Rule, Position, Position)> =
+            self.out.iter().map(|f| (f.rule, f.start, f.end)).collect();
+        reported.sort_unstable();
+        for hit in trust_scan::unparsed_escapes(self.file) {
+            let rule = rule_of(hit.escape);
+            let start = self.file.position(hit.span.start);
+            // The finding of this rule that starts last at or before the word covers it?
+            let k = reported.partition_point(|&(r, s, _)| (r, s) <= (rule, start));
+            let reported = k > 0 && {
+                let (r, _, end) = reported[k - 1];
+                r == rule && start < end
+            };
+            if reported || !self.config.enabled(rule) {
+                continue;
+            }
+            let end = self.file.position(hit.span.end);
+            self.out.push(Raw {
+                rule,
+                start,
+                end,
+                message: format!(
+                    "`{}` in a part of the file mf could not parse (read as plain text; fix the syntax so it can be checked)",
+                    hit.word
+                ),
+            });
         }
-        let (rule, word) = match self.text(node) {
-            "sorry" => (Rule::Sorry, "sorry"),
-            "admit" => (Rule::Admit, "admit"),
-            "axiom" => (Rule::Axiom, "axiom"),
-            _ => return,
-        };
-        self.push(
-            rule,
-            node,
-            node,
-            format!("`{word}` in a part of the file mf could not parse"),
-        );
     }
 
     fn identifier(&mut self, node: Node<'f>) {
@@ -193,6 +192,7 @@ impl<'f> Checker<'f, '_> {
                 "`implemented_by` replaces the definition with other code when compiled"
             }
             "extern" => "`extern` replaces the definition with foreign code when compiled",
+            "csimp" => "`csimp` replaces one function by another when compiled",
             _ => return,
         };
         let attribute = crate::lean::outline::collapse_whitespace(self.text(node));
@@ -357,4 +357,16 @@ fn first_token(node: Node<'_>) -> Option<Node<'_>> {
         node = next;
     }
     Some(node)
+}
+
+/// The rule that reports an escape word in parsed code.
+fn rule_of(escape: Escape) -> Rule {
+    match escape {
+        Escape::Sorry => Rule::Sorry,
+        Escape::Admit => Rule::Admit,
+        Escape::Axiom => Rule::Axiom,
+        Escape::NativeDecide => Rule::NativeDecide,
+        Escape::ImplementedBy => Rule::ImplementedBy,
+        Escape::SkipKernelTc => Rule::SkipKernelTc,
+    }
 }

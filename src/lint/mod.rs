@@ -1,7 +1,8 @@
 //! Linting Lean files: findings from the syntax tree, never from text.
 //!
 //! Every rule looks at nodes of the tree (see [`Rule`] for which), so text inside comments and
-//! strings can never produce a finding. [`lint`] checks one parsed file against a
+//! strings can never produce a finding. Commands the parser could not read are also scanned
+//! lexically for escape words ([`crate::lean::trust_scan`]), so a parse error hides none. [`lint`] checks one parsed file against a
 //! [`LintConfig`]: which rules run, at which severity, whether in-file `-- mf:allow RULE`
 //! comments are honoured, and which false-lemma names to look for.
 //!
@@ -42,7 +43,7 @@ pub enum Rule {
     MaxHeartbeatsZero,
     /// `#eval`, `#check`, `#print`, `#reduce`, `#exit` left in a file.
     DebugCommand,
-    /// An `implemented_by` or `extern` attribute: compiled code replaces the definition.
+    /// An `implemented_by`, `extern` or `csimp` attribute: compiled code replaces the definition.
     ImplementedBy,
     /// An identifier that references a lemma recorded as false in tracking.db.
     FalseLemmaReference,
@@ -131,7 +132,7 @@ impl Rule {
             Rule::MaxHeartbeatsZero => "`maxHeartbeats 0` removes the elaboration time limit",
             Rule::DebugCommand => "a debug command (`#eval`, `#check`, …) is left in the file",
             Rule::ImplementedBy => {
-                "`implemented_by`/`extern` lets compiled code stand in for the definition"
+                "`implemented_by`/`extern`/`csimp` lets compiled code stand in for the definition"
             }
             Rule::FalseLemmaReference => "the code uses a lemma recorded as false in tracking.db",
             Rule::ParseError => "mf could not parse part of the file; findings there may be missed",

@@ -30,6 +30,9 @@ pub struct LeanRun {
     pub signal: Option<i32>,
     pub timed_out: bool,
     pub seconds: f64,
+    /// Bytes of output not kept: of each stream only the first and last 4 MiB are read into
+    /// memory, and `output` marks where the rest was dropped.
+    pub dropped_bytes: u64,
     /// stdout, a newline, then stderr (Lean splits its messages between the two).
     #[serde(skip)]
     pub output: String,
@@ -111,9 +114,9 @@ pub fn run_lean(
     kill_group(pid);
     let stdout = stdout.recv_timeout(DRAIN).unwrap_or_default();
     let stderr = stderr.recv_timeout(DRAIN).unwrap_or_default();
-    let mut output = String::from_utf8_lossy(&stdout).into_owned();
+    let mut output = stdout.text();
     output.push('\n');
-    output.push_str(&String::from_utf8_lossy(&stderr));
+    output.push_str(&stderr.text());
 
     let (exit_code, signal) = describe(status);
     Ok(LeanRun {
@@ -128,19 +131,81 @@ pub fn run_lean(
         signal,
         timed_out,
         seconds: started.elapsed().as_secs_f64(),
+        dropped_bytes: stdout.dropped + stderr.dropped,
         output,
     })
 }
 
-/// Reads a pipe to its end on a thread; the bytes arrive on the returned channel.
-fn drain(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Vec<u8>> {
+/// Bytes of each output stream kept from its start, and from its end: Lean's messages are
+/// small, and a run that prints gigabytes must not hold them all in memory.
+const KEEP_HEAD: usize = 4 * 1024 * 1024;
+const KEEP_TAIL: usize = 4 * 1024 * 1024;
+
+/// One output stream, bounded: its head, its tail, and how many bytes between them were
+/// dropped.
+#[derive(Debug, Default)]
+struct Captured {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    dropped: u64,
+}
+
+impl Captured {
+    fn read_from(pipe: &mut impl Read, keep_head: usize, keep_tail: usize) -> Captured {
+        let mut c = Captured::default();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match pipe.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let mut chunk = &buf[..n];
+            let room = keep_head - c.head.len();
+            let taken = room.min(chunk.len());
+            c.head.extend_from_slice(&chunk[..taken]);
+            chunk = &chunk[taken..];
+            c.tail.extend_from_slice(chunk);
+            // Trim the tail only once it is twice the size kept: linear overall.
+            if c.tail.len() > 2 * keep_tail.max(1) {
+                let cut = c.tail.len() - keep_tail;
+                c.dropped += cut as u64;
+                c.tail.drain(..cut);
+            }
+        }
+        if c.tail.len() > keep_tail {
+            let cut = c.tail.len() - keep_tail;
+            c.dropped += cut as u64;
+            c.tail.drain(..cut);
+        }
+        c
+    }
+
+    /// The text kept, with a line saying what was dropped in between.
+    fn text(&self) -> String {
+        let mut out = String::from_utf8_lossy(&self.head).into_owned();
+        if self.dropped > 0 {
+            out.push_str(&format!(
+                "\n[mf: {} bytes of output dropped here]\n",
+                self.dropped
+            ));
+        }
+        out.push_str(&String::from_utf8_lossy(&self.tail));
+        out
+    }
+}
+
+/// Reads a pipe to its end on a thread, keeping its head and tail; the result arrives on the
+/// returned channel.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<Captured> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
-        }
-        let _ = tx.send(bytes);
+        let captured = match pipe {
+            Some(mut pipe) => Captured::read_from(&mut pipe, KEEP_HEAD, KEEP_TAIL),
+            None => Captured::default(),
+        };
+        let _ = tx.send(captured);
     });
     rx
 }
@@ -168,5 +233,27 @@ fn describe(status: ExitStatus) -> (Option<i32>, Option<i32>) {
     #[cfg(not(unix))]
     {
         (status.code(), None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_keeps_head_and_tail_and_counts_the_rest() {
+        let data: Vec<u8> = (0..1000u32)
+            .flat_map(|i| format!("{i:04}\n").into_bytes())
+            .collect();
+        let c = Captured::read_from(&mut &data[..], 10, 10);
+        assert_eq!(c.head, b"0000\n0001\n");
+        assert_eq!(c.tail, b"0998\n0999\n");
+        assert_eq!(c.dropped, 5000 - 20);
+        assert_eq!(
+            c.text(),
+            "0000\n0001\n\n[mf: 4980 bytes of output dropped here]\n0998\n0999\n"
+        );
+        let small = Captured::read_from(&mut &b"short"[..], 10, 10);
+        assert_eq!((small.text(), small.dropped), ("short".to_string(), 0));
     }
 }

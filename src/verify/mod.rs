@@ -71,6 +71,8 @@ pub enum Check {
     Axiom,
     /// `set_option debug.skipKernelTC true` in the source.
     SkipKernelTc,
+    /// A part of the source mf could not parse: it cannot be checked, so the file fails.
+    ParseError,
     /// An `error:` message from Lean or lake.
     LeanError,
     /// Lean's "declaration uses 'sorry'" warning.
@@ -79,6 +81,8 @@ pub enum Check {
     ExitStatus,
     /// Lean did not finish within the time limit.
     Timeout,
+    /// Lean printed more than mf keeps; messages in the dropped middle went unread.
+    OutputDropped,
     /// The spec check failed.
     Spec,
 }
@@ -90,10 +94,12 @@ impl Check {
             Check::Sorry => "sorry",
             Check::Axiom => "axiom",
             Check::SkipKernelTc => "skip-kernel-tc",
+            Check::ParseError => "parse-error",
             Check::LeanError => "lean-error",
             Check::SorryWarning => "sorry-warning",
             Check::ExitStatus => "exit-status",
             Check::Timeout => "timeout",
+            Check::OutputDropped => "output-dropped",
             Check::Spec => "spec",
         }
     }
@@ -204,9 +210,11 @@ pub fn verify(options: &Options) -> Result<Report, VerifyError> {
     Ok(report)
 }
 
-/// The structural checks, as reasons.
+/// The structural checks, as reasons. Escape words in parts that did not parse are found
+/// lexically (lint's [`crate::lean::trust_scan`]), and the parse error itself is a reason:
+/// what mf could not read, it cannot vouch for.
 fn structural_reasons(path: &str, parsed: &ParsedFile) -> Vec<Reason> {
-    lint::lint(path, parsed, &LintConfig::proof_gate())
+    let mut reasons: Vec<Reason> = lint::lint(path, parsed, &LintConfig::proof_gate())
         .into_iter()
         .map(|f| Reason {
             check: match f.rule {
@@ -218,7 +226,24 @@ fn structural_reasons(path: &str, parsed: &ParsedFile) -> Vec<Reason> {
             line: Some(f.line),
             column: Some(f.column),
         })
-        .collect()
+        .collect();
+    let errors = parsed.error_nodes();
+    if let Some(&first) = errors.first() {
+        let at = parsed.start_of(first);
+        let parts = match errors.len() {
+            1 => String::new(),
+            n => format!(" (the first of {n})"),
+        };
+        reasons.push(Reason {
+            check: Check::ParseError,
+            message: format!(
+                "mf could not parse this part of the file{parts}, so it cannot check it; fix the syntax (`mf parse --errors`)"
+            ),
+            line: Some(at.line),
+            column: Some(at.column),
+        });
+    }
+    reasons
 }
 
 /// What Lean's run says against the file.
@@ -230,6 +255,17 @@ fn compile_reasons(run: &LeanRun, messages: &[LeanMessage], timeout: Duration) -
             message: format!(
                 "Lean did not finish within {} s and was stopped; the proof is not checked",
                 timeout.as_secs()
+            ),
+            line: None,
+            column: None,
+        });
+    }
+    if run.dropped_bytes > 0 {
+        reasons.push(Reason {
+            check: Check::OutputDropped,
+            message: format!(
+                "Lean printed more than mf keeps: {} bytes in the middle of its output were dropped unread, so an error or `sorry` there could be missed",
+                run.dropped_bytes
             ),
             line: None,
             column: None,

@@ -45,15 +45,19 @@ pub enum SpecError {
     Invalid { path: String, reason: String },
 }
 
+/// A spec is one lemma's name and signature; anything larger is not one.
+const MAX_SPEC_BYTES: u64 = 1024 * 1024;
+
 impl Spec {
-    /// Reads a spec JSON file.
+    /// Reads a spec JSON file (a regular file of at most 1 MiB).
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| SpecError::Read {
-            path: shown.clone(),
-            reason: crate::lean::source::describe_io_error(&e),
-        })?;
-        let spec: Spec = serde_json::from_str(&text).map_err(|e| SpecError::Invalid {
+        let bytes =
+            crate::files::read_regular(path, MAX_SPEC_BYTES).map_err(|e| SpecError::Read {
+                path: shown.clone(),
+                reason: e.reason(),
+            })?;
+        let spec: Spec = serde_json::from_slice(&bytes).map_err(|e| SpecError::Invalid {
             path: shown.clone(),
             reason: e.to_string(),
         })?;

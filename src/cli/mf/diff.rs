@@ -71,7 +71,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         (Ok(old), Ok(new)) => (old, new),
         (old, new) => {
             for e in [old.err(), new.err()].into_iter().flatten() {
-                eprintln!("mf: {e}");
+                note!("mf: {e}");
             }
             return Ok(ExitCode::from(EXIT_INPUT_FAILED));
         }

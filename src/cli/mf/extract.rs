@@ -48,14 +48,14 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
     let mut files = Vec::new();
     for file in &args.files {
         if file.is_dir() {
-            eprintln!(
+            note!(
                 "mf: {}: is a directory; use `mf extract --all {}`",
                 file.display(),
                 file.display()
             );
             failed = true;
         } else if !file.exists() {
-            eprintln!("mf: {}", WalkError::Missing(file.clone()));
+            note!("mf: {}", WalkError::Missing(file.clone()));
             failed = true;
         } else {
             files.push(file.clone());
@@ -63,7 +63,7 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
     }
     let (walked, walk_errors) = lean_files(&args.all, IgnoreRules::HiddenOnly);
     for e in &walk_errors {
-        eprintln!("mf: {e}");
+        note!("mf: {e}");
     }
     failed |= !walk_errors.is_empty();
     files.extend(walked);
@@ -72,7 +72,7 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
     let mut kb = match Kb::open(&resolved.path) {
         Ok(kb) => kb,
         Err(e) => {
-            eprintln!("mf: {e}");
+            note!("mf: {e}");
             return Ok(ExitCode::from(EXIT_INPUT_FAILED));
         }
     };
@@ -95,8 +95,8 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
         |report| {
             if let Some(error) = &report.error {
                 match &bar {
-                    Some(bar) => bar.suspend(|| eprintln!("mf: {error}")),
-                    None => eprintln!("mf: {error}"),
+                    Some(bar) => bar.suspend(|| note!("mf: {error}")),
+                    None => note!("mf: {error}"),
                 }
             }
             if args.json {
@@ -110,8 +110,8 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
     let summary = match result {
         Ok(summary) => summary,
         Err(e) => {
-            eprintln!("mf: {e}");
-            eprintln!("mf: files committed before the error are kept; run the same command again to finish");
+            note!("mf: {e}");
+            note!("mf: files committed before the error are kept; run the same command again to finish");
             return Ok(ExitCode::from(EXIT_INPUT_FAILED));
         }
     };

@@ -5,7 +5,7 @@
 //! stderr, and always exits 0: a hook that cannot do its job steps aside (exit 2 would block
 //! the agent with our error, which only the decision itself may do).
 
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,7 +36,7 @@ enum HookCommand {
     SubagentStart(Databases),
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct Databases {
     /// knowledge.db (default: $MATH_FORGE_DB, the project's .math-forge/, $CLAUDE_PLUGIN_DATA, $XDG_DATA_HOME/math-forge)
     #[arg(long, value_name = "PATH")]
@@ -47,36 +47,61 @@ struct Databases {
 }
 
 pub fn run(args: HookArgs) -> Result<ExitCode> {
-    let (name, dbs) = match &args.command {
+    let (name, dbs) = match args.command {
         HookCommand::SessionStart(d) => ("session-start", d),
         HookCommand::PreToolUse(d) => ("pre-tool-use", d),
         HookCommand::PostToolUse(d) => ("post-tool-use", d),
         HookCommand::Stop(d) => ("stop", d),
         HookCommand::SubagentStart(d) => ("subagent-start", d),
     };
+    let budget = hook::budget(name);
+    // Lock waits on knowledge.db stay well inside the budget.
+    crate::kb::set_busy_timeout(budget / 2);
     let outcome = match read_stdin() {
-        Ok(input) => {
-            let env = environment(dbs);
-            let work = || match &args.command {
-                HookCommand::SessionStart(_) => hook::session_start(&input, &env),
-                HookCommand::PreToolUse(_) => hook::pre_tool_use(&input, &env),
-                HookCommand::PostToolUse(_) => hook::post_tool_use(&input, &env),
-                HookCommand::Stop(_) => hook::stop(&input, &env),
-                HookCommand::SubagentStart(_) => hook::subagent_start(&input, &env),
-            };
-            // A bug must not turn into a blocked agent: a panic is a note like any other.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
-                .unwrap_or_else(|_| Outcome::note("internal error; hook skipped".into()))
-        }
+        Ok(input) => within(budget, name, move || {
+            let env = environment(&dbs);
+            match name {
+                "session-start" => hook::session_start(&input, &env),
+                "pre-tool-use" => hook::pre_tool_use(&input, &env),
+                "post-tool-use" => hook::post_tool_use(&input, &env),
+                "stop" => hook::stop(&input, &env),
+                _ => hook::subagent_start(&input, &env),
+            }
+        }),
         Err(why) => Outcome::note(why),
     };
     for note in &outcome.notes {
-        eprintln!("mf hook {name}: {note}");
+        note!("mf hook {name}: {note}");
     }
     if let Some(json) = outcome.output.to_json() {
-        println!("{json}");
+        // A closed stdout leaves nobody to decide for; the hook still exits 0 as documented.
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{json}").and_then(|()| stdout.flush());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `work` on a thread of its own and answers with its outcome, or with
+/// [`hook::out_of_time`] once `budget` has passed (the thread is abandoned; the process exits).
+/// A panic is a note like any other: a bug must not turn into a blocked agent.
+fn within(
+    budget: std::time::Duration,
+    name: &'static str,
+    work: impl FnOnce() -> Outcome + Send + 'static,
+) -> Outcome {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name(format!("hook {name}"))
+        .spawn(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or_else(|_| Outcome::note("internal error; hook skipped".into()));
+            let _ = tx.send(outcome);
+        });
+    if let Err(e) = spawned {
+        return Outcome::note(format!("cannot start the hook's worker: {e}; skipped"));
+    }
+    rx.recv_timeout(budget)
+        .unwrap_or_else(|_| hook::out_of_time(name, budget))
 }
 
 fn read_stdin() -> Result<Vec<u8>, String> {

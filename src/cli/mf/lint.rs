@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -56,7 +57,7 @@ struct FileFindings {
 
 pub fn run(args: LintArgs) -> Result<ExitCode> {
     if let Some(rule) = args.allow.iter().find(|r| args.deny.contains(r)) {
-        eprintln!("mf: error: rule `{rule}` is both allowed and denied");
+        note!("mf: error: rule `{rule}` is both allowed and denied");
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     let mut config = LintConfig::new();
@@ -70,12 +71,12 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         match false_lemmas::load(args.tracking.as_deref()) {
             Ok(found) => {
                 if let Some(note) = &found.note {
-                    eprintln!("mf: note: {note}");
+                    note!("mf: note: {note}");
                 }
                 config.false_lemmas(&found.names);
             }
             Err(e) => {
-                eprintln!("mf: error: tracking database {e}");
+                note!("mf: error: tracking database {e}");
                 return Ok(ExitCode::from(EXIT_USAGE));
             }
         }
@@ -100,14 +101,9 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
                 let mut lines = BTreeMap::new();
                 if want_lines {
                     for f in &findings {
-                        lines.entry(f.line).or_insert_with(|| {
-                            parsed
-                                .text
-                                .lines()
-                                .nth(f.line - 1)
-                                .unwrap_or("")
-                                .to_string()
-                        });
+                        lines
+                            .entry(f.line)
+                            .or_insert_with(|| parsed.line(f.line).unwrap_or("").to_string());
                     }
                 }
                 FileFindings { findings, lines }
@@ -116,9 +112,9 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         |result| {
             let file = match result {
                 Err(e) => {
-                    eprintln!("mf: {e}");
+                    note!("mf: {e}");
                     unreadable = true;
-                    return;
+                    return ControlFlow::Continue(());
                 }
                 Ok(file) => file,
             };
@@ -142,7 +138,9 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
             };
             if let Err(e) = written {
                 write_error.get_or_insert(e);
+                return ControlFlow::Break(());
             }
+            ControlFlow::Continue(())
         },
     );
 

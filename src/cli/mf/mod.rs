@@ -78,7 +78,7 @@ pub fn main() -> ExitCode {
         // A reader that stops early (`mf outline … | head`) is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mf: {e:#}");
+            note!("mf: {e:#}");
             ExitCode::from(EXIT_INPUT_FAILED)
         }
     }
@@ -103,7 +103,7 @@ pub(crate) struct Paths {
 /// Prints one error line per problem and tells whether there was any.
 pub(crate) fn report_errors<E: std::fmt::Display>(errors: &[E]) -> bool {
     for e in errors {
-        eprintln!("mf: {e}");
+        note!("mf: {e}");
     }
     !errors.is_empty()
 }

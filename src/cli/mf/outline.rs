@@ -1,6 +1,7 @@
 //! `mf outline`: what each file declares, where its holes are, what it imports.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -35,7 +36,7 @@ pub fn run(args: OutlineArgs) -> Result<ExitCode> {
         |outline| {
             let written = match outline {
                 Err(e) => {
-                    eprintln!("mf: {e}");
+                    note!("mf: {e}");
                     failed = true;
                     Ok(())
                 }
@@ -46,7 +47,9 @@ pub fn run(args: OutlineArgs) -> Result<ExitCode> {
             };
             if let Err(e) = written {
                 write_error.get_or_insert(e);
+                return ControlFlow::Break(());
             }
+            ControlFlow::Continue(())
         },
     );
     match write_error {

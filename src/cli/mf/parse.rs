@@ -1,6 +1,7 @@
 //! `mf parse`: syntax trees and parse statistics.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -8,7 +9,6 @@ use anyhow::Result;
 
 use crate::lean::batch::{parse_files, ParseStats};
 use crate::lean::containment::Containment;
-use crate::lean::syntax::Position;
 use crate::lean::walk::{lean_files, IgnoreRules};
 
 use super::{report_errors, Paths, EXIT_INPUT_FAILED};
@@ -73,7 +73,7 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
                     .iter()
                     .take(ERRORS_SHOWN)
                     .map(|n| {
-                        let pos = Position::start_of(&parsed.text, *n);
+                        let pos = parsed.start_of(*n);
                         if n.is_missing() {
                             format!("{pos} missing {}", n.kind())
                         } else if parsed.text[n.byte_range()].starts_with("/-") {
@@ -102,7 +102,7 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
         |parsed| {
             let written = match parsed {
                 Parsed::Failed(msg) => {
-                    eprintln!("mf: {msg}");
+                    note!("mf: {msg}");
                     failed = true;
                     Ok(())
                 }
@@ -131,7 +131,9 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
             };
             if let Err(e) = written {
                 write_failed.get_or_insert(e);
+                return ControlFlow::Break(());
             }
+            ControlFlow::Continue(())
         },
     );
     if let Some(e) = write_failed {

@@ -12,6 +12,7 @@
 //! each with the `path` it was found in, so `mf sorries --json F | head -1` is the next item.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -64,7 +65,7 @@ pub fn run(args: SorriesArgs) -> Result<ExitCode> {
         |result| {
             let written = match result {
                 Err(e) => {
-                    eprintln!("mf: {e}");
+                    note!("mf: {e}");
                     failed = true;
                     Ok(())
                 }
@@ -84,7 +85,9 @@ pub fn run(args: SorriesArgs) -> Result<ExitCode> {
             };
             if let Err(e) = written {
                 write_error.get_or_insert(e);
+                return ControlFlow::Break(());
             }
+            ControlFlow::Continue(())
         },
     );
     if !args.json && write_error.is_none() {

@@ -70,7 +70,7 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
     let proof = match read_proof(&args.proof) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("mf: {e:#}");
+            note!("mf: {e:#}");
             return Ok(ExitCode::from(EXIT_INPUT_FAILED));
         }
     };
@@ -83,7 +83,7 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
     let (source, spliced) = match cursor::splice_file(&args.file, &request, args.dry_run) {
         Ok(done) => done,
         Err(e) => {
-            eprintln!("mf: {e}");
+            note!("mf: {e}");
             return Ok(ExitCode::from(match e {
                 FileSpliceError::Source(_)
                 | FileSpliceError::Refused { .. }

@@ -13,7 +13,8 @@
 //!   "structural_pass": true,
 //!   "reasons": [{"check": "lean-error", "message": "unsolved goals\n…", "line": 12, "column": 9}],
 //!   "lean": {"command": ["lake", "env", "lean", "/abs/Foo.lean"], "project": "/abs",
-//!            "exit_code": 1, "signal": null, "timed_out": false, "seconds": 3.2},
+//!            "exit_code": 1, "signal": null, "timed_out": false, "seconds": 3.2,
+//!            "dropped_bytes": 0},
 //!   "lean_messages": [{"severity": "error", "file": "/abs/Foo.lean", "line": 12, "column": 9,
 //!                      "message": "unsolved goals\n…"}],
 //!   "spec": {"name": "foo", "declaration": "Ns.foo", "line": 3, "expected": "…",
@@ -22,8 +23,8 @@
 //! }
 //! ```
 //!
-//! `check` is one of `sorry`, `axiom`, `skip-kernel-tc`, `lean-error`, `sorry-warning`,
-//! `exit-status`, `timeout`, `spec`. Lines are 1-based; columns are 1-based characters (Lean's
+//! `check` is one of `sorry`, `axiom`, `skip-kernel-tc`, `parse-error`, `lean-error`, `sorry-warning`,
+//! `exit-status`, `timeout`, `output-dropped`, `spec`. Lines are 1-based; columns are 1-based characters (Lean's
 //! 0-based columns are converted). `lean` is null when nothing ran, `spec` when no spec was
 //! given.
 

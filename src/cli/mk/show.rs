@@ -6,8 +6,8 @@ use std::path::Path;
 
 use crate::cli::render::{now_unix, number_list, one_line, relative_time, Painter, Style, RULE};
 use crate::kb::{
-    FailedReport, Finding, FindingType, MigrationReport, Opened, ProblemReport, QueryResult,
-    Recommendations, Recorded, Resolved, Scope, SearchHit, Stats, StrategiesReport, TableCount,
+    FailedReport, Finding, FindingType, MigrationReport, Opened, ProblemReport, Recommendations,
+    Recorded, Resolved, Scope, SearchHit, Stats, StrategiesReport, TableCount,
 };
 use crate::tracking::{FalseLemma, Tracking};
 
@@ -523,58 +523,94 @@ pub(super) fn stats(
     Ok(())
 }
 
-pub(super) fn table(out: Out<'_>, p: Painter, r: &QueryResult) -> io::Result<()> {
+/// A query result printed as it streams in: rows are aligned in blocks of [`Table::BLOCK`]
+/// (widths from the header and the block), so memory stays bounded by one block.
+pub(super) struct Table {
+    columns: Vec<String>,
+    widths: Vec<usize>,
+    block: Vec<Vec<String>>,
+    rows: usize,
+    header_done: bool,
+}
+
+impl Table {
+    const BLOCK: usize = 500;
     const CELL: usize = 60;
-    let cell = |v: &serde_json::Value| -> String {
-        match v {
-            serde_json::Value::Null => "NULL".into(),
-            serde_json::Value::String(s) => one_line(s, CELL),
-            other => other.to_string(),
+
+    pub(super) fn new(columns: &[String]) -> Table {
+        Table {
+            columns: columns.to_vec(),
+            widths: columns.iter().map(|c| c.chars().count()).collect(),
+            block: Vec::new(),
+            rows: 0,
+            header_done: false,
         }
-    };
-    let rows: Vec<Vec<String>> = r
-        .rows
-        .iter()
-        .map(|row| row.iter().map(cell).collect())
-        .collect();
-    let widths: Vec<usize> = r
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            rows.iter()
-                .map(|row| row[i].chars().count())
-                .chain([c.chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: &[String]| -> String {
+    }
+
+    pub(super) fn push(
+        &mut self,
+        out: Out<'_>,
+        p: Painter,
+        row: &[serde_json::Value],
+    ) -> io::Result<()> {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|v| match v {
+                serde_json::Value::Null => "NULL".into(),
+                serde_json::Value::String(s) => one_line(s, Self::CELL),
+                other => other.to_string(),
+            })
+            .collect();
+        self.rows += 1;
+        self.block.push(cells);
+        if self.block.len() >= Self::BLOCK {
+            self.flush(out, p)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, out: Out<'_>, p: Painter) -> io::Result<()> {
+        if !self.header_done {
+            for row in &self.block {
+                for (w, c) in self.widths.iter_mut().zip(row) {
+                    *w = (*w).max(c.chars().count());
+                }
+            }
+            let header = self.line(&self.columns);
+            writeln!(out, "{}", p.paint(Style::Bold, &header))?;
+            self.header_done = true;
+        }
+        for row in std::mem::take(&mut self.block) {
+            writeln!(out, "{}", self.line(&row))?;
+        }
+        Ok(())
+    }
+
+    fn line(&self, cells: &[String]) -> String {
         cells
             .iter()
-            .zip(&widths)
+            .zip(&self.widths)
             .map(|(c, w)| format!("{c:<w$}"))
             .collect::<Vec<_>>()
             .join("  ")
             .trim_end()
             .to_string()
-    };
-    writeln!(out, "{}", p.paint(Style::Bold, &line(&r.columns)))?;
-    for row in &rows {
-        writeln!(out, "{}", line(row))?;
     }
-    writeln!(
-        out,
-        "{}",
-        p.paint(
-            Style::Dim,
-            &format!(
-                "({} row{})",
-                rows.len(),
-                if rows.len() == 1 { "" } else { "s" }
+
+    /// Prints what is left and the row count (`more`: the limit stopped the rows).
+    pub(super) fn finish(mut self, out: Out<'_>, p: Painter, limited: bool) -> io::Result<()> {
+        self.flush(out, p)?;
+        let n = self.rows;
+        let more = if limited { ", limit reached" } else { "" };
+        writeln!(
+            out,
+            "{}",
+            p.paint(
+                Style::Dim,
+                &format!("({n} row{}{more})", if n == 1 { "" } else { "s" })
             )
         )
-    )
+    }
 }
 
 pub(super) fn recorded(out: Out<'_>, p: Painter, kind: &str, r: &Recorded) -> io::Result<()> {

@@ -1,0 +1,222 @@
+//! Trust escapes in text the parser could not read.
+//!
+//! A checker must never call a file clean because it could not read part of it. Where the
+//! syntax tree has ERROR or MISSING nodes, the whole top-level commands that contain them are
+//! scanned lexically (outside comments, strings and character literals) for the words that
+//! escape the kernel: `sorry`, `admit`, `axiom`, `native_decide`, `implemented_by`, … Lint,
+//! `mf verify` and the edit hook all read these hits, so the three agree on unparsed text.
+
+use std::ops::Range;
+
+use super::lexical::non_code_at;
+use super::syntax::ParsedFile;
+
+/// A word that lets something unchecked into a proof.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Escape {
+    /// `sorry`, or `sorryAx` (what it elaborates to).
+    Sorry,
+    Admit,
+    Axiom,
+    /// `native_decide`, or `ofReduceBool` (the axiom it rests on).
+    NativeDecide,
+    /// `implemented_by`, `extern` or `csimp`: compiled code stands in for a definition. (An
+    /// `unsafe` definition reaches a proof only through `implemented_by`, so `unsafe` itself,
+    /// common in metaprograms, is not an escape.)
+    ImplementedBy,
+    /// `skipKernelTC` (`set_option debug.skipKernelTC`).
+    SkipKernelTc,
+}
+
+/// Which escape a word is, if any.
+fn escape_of(word: &str) -> Option<Escape> {
+    Some(match word {
+        "sorry" | "sorryAx" => Escape::Sorry,
+        "admit" => Escape::Admit,
+        "axiom" => Escape::Axiom,
+        "native_decide" | "ofReduceBool" => Escape::NativeDecide,
+        "implemented_by" | "extern" | "csimp" => Escape::ImplementedBy,
+        "skipKernelTC" => Escape::SkipKernelTc,
+        _ => return None,
+    })
+}
+
+/// One escape word found by the scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub escape: Escape,
+    /// The word as written (`sorry`, `sorryAx`, `extern`, …).
+    pub word: &'static str,
+    /// Its byte range in the file.
+    pub span: Range<usize>,
+}
+
+/// The byte ranges of the top-level commands that contain an ERROR or MISSING node, merged
+/// and ascending; the whole text when the tree is an error at its root or the parse was
+/// abandoned (its tree is a stand-in).
+pub fn unparsed_regions(file: &ParsedFile) -> Vec<Range<usize>> {
+    if file.aborted {
+        return std::iter::once(0..file.text.len()).collect();
+    }
+    let root = file.root();
+    if !root.has_error() {
+        return Vec::new();
+    }
+    if root.is_error() || root.is_missing() {
+        return std::iter::once(0..file.text.len()).collect();
+    }
+    let mut regions: Vec<Range<usize>> = Vec::new();
+    let mut cursor = root.walk();
+    for child in root.children(&mut cursor) {
+        if !child.has_error() {
+            continue;
+        }
+        let range = child.byte_range();
+        match regions.last_mut() {
+            Some(last) if last.end >= range.start => last.end = last.end.max(range.end),
+            _ => regions.push(range),
+        }
+    }
+    if regions.is_empty() {
+        regions.push(0..file.text.len());
+    }
+    regions
+}
+
+/// Every escape word in the parts of `file` that did not parse, in file order.
+pub fn unparsed_escapes(file: &ParsedFile) -> Vec<Hit> {
+    unparsed_regions(file)
+        .into_iter()
+        .flat_map(|r| scan(&file.text, r))
+        .collect()
+}
+
+/// Every escape word in `range` of `text`, read lexically: words inside comments, strings,
+/// character literals, `«quoted»` identifiers and `` `name `` literals do not count. `range`
+/// must start outside a comment or string (a command or token start).
+pub fn scan(text: &str, range: Range<usize>) -> Vec<Hit> {
+    let b = text.as_bytes();
+    let end = range.end.min(b.len());
+    let mut hits = Vec::new();
+    let mut i = range.start;
+    // Whether the previous character continues a word (a word starts only after one that
+    // does not), and whether the word about to start is a `` `name `` literal.
+    let mut after_word = false;
+    let mut name_literal = false;
+    while i < end {
+        if let Some(len) = non_code_at(text, i) {
+            i += len;
+            after_word = false;
+            name_literal = false;
+            continue;
+        }
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        let len = c.len_utf8();
+        if c == '«' {
+            // A quoted identifier: its text is a name, not code.
+            i = text[i..end]
+                .find('»')
+                .map_or(end, |k| i + k + '»'.len_utf8());
+            after_word = true;
+            continue;
+        }
+        if is_word_char(c) {
+            let start = i;
+            let word_end = text[i..end]
+                .char_indices()
+                .find(|&(_, c)| !is_word_char(c))
+                .map_or(end, |(k, _)| i + k);
+            if !after_word && !name_literal {
+                if let Some(escape) = escape_of(&text[start..word_end]) {
+                    hits.push(Hit {
+                        escape,
+                        word: static_word(&text[start..word_end]),
+                        span: start..word_end,
+                    });
+                }
+            }
+            i = word_end;
+            after_word = true;
+            name_literal = false;
+            continue;
+        }
+        name_literal = c == '`';
+        after_word = false;
+        i += len;
+    }
+    hits
+}
+
+/// Characters of an identifier component (dots separate components, so `Lean.sorryAx` and
+/// `debug.skipKernelTC` yield their last word).
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '\'' | '!' | '?')
+}
+
+fn static_word(word: &str) -> &'static str {
+    const WORDS: &[&str] = &[
+        "sorry",
+        "sorryAx",
+        "admit",
+        "axiom",
+        "native_decide",
+        "ofReduceBool",
+        "implemented_by",
+        "extern",
+        "csimp",
+        "skipKernelTC",
+    ];
+    WORDS.iter().find(|w| **w == word).copied().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<&'static str> {
+        scan(text, 0..text.len())
+            .into_iter()
+            .map(|h| h.word)
+            .collect()
+    }
+
+    #[test]
+    fn finds_escape_words_in_code_only() {
+        assert_eq!(
+            words("exact sorry -- admit\n/- axiom /- nested -/ sorry -/ \"sorry\" 'a' admit"),
+            vec!["sorry", "admit"]
+        );
+        assert_eq!(
+            words("Lean.sorryAx _ x; set_option debug.skipKernelTC"),
+            vec!["sorryAx", "skipKernelTC"]
+        );
+        assert_eq!(
+            words("@[implemented_by f, csimp] unsafe def extern"),
+            vec!["implemented_by", "csimp", "extern"]
+        );
+    }
+
+    #[test]
+    fn longer_words_quoted_names_and_name_literals_are_not_escapes() {
+        assert!(words("sorry_free admit' axioms my_sorry xsorry").is_empty());
+        assert!(words("«sorry» `sorry ``admit").is_empty());
+        // Symbols next to a word do not hide it.
+        assert_eq!(words("⟨sorry, (admit)⟩"), vec!["sorry", "admit"]);
+    }
+
+    #[test]
+    fn regions_are_the_commands_that_hold_errors() {
+        let text = "theorem a : True := trivial\n\ntheorem b : True := by\n  exact (foo ]\n  sorry\n\ntheorem c : True := trivial\n";
+        let file = ParsedFile::parse(text.to_string());
+        let regions = unparsed_regions(&file);
+        assert_eq!(regions.len(), 1, "{regions:?}");
+        let region = &text[regions[0].clone()];
+        assert!(region.starts_with("theorem b"), "{region}");
+        assert!(!region.contains("theorem c"), "{region}");
+        assert!(
+            unparsed_regions(&ParsedFile::parse("theorem a : True := trivial\n".into())).is_empty()
+        );
+    }
+}
