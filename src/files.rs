@@ -92,8 +92,8 @@ impl FileError {
     }
 }
 
-/// What a non-regular file is, for messages.
-fn kind_of(meta: &Metadata) -> Option<&'static str> {
+/// What a non-regular file is, for messages (`None` for a regular file).
+pub fn kind_of(meta: &Metadata) -> Option<&'static str> {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_file() {

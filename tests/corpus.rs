@@ -173,6 +173,7 @@ fn public_projects_parse_cleanly_and_errors_stay_in_their_command() {
                     in_unclean += containment.column0_declarations;
                     lost += containment.lost_declarations;
                 }
+                std::ops::ControlFlow::Continue(())
             },
         );
         let name = project.file_name().unwrap().to_string_lossy().to_string();

@@ -161,6 +161,7 @@ fn check(text: &str) -> Result<(), TestCaseError> {
             declaration: &decl.full_name,
             proof: "rfl",
             hole: Some(1),
+            allow_sorry: false,
         };
         match cursor::splice_text(&parsed.text, &request) {
             Err(e) => {

@@ -37,10 +37,10 @@ pub fn append_lines(env_file: &Path, lines: &[String]) -> std::io::Result<()> {
         options.custom_flags(libc::O_NONBLOCK);
     }
     let mut f = options.open(env_file)?;
-    if !f.metadata()?.is_file() {
-        return Err(std::io::Error::other(
-            "not a regular file; the session's shell does not get the exports",
-        ));
+    if let Some(kind) = crate::files::kind_of(&f.metadata()?) {
+        return Err(std::io::Error::other(format!(
+            "is {kind}, not a regular file; the session's shell does not get the exports"
+        )));
     }
     let mut existing = String::new();
     (&mut f)

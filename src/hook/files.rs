@@ -1,9 +1,7 @@
 //! Reading a `.lean` file for a hook: regular files only, bounded, UTF-8.
 
-use std::io::Read;
 use std::path::Path;
 
-use crate::lean::source::describe_io_error;
 use crate::lean::Source;
 
 /// The text of `path` (byte-order mark removed), `Ok(None)` when it does not exist. Anything
@@ -19,42 +17,11 @@ pub fn read_text(path: &Path, limit: u64) -> Result<Option<String>, String> {
 }
 
 /// The bytes of `path`, `Ok(None)` when it does not exist; a regular file of at most `limit`
-/// bytes only, opened without blocking.
+/// bytes only, opened without blocking ([`crate::files::read_regular`]).
 pub fn read_bytes(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
+    match crate::files::read_regular(path, limit) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(crate::files::FileError::Missing { .. }) => Ok(None),
+        Err(e) => Err(e.to_string()),
     }
-    let f = match options.open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: {}", path.display(), describe_io_error(&e))),
-    };
-    let meta = f
-        .metadata()
-        .map_err(|e| format!("{}: {}", path.display(), describe_io_error(&e)))?;
-    if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
-    if meta.len() > limit {
-        return Err(format!(
-            "{}: {} bytes, over the hook's {limit}-byte limit",
-            path.display(),
-            meta.len()
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {}", path.display(), describe_io_error(&e)))?;
-    if bytes.len() as u64 > limit {
-        return Err(format!(
-            "{}: grew over the hook's {limit}-byte limit while read",
-            path.display()
-        ));
-    }
-    Ok(Some(bytes))
 }
