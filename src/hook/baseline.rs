@@ -12,7 +12,6 @@
 //! 4. Write with neither: no earlier version, compared with an empty file (so only new axioms
 //!    can block, and a file full of `sorry` cannot).
 
-use std::ffi::OsString;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -191,14 +190,23 @@ fn strip_bom(mut text: String) -> String {
 /// committed, not UTF-8, or slower than `timeout`).
 pub fn git_head(path: &Path, timeout: Duration) -> Option<String> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty())?;
-    let name = path.file_name()?;
-    let mut spec = OsString::from("HEAD:./");
-    spec.push(name);
+    let spec = format!("HEAD:./{}", path.file_name()?.to_str()?);
+    let bytes = git(dir, &["show", &spec], timeout)?;
+    if bytes.contains(&0) {
+        return None;
+    }
+    String::from_utf8(bytes).ok().map(strip_bom)
+}
+
+/// Largest output read from one git command.
+const MAX_GIT_OUTPUT: u64 = 8 * 1024 * 1024;
+
+/// Runs git in `dir`; its stdout when it exits 0 within `timeout`.
+pub(crate) fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<Vec<u8>> {
     let mut child = Command::new("git")
         .arg("-C")
         .arg(dir)
-        .arg("show")
-        .arg(spec)
+        .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null())
@@ -206,16 +214,19 @@ pub fn git_head(path: &Path, timeout: Duration) -> Option<String> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let mut stdout = child.stdout.take()?;
+    let stdout = child.stdout.take()?;
     let reader = std::thread::spawn(move || {
         let mut bytes = Vec::new();
-        stdout.read_to_end(&mut bytes).map(|_| bytes)
+        stdout
+            .take(MAX_GIT_OUTPUT)
+            .read_to_end(&mut bytes)
+            .map(|_| bytes)
     });
     let deadline = Instant::now() + timeout;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -224,10 +235,7 @@ pub fn git_head(path: &Path, timeout: Duration) -> Option<String> {
         }
     };
     let bytes = reader.join().ok()?.ok()?;
-    if !status.success() || bytes.contains(&0) {
-        return None;
-    }
-    String::from_utf8(bytes).ok().map(strip_bom)
+    status.success().then_some(bytes)
 }
 
 #[cfg(test)]

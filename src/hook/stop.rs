@@ -17,13 +17,13 @@
 //! (Stop input `stop_hook_active`; decision control `decision: "block"`, `reason`).
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::baseline::git;
 use super::post_tool_use::MAX_FILE_BYTES;
 use super::{files, gate, Outcome, Output};
 
@@ -39,8 +39,6 @@ const WALK_TIME: Duration = Duration::from_secs(3);
 const SNAPSHOT_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
 /// Most directory entries looked at when pruning.
 const MAX_PRUNED_ENTRIES: usize = 10_000;
-/// Largest output read from one git command.
-const MAX_GIT_OUTPUT: u64 = 8 * 1024 * 1024;
 
 /// How the hook runs.
 #[derive(Debug, Clone)]
@@ -228,43 +226,6 @@ fn split_z(bytes: &[u8]) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(|s| String::from_utf8_lossy(s).into_owned())
         .collect()
-}
-
-/// Runs git in `dir`; its stdout when it exits 0 within `timeout`.
-fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<Vec<u8>> {
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        stdout
-            .take(MAX_GIT_OUTPUT)
-            .read_to_end(&mut bytes)
-            .map(|_| bytes)
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    };
-    let bytes = reader.join().ok()?.ok()?;
-    status.success().then_some(bytes)
 }
 
 /// What SessionStart recorded: the project root and each `.lean` file's text.
