@@ -61,6 +61,15 @@ pub struct ToolResponse {
 pub struct Malformed(pub String);
 
 impl Payload {
+    /// `given` (a tool's `file_path`) as a path: relative ones against the session's `cwd`.
+    pub fn resolve(&self, given: &str) -> std::path::PathBuf {
+        let path = std::path::Path::new(given);
+        match &self.cwd {
+            Some(cwd) if path.is_relative() => std::path::Path::new(cwd).join(path),
+            _ => path.to_path_buf(),
+        }
+    }
+
     /// Reads a payload. Fails only when the bytes are not a JSON object.
     pub fn parse(bytes: &[u8]) -> Result<Payload, Malformed> {
         let value: Value = serde_json::from_slice(bytes).map_err(|e| Malformed(e.to_string()))?;

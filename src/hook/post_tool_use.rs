@@ -96,10 +96,7 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     if !given.ends_with(".lean") {
         return Outcome::default();
     }
-    let path = match (&payload.cwd, Path::new(&given).is_relative()) {
-        (Some(cwd), true) => Path::new(cwd).join(&given),
-        _ => PathBuf::from(&given),
-    };
+    let path = payload.resolve(&given);
     let current = match read_lean(&path, settings.max_file_bytes) {
         Ok(text) => text,
         Err(why) => return Outcome::note(format!("{why}; nothing checked")),

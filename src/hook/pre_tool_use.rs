@@ -12,7 +12,7 @@
 //! "PreToolUse decision control": `hookSpecificOutput.permissionDecision`,
 //! `permissionDecisionReason`, `updatedInput`, `additionalContext`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -54,10 +54,7 @@ pub fn run(input: &[u8], sources: &Sources) -> Outcome {
     if !given.ends_with(".lean") {
         return Outcome::default();
     }
-    let path = match (&payload.cwd, Path::new(&given).is_relative()) {
-        (Some(cwd), true) => Path::new(cwd).join(&given),
-        _ => PathBuf::from(&given),
-    };
+    let path = payload.resolve(&given);
     let before = match files::read_text(&path, MAX_FILE_BYTES) {
         Ok(t) => t,
         Err(why) => return Outcome::note(format!("{why}; nothing checked")),
