@@ -50,6 +50,22 @@ pub struct FileReport {
     pub error: Option<String>,
 }
 
+impl FileReport {
+    /// A failed file with nothing counted yet; `error` says why, when known.
+    fn failed(path: String, error: Option<String>) -> FileReport {
+        FileReport {
+            path,
+            status: FileStatus::Failed,
+            declarations: 0,
+            parse_errors: 0,
+            findings_added: 0,
+            findings_removed: 0,
+            findings_unchanged: 0,
+            error,
+        }
+    }
+}
+
 /// Totals of a run.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Summary {
@@ -193,19 +209,13 @@ fn isolated(path: &Path, work: impl FnOnce() -> Prepared) -> Prepared {
             .map(|s| s.to_string())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        Prepared::Failed(FileReport {
-            path: source_key(path),
-            status: FileStatus::Failed,
-            declarations: 0,
-            parse_errors: 0,
-            findings_added: 0,
-            findings_removed: 0,
-            findings_unchanged: 0,
-            error: Some(format!(
+        Prepared::Failed(FileReport::failed(
+            source_key(path),
+            Some(format!(
                 "{}: internal error while extracting ({why}); file skipped, please report it",
                 path.display()
             )),
-        })
+        ))
     })
 }
 
@@ -216,16 +226,7 @@ fn prepare(
     shared: &SharedAnalyses,
 ) -> Prepared {
     let key = source_key(path);
-    let mut report = FileReport {
-        path: key.clone(),
-        status: FileStatus::Failed,
-        declarations: 0,
-        parse_errors: 0,
-        findings_added: 0,
-        findings_removed: 0,
-        findings_unchanged: 0,
-        error: None,
-    };
+    let mut report = FileReport::failed(key.clone(), None);
     let bytes = match crate::lean::source::read_source_bytes(path) {
         Ok(bytes) => bytes,
         Err(e) => {

@@ -52,36 +52,25 @@ impl Containment {
     pub fn of(file: &ParsedFile) -> Containment {
         let text = file.text.as_bytes();
         let mut result = Containment::default();
-        let mut cursor = file.root().walk();
-        // Iterative pre-order walk; `declaration` and ERROR subtrees are handled whole.
-        loop {
-            let node = cursor.node();
-            let mut descend = true;
+        let mut count = |node: Node<'_>| {
             if node.kind() == "declaration" && starts_line(text, node.start_byte()) {
                 result.column0_declarations += 1;
-            } else if node.is_error() && unterminated_comment(file, node) {
-                // Lean reads the rest of the file as comment text: nothing there is code.
-                descend = false;
-            } else if node.is_error() {
+            } else if node.is_error() && !unterminated_comment(file, node) {
+                // (An unterminated comment: Lean reads the rest of the file as comment text.)
                 let lost = lost_in_error(file, node);
                 result.lost_declarations += lost;
                 result.column0_declarations += lost;
-                descend = false;
             }
-            // A declaration holds no other column-0 declaration, unless an error hides in it.
-            let inside = node.kind() != "declaration" || node.has_error();
-            if descend && inside && cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return result;
-                }
-            }
+        };
+        let root = file.root();
+        count(root);
+        // ERROR subtrees are handled whole; a declaration holds no other column-0
+        // declaration, unless an error hides in it.
+        let enter = |n: Node<'_>| !n.is_error() && (n.kind() != "declaration" || n.has_error());
+        if enter(root) {
+            super::syntax::for_each_descendant_where(&mut root.walk(), enter, count);
         }
+        result
     }
 }
 

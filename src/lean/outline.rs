@@ -9,9 +9,10 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use serde::Serialize;
-use tree_sitter::{Node, TreeCursor};
+use tree_sitter::Node;
 
 use super::header::AristotleHeader;
+pub(crate) use super::syntax::{for_each_descendant, for_each_descendant_where};
 use super::syntax::{Occurrences, ParsedFile};
 
 /// Everything math-forge reads from one Lean file.
@@ -489,43 +490,6 @@ impl<'f> Builder<'f> {
             keyword,
             byte: node.start_byte(),
         });
-    }
-}
-
-/// Calls `f` on every node below the cursor's node (not the node itself), in document order.
-pub(crate) fn for_each_descendant<'t>(cursor: &mut TreeCursor<'t>, f: impl FnMut(Node<'t>)) {
-    for_each_descendant_where(cursor, |_| true, f)
-}
-
-/// Like [`for_each_descendant`], but below a node only where `enter` says so.
-pub(crate) fn for_each_descendant_where<'t>(
-    cursor: &mut TreeCursor<'t>,
-    mut enter: impl FnMut(Node<'t>) -> bool,
-    mut f: impl FnMut(Node<'t>),
-) {
-    if !cursor.goto_first_child() {
-        return;
-    }
-    let mut depth = 1usize;
-    loop {
-        let node = cursor.node();
-        f(node);
-        if node.child_count() > 0 && enter(node) && cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-            depth -= 1;
-            if depth == 0 {
-                return;
-            }
-        }
     }
 }
 

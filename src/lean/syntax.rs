@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, ParseOptions, Parser, Point, Tree};
+use tree_sitter::{Node, ParseOptions, Parser, Point, Tree, TreeCursor};
 
 thread_local! {
     // A parser is cheap to reuse and not `Sync`; one per rayon worker thread.
@@ -168,18 +168,39 @@ impl ParsedFile {
     }
 }
 
-/// Depth-first, with an explicit cursor rather than recursion: a tree can be as deep as the
-/// file is long, and the walk must not overflow the stack.
+/// Depth-first, with an explicit cursor rather than recursion (a tree can be as deep as the
+/// file is long); only into subtrees where an error hides: `has_error` is cached per node, so
+/// clean subtrees are skipped entirely.
 fn collect_errors<'t>(root: Node<'t>, out: &mut Vec<Node<'t>>) {
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
+    let mut keep = |node: Node<'t>| {
         if node.is_error() || node.is_missing() {
             out.push(node);
         }
-        // Descend only where an error hides: `has_error` is cached per node, so this skips
-        // clean subtrees entirely.
-        if node.has_error() && cursor.goto_first_child() {
+    };
+    keep(root);
+    for_each_descendant_where(&mut root.walk(), |n| n.has_error(), keep);
+}
+
+/// Calls `f` on every node below the cursor's node (not the node itself), in document order.
+pub(crate) fn for_each_descendant<'t>(cursor: &mut TreeCursor<'t>, f: impl FnMut(Node<'t>)) {
+    for_each_descendant_where(cursor, |_| true, f)
+}
+
+/// Like [`for_each_descendant`], but below a node only where `enter` says so.
+pub(crate) fn for_each_descendant_where<'t>(
+    cursor: &mut TreeCursor<'t>,
+    mut enter: impl FnMut(Node<'t>) -> bool,
+    mut f: impl FnMut(Node<'t>),
+) {
+    if !cursor.goto_first_child() {
+        return;
+    }
+    let mut depth = 1usize;
+    loop {
+        let node = cursor.node();
+        f(node);
+        if node.child_count() > 0 && enter(node) && cursor.goto_first_child() {
+            depth += 1;
             continue;
         }
         loop {
@@ -187,6 +208,10 @@ fn collect_errors<'t>(root: Node<'t>, out: &mut Vec<Node<'t>>) {
                 break;
             }
             if !cursor.goto_parent() {
+                return;
+            }
+            depth -= 1;
+            if depth == 0 {
                 return;
             }
         }
