@@ -199,7 +199,7 @@ fn unreadable_inputs_fail_naming_each() {
     fs::write(&binary, b"\x1f\x8b\x08\x00").unwrap();
     let missing = dir.path().join("missing.lean");
     let out = mf().arg("diff").args([&missing, &binary]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "");
     let stderr = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = stderr.lines().collect();

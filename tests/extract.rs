@@ -73,7 +73,7 @@ impl Project {
             .output()
             .unwrap();
         let stdout = String::from_utf8(out.stdout).unwrap();
-        let value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+        let value = regroup(&stdout);
         (
             value,
             String::from_utf8(out.stderr).unwrap(),
@@ -331,12 +331,16 @@ fn bad_files_are_reported_and_the_rest_is_stored() {
         b"-- caf\xe9\n",
     )
     .unwrap();
+    // Under a directory, files that are not Lean text are skipped: a warning each, a count,
+    // exit 0.
     let (v, stderr, code) = p.extract_all();
-    assert_eq!(code, 1);
+    assert_eq!(code, 0, "{stderr}");
     assert_eq!(v["summary"]["added"], 3);
-    assert_eq!(v["summary"]["failed"], 2);
+    assert_eq!(v["summary"]["failed"], 0);
+    assert_eq!(v["skipped"], 2);
     assert!(
-        stderr.contains("slot900_gzipped_result.lean: binary file"),
+        stderr.contains("mf: warning: ")
+            && stderr.contains("slot900_gzipped_result.lean: binary file"),
         "{stderr}"
     );
     assert!(
@@ -350,7 +354,20 @@ fn bad_files_are_reported_and_the_rest_is_stored() {
         .filter(|f| f["status"] == "failed")
         .collect();
     assert_eq!(failed.len(), 2);
+    assert!(failed.iter().all(|f| f["not_text"] == true));
     assert!(p.count("SELECT COUNT(*) FROM findings") > 0);
+
+    // --strict makes them errors; a file named on the command line is always one.
+    let results = p.results();
+    let (v, _, code) = p.extract(&["--strict", "--all", results.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(v["summary"]["failed"], 2);
+    assert_eq!(v["skipped"], 0);
+    let named = results.join("slot900_gzipped_result.lean");
+    let (v, stderr, code) = p.extract(&[named.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(v["summary"]["failed"], 1);
+    assert!(!stderr.contains("warning"), "{stderr}");
 }
 
 #[test]
@@ -358,13 +375,13 @@ fn usage_mistakes_are_explained() {
     let p = Project::new();
     let results = p.results();
     let (_, stderr, code) = p.extract(&[results.to_str().unwrap()]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
         stderr.contains("is a directory; use `mf extract --all"),
         "{stderr}"
     );
     let (_, stderr, code) = p.extract(&["missing_result.lean"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
         stderr.contains("missing_result.lean: no such file or directory"),
         "{stderr}"
@@ -727,4 +744,24 @@ fn slot_and_problem_given_for_an_unchanged_file_correct_what_is_stored() {
     let (v, _, _) = p.extract(&[file, "--slot", "42", "--problem-id", "erdos_42"]);
     assert_eq!(v["files"][0]["status"], "unchanged");
     assert_eq!(v["summary"]["findings_unchanged"], 2);
+}
+
+/// The JSON Lines of `mf extract --json` (a report per file, then the summary) as one object
+/// `{summary, skipped, db, files}`; `Null` when the output is not that.
+fn regroup(stdout: &str) -> Value {
+    let lines: Option<Vec<Value>> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let Some(mut lines) = lines else {
+        return Value::Null;
+    };
+    let Some(Value::Object(mut last)) = lines.pop() else {
+        return Value::Null;
+    };
+    if !last.contains_key("summary") || lines.iter().any(|l| l.get("summary").is_some()) {
+        return Value::Null;
+    }
+    last.insert("files".into(), Value::Array(lines));
+    Value::Object(last)
 }

@@ -44,16 +44,19 @@ fn tracking_db(dir: &Path, names: &[&str]) -> PathBuf {
 fn findings(cmd: &mut Command) -> (Vec<Value>, i32) {
     let out = cmd.args(["--format", "json"]).output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "not one JSON array ({e}):\n{stdout}\nstderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (
-        value.as_array().expect("an array").clone(),
-        out.status.code().unwrap(),
-    )
+    let mut lines: Vec<Value> = stdout
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| {
+            panic!(
+                "not JSON Lines ({e}):\n{stdout}\nstderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let summary = lines.pop().expect("a summary line");
+    assert!(summary["summary"]["files"].is_u64(), "{summary}");
+    (lines, out.status.code().unwrap())
 }
 
 /// `(rule, line, column, end_line, end_column)` of each finding.
@@ -264,17 +267,35 @@ fn a_missing_path_is_an_error_not_a_pass() {
 }
 
 #[test]
-fn unreadable_files_fail() {
+fn binary_files_are_skipped_under_a_directory_and_errors_when_named_or_strict() {
     let dir = TempDir::new().unwrap();
     fs::write(dir.path().join("bin.lean"), b"\x1f\x8b\x08\x00").unwrap();
-    let mut cmd = Command::cargo_bin("mf").unwrap();
-    cmd.arg("lint")
-        .arg(dir.path())
-        .env_remove("MATH_FORGE_TRACKING_DB")
-        .current_dir(dir.path())
+    fs::write(dir.path().join("ok.lean"), "theorem t : True := trivial\n").unwrap();
+    let lint = |args: &[&str]| {
+        let mut cmd = Command::cargo_bin("mf").unwrap();
+        cmd.arg("lint")
+            .args(args)
+            .env_remove("MATH_FORGE_TRACKING_DB")
+            .current_dir(dir.path());
+        cmd
+    };
+    lint(&["."])
         .assert()
-        .code(1)
-        .stderr(predicate::str::contains("bin.lean: binary file"));
+        .code(0)
+        .stderr(predicate::str::contains(
+            "mf: warning: ./bin.lean: binary file",
+        ))
+        .stderr(predicate::str::contains(
+            "mf: 1 file skipped (not Lean text)",
+        ));
+    lint(&["--strict", "."])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("mf: ./bin.lean: binary file"));
+    lint(&["bin.lean"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("mf: bin.lean: binary file"));
 }
 
 #[test]

@@ -26,7 +26,7 @@ fn missing_or_corrupt_db_is_one_line_naming_path_and_fix() {
         &["recommend", "nt"],
     ] {
         let out = mk(dir.path()).args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = stderr_line(&out);
         assert!(
             err.contains(".local/share/math-forge/knowledge.db") && err.contains("mk init"),
@@ -44,7 +44,7 @@ fn missing_or_corrupt_db_is_one_line_naming_path_and_fix() {
         .args(["search", "x"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = stderr_line(&out);
     assert!(
         err.contains("bogus.db")
@@ -234,7 +234,7 @@ fn strategies_by_domain() {
         .arg(&db)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr_line(&out).contains("unknown domain 'geometry'"));
 }
 
@@ -326,7 +326,7 @@ fn query_is_read_only() {
             .arg(sql)
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{sql}");
+        assert_eq!(out.status.code(), Some(2), "{sql}");
         assert!(
             stderr_line(&out).contains("refused: `mk query` runs read-only statements only"),
             "{sql}"
@@ -338,7 +338,7 @@ fn query_is_read_only() {
         .arg("SELEC nonsense")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr_line(&out).contains("syntax error"));
     assert_eq!(
         mk_json(
@@ -515,7 +515,7 @@ fn record_validates_and_stores() {
             .arg(&db)
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
             stderr_line(&out).contains(expect),
             "{args:?}: {}",
@@ -671,7 +671,7 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
         .arg(&db)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr_line(&out)
             .starts_with("mk: no such problem 'nonexistent_problem'; (it is not a domain either: "),
@@ -684,7 +684,7 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
         .arg(&db)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr_line(&out).starts_with("mk: no such problem 'erdos_805'; did you mean erdos_850? "),
         "{}",

@@ -223,7 +223,7 @@ fn init_uses_the_resolved_tracking_db_and_reports_a_missing_one() {
         .args(["init", "--from-tracking", "nope.db"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("tracking.db not found at nope.db"));
 }
 

@@ -203,7 +203,7 @@ fn filters_by_domain_and_type() {
         .arg(&db)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("unknown domain 'topology'") && err.contains("combinatorics"),

@@ -37,7 +37,7 @@ fn prints_a_tree_per_file() {
 }
 
 #[test]
-fn stats_json_is_exactly_one_object_with_the_seven_fields() {
+fn stats_json_is_exactly_one_object_with_the_eight_fields() {
     let dir = TempDir::new().unwrap();
     fs::write(dir.path().join("a.lean"), GOOD).unwrap();
     fs::write(dir.path().join("b.lean"), "theorem broken : := := )\n").unwrap();
@@ -47,9 +47,10 @@ fn stats_json_is_exactly_one_object_with_the_seven_fields() {
     let (v, _, code) = stats_json(mf().args(["parse", "--stats", "--json"]).arg(dir.path()));
     assert_eq!(code, Some(0));
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys.len(), 7, "{v}");
+    assert_eq!(keys.len(), 8, "{v}");
     for key in [
         "files",
+        "skipped",
         "clean_files",
         "error_nodes",
         "declarations_in_unclean_files",
@@ -115,7 +116,7 @@ fn a_missing_path_is_reported_and_the_rest_still_processed() {
             .arg(dir.path().join("nope.lean"))
             .arg(dir.path().join("a.lean")),
     );
-    assert_eq!(code, Some(1));
+    assert_eq!(code, Some(2));
     assert!(
         stderr.contains("nope.lean: no such file or directory"),
         "{stderr}"
@@ -130,7 +131,7 @@ fn a_directory_without_lean_files_is_an_error() {
     mf().args(["parse", "--stats"])
         .arg(dir.path())
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains(
             "directory contains no .lean files",
         ));
@@ -147,15 +148,32 @@ fn binary_and_invalid_utf8_files_get_one_line_each() {
     )
     .unwrap();
     let (v, stderr, code) = stats_json(mf().args(["parse", "--stats", "--json"]).arg(dir.path()));
-    assert_eq!(code, Some(1));
+    // Under a directory they are skipped: a warning each, a count, exit 0.
+    assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(v["files"], 1, "only the good file is parsed");
+    assert_eq!(v["skipped"], 2, "{v}");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
     assert!(
-        stderr.contains("gz.lean: binary file") && stderr.contains("gunzip"),
+        lines[0].starts_with("mf: warning: ")
+            && lines[0].contains("gz.lean: binary file")
+            && lines[0].contains("gunzip")
+            && lines[0].ends_with("; skipped"),
         "{stderr}"
     );
-    assert!(stderr.contains("latin1.lean:1: invalid UTF-8"), "{stderr}");
+    assert!(
+        lines[1].contains("latin1.lean:1: invalid UTF-8"),
+        "{stderr}"
+    );
+
+    // --strict makes them errors.
+    let (v, stderr, code) = stats_json(
+        mf().args(["parse", "--strict", "--stats", "--json"])
+            .arg(dir.path()),
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(v["skipped"], 0);
+    assert!(!stderr.contains("warning"), "{stderr}");
 }
 
 #[test]

@@ -294,7 +294,7 @@ fn unreadable_inputs_fail_with_one_line_each_and_the_rest_is_listed() {
         .args([&missing, &binary, &latin1, &good])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 3, "{stderr}");

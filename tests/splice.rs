@@ -387,14 +387,14 @@ fn refuses_an_empty_proof() {
 fn bad_inputs_fail_with_one_line() {
     let dir = TempDir::new().unwrap();
     let missing = dir.path().join("missing.lean");
-    splice(&missing, "x", "simp", &[]).code(1).stderr(format!(
+    splice(&missing, "x", "simp", &[]).code(2).stderr(format!(
         "mf: {}: cannot read: no such file or directory\n",
         missing.display()
     ));
     let binary = dir.path().join("bin.lean");
     fs::write(&binary, b"\x00\x01").unwrap();
     splice(&binary, "x", "simp", &[])
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("binary file"));
     let s = scratch();
     mf().arg("splice")
@@ -402,7 +402,7 @@ fn bad_inputs_fail_with_one_line() {
         .arg("add_zero'")
         .args(["--proof", "/no/such/proof.txt"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr("mf: /no/such/proof.txt: cannot read: no such file or directory\n");
     assert_eq!(fs::read_to_string(&s.path).unwrap(), original());
 }

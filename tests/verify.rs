@@ -146,7 +146,7 @@ fn missing_project_directory_is_an_error() {
         .arg("--project")
         .arg("/definitely/not/here")
         .assert()
-        .code(1)
+        .code(2)
         .stdout("")
         .stderr("mf: /definitely/not/here: project directory not found\n");
 }
@@ -384,7 +384,7 @@ fn unreadable_files_are_one_line_errors() {
             .arg(file)
             .arg("--json")
             .assert()
-            .code(1)
+            .code(2)
             .stdout("")
             .stderr(format!("mf: {}{message}\n", file.display()));
     }
@@ -497,7 +497,7 @@ fn unreadable_spec_is_an_error() {
         .arg("--spec")
         .arg(&bad)
         .assert()
-        .code(1)
+        .code(2)
         .stdout("")
         .stderr(predicate::str::starts_with(format!(
             "mf: {}: not a lemma spec: missing field `signature`",

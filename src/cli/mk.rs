@@ -5,7 +5,6 @@
 
 mod show;
 
-use std::ffi::OsString;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,6 +12,8 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde::Serialize;
 
+use crate::cli::generate::{self, GenerateArgs};
+use crate::cli::output::EXIT_INPUT;
 use crate::cli::render::Painter;
 use crate::kb::{
     self, FailureInput, FindingType, InsightInput, Kb, KbError, Resolved, SearchOptions,
@@ -30,10 +31,14 @@ Examples:
   mk record failure --problem erdos_364 --approach pigeonhole --why \"bound too weak for n < 10^6\"
   mk recommend erdos_364
   mk query \"SELECT finding_type, count(*) FROM findings GROUP BY 1\"
+  mk search -- -card            (words that start with '-' go after --)
 
 knowledge.db: --db > $MATH_FORGE_DB > nearest .math-forge/knowledge.db (or .math-forge/) here or above
               > $CLAUDE_PLUGIN_DATA/knowledge.db > $XDG_DATA_HOME/math-forge/knowledge.db (~/.local/share/…)
-tracking.db:  --tracking > $MATH_FORGE_TRACKING_DB > $CLAUDE_PROJECT_DIR/submissions/tracking.db > ./submissions/tracking.db";
+tracking.db:  --tracking > $MATH_FORGE_TRACKING_DB > $CLAUDE_PROJECT_DIR/submissions/tracking.db > ./submissions/tracking.db
+
+Exit status: 0 success; 1 the check found something (lint findings, verification failed);
+2 usage or input error (unknown flag, missing path, unreadable file, bad database).";
 
 /// math-forge knowledge base: what was proven, how, and what failed.
 #[derive(Debug, Parser)]
@@ -114,6 +119,10 @@ enum Command {
         #[arg(long, short = 'n', default_value_t = 10)]
         limit: usize,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(GenerateArgs),
+    /// Print the man page (roff) on standard output
+    Man,
     /// Print this help, or a command's
     Help {
         /// The command to explain
@@ -225,11 +234,11 @@ impl From<io::Error> for Failure {
 
 /// Entry point of `mk`.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(query_words_last(std::env::args_os().collect())) {
+    let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::from(if e.use_stderr() { EXIT_INPUT } else { 0 });
         }
     };
     let stdout = io::stdout();
@@ -241,74 +250,13 @@ pub fn main() -> ExitCode {
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Io(e)) => {
             note!("mk: cannot write output: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(EXIT_INPUT)
         }
         Err(Failure::Kb(e)) => {
             note!("mk: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(EXIT_INPUT)
         }
     }
-}
-
-/// Lets query words start with `-` (`mk search -card --json`): for `search`, `failed` and `query`, every
-/// argument that is not one of their options is moved, in order, behind a `--`, so clap takes it
-/// as a word. Options keep working anywhere on the line.
-fn query_words_last(args: Vec<OsString>) -> Vec<OsString> {
-    const GLOBAL_VALUED: &[&str] = &["--db", "--tracking"];
-    const VALUED: &[&str] = &[
-        "--db",
-        "--tracking",
-        "--limit",
-        "-n",
-        "--domain",
-        "--type",
-        "-t",
-    ];
-    const FLAGS: &[&str] = &["--json", "-h", "--help"];
-    let text = |a: &OsString| a.to_string_lossy().into_owned();
-    // Find the subcommand: the first argument that is neither a global option nor its value.
-    let mut i = 1;
-    while i < args.len() {
-        let a = text(&args[i]);
-        if GLOBAL_VALUED.contains(&a.as_str()) {
-            i += 2;
-        } else if a.starts_with('-') {
-            i += 1;
-        } else {
-            break;
-        }
-    }
-    if i >= args.len() || !matches!(text(&args[i]).as_str(), "search" | "failed" | "query") {
-        return args;
-    }
-    let (mut options, mut words) = (args[..=i].to_vec(), Vec::new());
-    let mut rest = args[i + 1..].iter();
-    while let Some(arg) = rest.next() {
-        let a = text(arg);
-        let name = a.split('=').next().unwrap_or_default();
-        if a == "--" {
-            words.extend(rest.by_ref().cloned());
-        } else if FLAGS.contains(&a.as_str())
-            || (a.starts_with("--") && a.contains('=') && VALUED.contains(&name))
-        {
-            options.push(arg.clone());
-        } else if VALUED.contains(&a.as_str()) {
-            options.push(arg.clone());
-            options.extend(rest.next().cloned());
-        } else if (a.starts_with("-n") || a.starts_with("-t"))
-            && a.len() > 2
-            && !a.starts_with("--")
-        {
-            options.push(arg.clone()); // -n10, -ttheorem
-        } else {
-            words.push(arg.clone());
-        }
-    }
-    if !words.is_empty() {
-        options.push("--".into());
-        options.extend(words);
-    }
-    options
 }
 
 struct Ctx {
@@ -356,6 +304,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         return Ok(());
     };
     match command {
+        Command::Completions(args) => generate::completions(Cli::command(), "mk", args.shell, out)?,
+        Command::Man => generate::man(Cli::command(), out)?,
         Command::Help { command } => {
             let mut cli = Cli::command();
             let help = match command.as_deref().and_then(|c| cli.find_subcommand_mut(c)) {
@@ -651,58 +601,4 @@ fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
 fn json<T: Serialize + ?Sized>(out: &mut dyn Write, value: &T) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, value)?;
     writeln!(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn norm(args: &[&str]) -> Vec<String> {
-        query_words_last(args.iter().map(OsString::from).collect())
-            .into_iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
-
-    #[test]
-    fn query_words_move_behind_double_dash() {
-        assert_eq!(
-            norm(&[
-                "mk",
-                "--db",
-                "k.db",
-                "search",
-                "-card",
-                "NOT",
-                "x",
-                "--json",
-                "-n",
-                "3",
-                "--type=theorem"
-            ]),
-            [
-                "mk",
-                "--db",
-                "k.db",
-                "search",
-                "--json",
-                "-n",
-                "3",
-                "--type=theorem",
-                "--",
-                "-card",
-                "NOT",
-                "x"
-            ]
-        );
-        assert_eq!(
-            norm(&["mk", "search", "a", "--", "--json"]),
-            ["mk", "search", "--", "a", "--json"]
-        );
-        assert_eq!(norm(&["mk", "find", "-x"]), ["mk", "find", "-x"]);
-        assert_eq!(
-            norm(&["mk", "search", "-n5", "x"]),
-            ["mk", "search", "-n5", "--", "x"]
-        );
-    }
 }

@@ -9,6 +9,8 @@ macro_rules! note {
     }};
 }
 
+pub mod generate;
 pub mod mf;
 pub mod mk;
+pub mod output;
 pub mod render;

@@ -48,6 +48,9 @@ pub struct FileReport {
     pub findings_unchanged: usize,
     /// Why the file failed, one line.
     pub error: Option<String>,
+    /// The file failed because it is not Lean text (binary, compressed, not UTF-8).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub not_text: bool,
 }
 
 impl FileReport {
@@ -62,6 +65,7 @@ impl FileReport {
             findings_removed: 0,
             findings_unchanged: 0,
             error,
+            not_text: false,
         }
     }
 }
@@ -249,6 +253,7 @@ fn prepare(
     let source = match Source::from_bytes(path, bytes) {
         Ok(source) => source,
         Err(e) => {
+            report.not_text = e.is_not_text();
             report.error = Some(e.to_string());
             return Prepared::Failed(report);
         }
@@ -424,6 +429,7 @@ mod tests {
                         findings_removed: 0,
                         findings_unchanged: 1,
                         error: None,
+                        not_text: false,
                     })
                 })
             })

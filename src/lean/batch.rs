@@ -57,6 +57,8 @@ pub struct ParseStats {
     pub declarations_in_unclean_files: usize,
     /// Of those, the ones lost inside ERROR nodes (see [`crate::lean::containment`]).
     pub declarations_lost_to_errors: usize,
+    /// Files under a directory skipped because they are not Lean text (binary, not UTF-8).
+    pub skipped: usize,
     pub bytes: usize,
     pub seconds: f64,
 }

@@ -66,6 +66,15 @@ impl fmt::Display for BinaryHint {
 }
 
 impl SourceError {
+    /// Whether the file is not Lean text at all (binary, compressed, not UTF-8), as opposed to
+    /// a Lean file that could not be read: the former is skipped under a directory walk.
+    pub fn is_not_text(&self) -> bool {
+        matches!(
+            self,
+            SourceError::Binary { .. } | SourceError::InvalidUtf8 { .. }
+        )
+    }
+
     /// The path the error is about.
     pub fn path(&self) -> &Path {
         match self {

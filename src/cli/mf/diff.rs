@@ -30,7 +30,7 @@ use crate::cursor;
 use crate::lean::compare::{DeclarationDiff, FileComparison, Hunk, Status};
 use crate::lean::{Outline, Source};
 
-use super::EXIT_INPUT_FAILED;
+use super::EXIT_INPUT;
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
@@ -73,7 +73,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             for e in [old.err(), new.err()].into_iter().flatten() {
                 note!("mf: {e}");
             }
-            return Ok(ExitCode::from(EXIT_INPUT_FAILED));
+            return Ok(ExitCode::from(EXIT_INPUT));
         }
     };
     let old_path = args.old.display().to_string();

@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::extract::{self, FileReport, Overrides, Summary};
+use crate::extract::{self, Overrides, Summary};
 use crate::kb::{resolve_knowledge_db, Kb};
 use crate::lean::walk::{lean_files, IgnoreRules, WalkError};
 
-use super::EXIT_INPUT_FAILED;
+use super::{Inputs, EXIT_INPUT};
 
 #[derive(clap::Args)]
 #[command(arg_required_else_help = true)]
@@ -31,19 +31,30 @@ pub struct ExtractArgs {
     /// knowledge.db to write (default: $MATH_FORGE_DB, the plugin's, or ./.math-forge/knowledge.db)
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
-    /// Print one JSON object: the summary and a report per file
+    /// JSON Lines: one report per file, then {"summary": …, "db": PATH}
     #[arg(long)]
     json: bool,
+    /// Treat files under a directory that are not Lean text (binary, gzip, not UTF-8) as errors
+    /// instead of skipping them with a warning
+    #[arg(long)]
+    strict: bool,
 }
 
+/// The last JSON line: totals, files skipped, and the database written.
 #[derive(serde::Serialize)]
-struct JsonReport<'a> {
-    db: String,
+struct JsonSummary<'a> {
     summary: &'a Summary,
-    files: &'a [FileReport],
+    skipped: usize,
+    db: String,
 }
 
 pub fn run(args: ExtractArgs) -> Result<ExitCode> {
+    let named: Vec<PathBuf> = args
+        .files
+        .iter()
+        .map(|f| PathBuf::from(extract::source_key(f)))
+        .collect();
+    let mut inputs = Inputs::new(&named, args.strict);
     let mut failed = false;
     let mut files = Vec::new();
     for file in &args.files {
@@ -73,16 +84,20 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
         Ok(kb) => kb,
         Err(e) => {
             note!("mf: {e}");
-            return Ok(ExitCode::from(EXIT_INPUT_FAILED));
+            return Ok(ExitCode::from(EXIT_INPUT));
         }
     };
+    inputs.fail_if(failed);
 
     let bar = progress_bar(files.len(), !args.json && !args.all.is_empty());
     let overrides = Overrides {
         slot: args.slot,
         problem_id: args.problem_id.clone(),
     };
-    let mut reports = Vec::new();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut write_error = None;
+    let mut skipped_failures = 0;
     let result = extract::run(
         &mut kb,
         &files,
@@ -94,13 +109,24 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
         },
         |report| {
             if let Some(error) = &report.error {
+                let path = std::path::Path::new(&report.path);
+                let mut tell = || {
+                    let before = inputs.skipped;
+                    inputs.file_error("mf", path, report.not_text, error);
+                    skipped_failures += inputs.skipped - before;
+                };
                 match &bar {
-                    Some(bar) => bar.suspend(|| note!("mf: {error}")),
-                    None => note!("mf: {error}"),
+                    Some(bar) => bar.suspend(tell),
+                    None => tell(),
                 }
             }
-            if args.json {
-                reports.push(report.clone());
+            if args.json && write_error.is_none() {
+                if let Err(e) = serde_json::to_writer(&mut out, report)
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| writeln!(out))
+                {
+                    write_error = Some(e);
+                }
             }
         },
     );
@@ -112,29 +138,35 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
         Err(e) => {
             note!("mf: {e}");
             note!("mf: files committed before the error are kept; run the same command again to finish");
-            return Ok(ExitCode::from(EXIT_INPUT_FAILED));
+            return Ok(ExitCode::from(EXIT_INPUT));
         }
     };
-    failed |= summary.failed > 0;
+    // Skipped files are not failures: the summary counts them apart.
+    let mut summary = summary;
+    summary.failed -= skipped_failures;
+    summary.files -= skipped_failures;
 
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        let report = JsonReport {
-            db: resolved.path.display().to_string(),
-            summary: &summary,
-            files: &reports,
-        };
-        serde_json::to_writer(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        writeln!(out, "{}", summary_line(&summary))?;
+    let written = match write_error {
+        Some(e) => Err(e),
+        None if args.json => {
+            let last = JsonSummary {
+                summary: &summary,
+                skipped: inputs.skipped,
+                db: resolved.path.display().to_string(),
+            };
+            serde_json::to_writer(&mut out, &last)
+                .map_err(std::io::Error::from)
+                .and_then(|()| writeln!(out))
+        }
+        None => writeln!(out, "{}{}", summary_line(&summary), inputs.skipped_note()),
     }
-    Ok(if failed {
-        ExitCode::from(EXIT_INPUT_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    .and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        Err(e) => return Err(e.into()),
+        Ok(()) => {}
+    }
+    Ok(inputs.exit(false))
 }
 
 fn progress_bar(len: usize, wanted: bool) -> Option<ProgressBar> {

@@ -13,13 +13,14 @@ use crate::lean::batch::parse_files;
 use crate::lean::walk::{lean_files, IgnoreRules};
 use crate::lint::{self, false_lemmas, Finding, LintConfig, Rule, Severity};
 
-use super::{report_errors, Paths, EXIT_INPUT_FAILED, EXIT_USAGE};
+use super::{report_errors, Paths, EXIT_INPUT};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Format {
     /// rustc-style: file:line:col, the source line and a caret
     Human,
-    /// One JSON array of {path, line, column, end_line, end_column, rule, severity, message}
+    /// JSON Lines: one {path, line, column, end_line, end_column, rule, severity, message} per
+    /// finding, then {"summary": {files, errors, warnings, skipped}}
     Json,
     /// GitHub Actions workflow commands (::error file=…,line=…::message)
     Github,
@@ -58,7 +59,7 @@ struct FileFindings {
 pub fn run(args: LintArgs) -> Result<ExitCode> {
     if let Some(rule) = args.allow.iter().find(|r| args.deny.contains(r)) {
         note!("mf: error: rule `{rule}` is both allowed and denied");
-        return Ok(ExitCode::from(EXIT_USAGE));
+        return Ok(ExitCode::from(EXIT_INPUT));
     }
     let mut config = LintConfig::new();
     for &rule in &args.allow {
@@ -77,14 +78,14 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
             }
             Err(e) => {
                 note!("mf: error: tracking database {e}");
-                return Ok(ExitCode::from(EXIT_USAGE));
+                return Ok(ExitCode::from(EXIT_INPUT));
             }
         }
     }
 
     let (files, walk_errors) = lean_files(&args.paths.paths, IgnoreRules::Gitignore);
-    let usage_failed = report_errors(&walk_errors);
-    let mut unreadable = false;
+    let mut inputs = args.paths.inputs();
+    inputs.fail_if(report_errors(&walk_errors));
     let want_lines = args.format == Format::Human;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -112,8 +113,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         |result| {
             let file = match result {
                 Err(e) => {
-                    note!("mf: {e}");
-                    unreadable = true;
+                    inputs.source_error("mf", &e);
                     return ControlFlow::Continue(());
                 }
                 Ok(file) => file,
@@ -131,7 +131,12 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
                     .findings
                     .iter()
                     .try_for_each(|f| writeln!(out, "{}", github_line(f))),
-                Format::Json | Format::Sarif => {
+                Format::Json => file.findings.iter().try_for_each(|f| {
+                    serde_json::to_writer(&mut out, f)
+                        .map_err(std::io::Error::from)
+                        .and_then(|()| writeln!(out))
+                }),
+                Format::Sarif => {
                     all.extend(file.findings);
                     Ok(())
                 }
@@ -147,9 +152,15 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
     let written = match args.format {
         Format::Human => writeln!(out, "{}", counts.summary()),
         Format::Github => Ok(()),
-        Format::Json => serde_json::to_writer_pretty(&mut out, &all)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out)),
+        Format::Json => {
+            let summary = json!({"summary": {
+                "files": counts.files,
+                "errors": counts.errors,
+                "warnings": counts.warnings,
+                "skipped": inputs.skipped,
+            }});
+            writeln!(out, "{summary}")
+        }
         Format::Sarif => serde_json::to_writer_pretty(&mut out, &sarif(&all))
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(out)),
@@ -161,13 +172,10 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         Ok(()) => {}
     }
 
-    Ok(if usage_failed {
-        ExitCode::from(EXIT_USAGE)
-    } else if counts.errors > 0 || unreadable {
-        ExitCode::from(EXIT_INPUT_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if inputs.skipped > 0 {
+        note!("mf: {}", super::parse::skipped_line(inputs.skipped));
+    }
+    Ok(inputs.exit(counts.errors > 0))
 }
 
 #[derive(Default)]

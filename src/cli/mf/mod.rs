@@ -14,20 +14,18 @@ mod verify;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
-/// Exit code when some input could not be processed (the rest still was).
-pub(crate) const EXIT_INPUT_FAILED: u8 = 1;
-
-/// Exit code for a command line that names nothing usable (clap uses it for bad flags too).
-pub(crate) const EXIT_USAGE: u8 = 2;
+use crate::cli::generate::{self, GenerateArgs};
+pub(crate) use crate::cli::output::{Inputs, EXIT_FOUND, EXIT_INPUT};
 
 #[derive(Parser)]
 #[command(
     name = "mf",
     version,
     about = "Read Lean 4 precisely: parse, outline, extract, lint, verify",
-    propagate_version = true
+    propagate_version = true,
+    after_help = crate::cli::output::EXIT_CODES_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -56,6 +54,10 @@ enum Command {
     Hook(hook::HookArgs),
     /// Serve the knowledge base and the proof cursor as MCP tools over stdio
     Mcp(mcp::McpArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(GenerateArgs),
+    /// Print the man page (roff) on standard output
+    Man,
 }
 
 /// Entry point of `mf`.
@@ -72,6 +74,14 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => diff::run(args),
         Command::Hook(args) => hook::run(args),
         Command::Mcp(args) => mcp::run(args),
+        Command::Completions(args) => {
+            generate::completions(Cli::command(), "mf", args.shell, &mut std::io::stdout())
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(Into::into)
+        }
+        Command::Man => generate::man(Cli::command(), &mut std::io::stdout())
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
     };
     match result {
         Ok(code) => code,
@@ -79,7 +89,7 @@ pub fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             note!("mf: {e:#}");
-            ExitCode::from(EXIT_INPUT_FAILED)
+            ExitCode::from(EXIT_INPUT)
         }
     }
 }
@@ -98,6 +108,17 @@ pub(crate) struct Paths {
     /// Lean files, or directories walked for `*.lean` (hidden directories such as .lake are skipped)
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Treat files under a directory that are not Lean text (binary, gzip, not UTF-8) as errors
+    /// instead of skipping them with a warning
+    #[arg(long)]
+    pub strict: bool,
+}
+
+impl Paths {
+    /// The input tracker for these paths.
+    pub fn inputs(&self) -> Inputs {
+        Inputs::new(&self.paths, self.strict)
+    }
 }
 
 /// Prints one error line per problem and tells whether there was any.

@@ -11,7 +11,7 @@ use crate::lean::batch::parse_files;
 use crate::lean::walk::{lean_files, IgnoreRules};
 use crate::lean::Outline;
 
-use super::{report_errors, Paths, EXIT_INPUT_FAILED};
+use super::{report_errors, Paths};
 
 #[derive(clap::Args)]
 pub struct OutlineArgs {
@@ -24,7 +24,8 @@ pub struct OutlineArgs {
 
 pub fn run(args: OutlineArgs) -> Result<ExitCode> {
     let (files, walk_errors) = lean_files(&args.paths.paths, IgnoreRules::HiddenOnly);
-    let mut failed = report_errors(&walk_errors);
+    let mut inputs = args.paths.inputs();
+    inputs.fail_if(report_errors(&walk_errors));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut write_error = None;
@@ -36,8 +37,7 @@ pub fn run(args: OutlineArgs) -> Result<ExitCode> {
         |outline| {
             let written = match outline {
                 Err(e) => {
-                    note!("mf: {e}");
-                    failed = true;
+                    inputs.source_error("mf", &e);
                     Ok(())
                 }
                 Ok(outline) if args.json => serde_json::to_writer(&mut out, &outline)
@@ -58,11 +58,10 @@ pub fn run(args: OutlineArgs) -> Result<ExitCode> {
         None => {}
     }
     out.flush()?;
-    Ok(if failed {
-        ExitCode::from(EXIT_INPUT_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if inputs.skipped > 0 {
+        note!("mf: {}", super::parse::skipped_line(inputs.skipped));
+    }
+    Ok(inputs.exit(false))
 }
 
 fn write_human(out: &mut impl Write, o: &Outline) -> std::io::Result<()> {

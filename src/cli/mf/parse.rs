@@ -11,7 +11,9 @@ use crate::lean::batch::{parse_files, ParseStats};
 use crate::lean::containment::Containment;
 use crate::lean::walk::{lean_files, IgnoreRules};
 
-use super::{report_errors, Paths, EXIT_INPUT_FAILED};
+use crate::lean::source::SourceError;
+
+use super::{report_errors, Paths};
 
 /// How many error positions `--errors` shows per file.
 const ERRORS_SHOWN: usize = 3;
@@ -43,13 +45,14 @@ enum Parsed {
         first_errors: Vec<String>,
         containment: Containment,
     },
-    Failed(String),
+    Failed(SourceError),
 }
 
 pub fn run(args: ParseArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let (files, walk_errors) = lean_files(&args.paths.paths, IgnoreRules::HiddenOnly);
-    let mut failed = report_errors(&walk_errors);
+    let mut inputs = args.paths.inputs();
+    inputs.fail_if(report_errors(&walk_errors));
     let want_trees = !args.stats && !args.errors;
     let mut stats = ParseStats::default();
     let stdout = std::io::stdout();
@@ -59,7 +62,7 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
     parse_files(
         &files,
         |result| match result {
-            Err(e) => Parsed::Failed(e.to_string()),
+            Err(e) => Parsed::Failed(e),
             Ok((source, parsed)) => {
                 let path = source.path.display().to_string();
                 if want_trees {
@@ -101,9 +104,8 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
         },
         |parsed| {
             let written = match parsed {
-                Parsed::Failed(msg) => {
-                    note!("mf: {msg}");
-                    failed = true;
+                Parsed::Failed(e) => {
+                    inputs.source_error("mf", &e);
                     Ok(())
                 }
                 Parsed::Tree { path, sexp } => writeln!(out, ";; {path}\n{sexp}"),
@@ -144,6 +146,7 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
     }
 
     stats.finish(start);
+    stats.skipped = inputs.skipped;
     if args.stats {
         if args.json {
             writeln!(out, "{}", serde_json::to_string(&stats)?)?;
@@ -152,11 +155,18 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if failed {
-        ExitCode::from(EXIT_INPUT_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if !args.stats && inputs.skipped > 0 {
+        note!("mf: {}", skipped_line(inputs.skipped));
+    }
+    Ok(inputs.exit(false))
+}
+
+/// `22 files skipped (not Lean text)`.
+pub(crate) fn skipped_line(n: usize) -> String {
+    format!(
+        "{n} {} skipped (not Lean text)",
+        if n == 1 { "file" } else { "files" }
+    )
 }
 
 fn write_stats(out: &mut impl Write, s: &ParseStats) -> std::io::Result<()> {
@@ -174,6 +184,9 @@ fn write_stats(out: &mut impl Write, s: &ParseStats) -> std::io::Result<()> {
         "lost_decls   {} of {} column-0 declarations in files with errors are inside ERROR nodes",
         s.declarations_lost_to_errors, s.declarations_in_unclean_files
     )?;
+    if s.skipped > 0 {
+        writeln!(out, "skipped      {} (not Lean text)", s.skipped)?;
+    }
     writeln!(out, "bytes        {} ({mb:.1} MB)", s.bytes)?;
     let rate = if s.seconds > 0.0 { mb / s.seconds } else { 0.0 };
     writeln!(out, "seconds      {:.3} ({rate:.1} MB/s)", s.seconds)

@@ -24,7 +24,7 @@ use crate::lean::batch::parse_files;
 use crate::lean::walk::{lean_files, IgnoreRules};
 use crate::lean::Outline;
 
-use super::{report_errors, Paths, EXIT_INPUT_FAILED};
+use super::{report_errors, Paths};
 
 /// Longest statement shown in human output, in characters.
 const STATEMENT_SHOWN: usize = 160;
@@ -47,7 +47,8 @@ struct Row<'a> {
 
 pub fn run(args: SorriesArgs) -> Result<ExitCode> {
     let (files, walk_errors) = lean_files(&args.paths.paths, IgnoreRules::HiddenOnly);
-    let mut failed = report_errors(&walk_errors);
+    let mut inputs = args.paths.inputs();
+    inputs.fail_if(report_errors(&walk_errors));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut write_error = None;
@@ -65,8 +66,7 @@ pub fn run(args: SorriesArgs) -> Result<ExitCode> {
         |result| {
             let written = match result {
                 Err(e) => {
-                    note!("mf: {e}");
-                    failed = true;
+                    inputs.source_error("mf", &e);
                     Ok(())
                 }
                 Ok((path, holes)) => {
@@ -90,7 +90,8 @@ pub fn run(args: SorriesArgs) -> Result<ExitCode> {
             ControlFlow::Continue(())
         },
     );
-    if !args.json && write_error.is_none() {
+    // A file that could not be read has holes nobody counted: no "no holes" then.
+    if !args.json && write_error.is_none() && !inputs.failed {
         let summary = match (total, files_with_holes) {
             (0, _) => "no holes".to_string(),
             (1, _) => "1 hole".to_string(),
@@ -108,11 +109,10 @@ pub fn run(args: SorriesArgs) -> Result<ExitCode> {
         Some(e) => return Err(e.into()),
         None => {}
     }
-    Ok(if failed {
-        ExitCode::from(EXIT_INPUT_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if inputs.skipped > 0 {
+        note!("mf: {}", super::parse::skipped_line(inputs.skipped));
+    }
+    Ok(inputs.exit(false))
 }
 
 fn write_human(out: &mut impl Write, path: &str, h: &Hole) -> std::io::Result<()> {

@@ -25,7 +25,7 @@ use crate::cursor::{self, FileSpliceError, ProofForm, Splice};
 use crate::lean::compare::FileComparison;
 use crate::lean::{Outline, Source};
 
-use super::EXIT_INPUT_FAILED;
+use super::{EXIT_FOUND, EXIT_INPUT};
 
 #[derive(clap::Args)]
 pub struct SpliceArgs {
@@ -71,7 +71,7 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
         Ok(p) => p,
         Err(e) => {
             note!("mf: {e:#}");
-            return Ok(ExitCode::from(EXIT_INPUT_FAILED));
+            return Ok(ExitCode::from(EXIT_INPUT));
         }
     };
     let request = Splice {
@@ -84,10 +84,10 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
         Ok(done) => done,
         Err(e) => {
             note!("mf: {e}");
+            // A refusal is the splice's check finding something; the rest are input errors.
             return Ok(ExitCode::from(match e {
-                FileSpliceError::Source(_)
-                | FileSpliceError::Refused { .. }
-                | FileSpliceError::Write { .. } => EXIT_INPUT_FAILED,
+                FileSpliceError::Refused { .. } => EXIT_FOUND,
+                FileSpliceError::Source(_) | FileSpliceError::Write { .. } => EXIT_INPUT,
             }));
         }
     };

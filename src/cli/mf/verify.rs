@@ -37,7 +37,7 @@ use anyhow::Result;
 
 use crate::verify::{self, lake, Options, Report, Spec, Verdict};
 
-use super::EXIT_INPUT_FAILED;
+use super::EXIT_FOUND;
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
@@ -84,7 +84,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     }
     Ok(match report.verdict {
         Verdict::Pass => ExitCode::SUCCESS,
-        Verdict::Fail | Verdict::NotCompiled => ExitCode::from(EXIT_INPUT_FAILED),
+        Verdict::Fail | Verdict::NotCompiled => ExitCode::from(EXIT_FOUND),
     })
 }
 
