@@ -543,8 +543,11 @@ fn mk_query_streams_and_takes_a_limit() {
         .args(["query", "--db", db, "--json", "-n", "2", endless])
         .output()
         .unwrap();
-    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rows, serde_json::json!([{"x": 1}, {"x": 2}]));
+    // JSON Lines: a row per line, then the summary.
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "{\"x\":1}\n{\"x\":2}\n{\"summary\":{\"limited\":true,\"rows\":2}}\n"
+    );
 
     let million = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 1000000) SELECT x FROM c";
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mk"))
@@ -671,8 +674,9 @@ fn a_knowledge_base_in_a_read_only_directory_is_readable() {
         );
     }
     let out = run(&["query", "--json", "SELECT count(*) AS n FROM findings"]);
-    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(rows[0]["n"].as_i64().unwrap() > 0, "{rows}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let first: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert!(first["n"].as_i64().unwrap() > 0, "{stdout}");
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 

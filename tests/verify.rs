@@ -386,7 +386,13 @@ fn unreadable_files_are_one_line_errors() {
             .assert()
             .code(2)
             .stdout("")
-            .stderr(format!("mf: {}{message}\n", file.display()));
+            .stderr(format!(
+                "{}\n",
+                serde_json::json!({
+                    "error": format!("{}{message}", file.display()),
+                    "path": file.display().to_string(),
+                })
+            ));
     }
 }
 

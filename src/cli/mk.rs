@@ -13,7 +13,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde::Serialize;
 
 use crate::cli::generate::{self, GenerateArgs};
-use crate::cli::output::EXIT_INPUT;
+use crate::cli::output::{self, TerminalArgs, EXIT_INPUT};
 use crate::cli::render::Painter;
 use crate::kb::{
     self, FailureInput, FindingType, InsightInput, Kb, KbError, Resolved, SearchOptions,
@@ -44,6 +44,8 @@ Exit status: 0 success; 1 the check found something (lint findings, verification
 #[derive(Debug, Parser)]
 #[command(name = "mk", version, after_help = EXAMPLES, disable_help_subcommand = true)]
 struct Cli {
+    #[command(flatten)]
+    terminal: TerminalArgs,
     /// knowledge.db to use
     #[arg(long, global = true, value_name = "PATH")]
     db: Option<PathBuf>,
@@ -241,6 +243,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_INPUT } else { 0 });
         }
     };
+    cli.terminal.apply(cli.json);
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = run(cli, &mut out).and_then(|()| out.flush().map_err(Failure::Io));
@@ -249,11 +252,11 @@ pub fn main() -> ExitCode {
         // `mk search … | head` closing the pipe is not an error.
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Io(e)) => {
-            note!("mk: cannot write output: {e}");
+            output::error("mk", None, &format!("cannot write output: {e}"));
             ExitCode::from(EXIT_INPUT)
         }
         Err(Failure::Kb(e)) => {
-            note!("mk: {e}");
+            output::error("mk", None, &e.to_string());
             ExitCode::from(EXIT_INPUT)
         }
     }
@@ -391,10 +394,10 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         return Ok(std::ops::ControlFlow::Break(()));
                     }
                     if json_mode {
-                        out.write_all(if written == 0 { b"[\n  " } else { b",\n  " })?;
                         let object: serde_json::Map<String, serde_json::Value> =
                             names.iter().cloned().zip(row).collect();
                         serde_json::to_writer(&mut *out, &object).map_err(io::Error::from)?;
+                        writeln!(out)?;
                     } else {
                         table
                             .get_or_insert_with(|| show::Table::new(names))
@@ -406,7 +409,9 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             )?;
             let limited = given > written;
             if json_mode {
-                out.write_all(if written == 0 { b"[]\n" } else { b"\n]\n" })?;
+                // A row per line; the last line says whether --limit cut the result.
+                let summary = serde_json::json!({"summary": {"rows": written, "limited": limited}});
+                writeln!(out, "{summary}")?;
             } else {
                 table
                     .unwrap_or_else(|| show::Table::new(&columns))
@@ -598,7 +603,16 @@ fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
     Ok(())
 }
 
+/// JSON Lines: a list is one object per line, anything else one line.
 fn json<T: Serialize + ?Sized>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
-    writeln!(out)
+    match serde_json::to_value(value)? {
+        serde_json::Value::Array(items) => items.iter().try_for_each(|item| {
+            serde_json::to_writer(&mut *out, item)?;
+            writeln!(out)
+        }),
+        other => {
+            serde_json::to_writer(&mut *out, &other)?;
+            writeln!(out)
+        }
+    }
 }

@@ -1,7 +1,6 @@
 //! Terminal rendering shared by `mk` and `mf`: color only on a terminal and never under
 //! `NO_COLOR`, relative times, single-line truncation.
 
-use std::io::IsTerminal;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Colors text when enabled; a no-op otherwise.
@@ -22,11 +21,11 @@ pub enum Style {
 }
 
 impl Painter {
-    /// Color iff stdout is a terminal and `NO_COLOR` is unset or empty (no-color.org).
+    /// Color as `--color`, `NO_COLOR` and `CLICOLOR_FORCE` say for stdout
+    /// ([`crate::cli::output::stdout_color`]).
     pub fn for_stdout() -> Painter {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Painter {
-            enabled: !no_color && std::io::stdout().is_terminal(),
+            enabled: crate::cli::output::stdout_color(),
         }
     }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::source::{Source, SourceError};
+use super::source::{Source, SourceError, MAX_SOURCE_BYTES};
 use super::syntax::ParsedFile;
 
 /// Files parsed at once. Results of one chunk are handed over before the next chunk is read,
@@ -39,12 +39,45 @@ where
     }
 }
 
-/// Reads one file and parses it.
+/// The command-line path that stands for standard input.
+pub const STDIN_ARG: &str = "-";
+
+/// The name standard input goes by in output and messages.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Reads one file (standard input for `-`) and parses it.
 pub fn read_and_parse(path: &std::path::Path) -> FileResult {
-    let mut source = Source::read(path)?;
+    let mut source = if path.as_os_str() == STDIN_ARG {
+        read_stdin()?
+    } else {
+        Source::read(path)?
+    };
     let text = std::mem::take(&mut source.text);
     let parsed = ParsedFile::parse(text);
     Ok((source, parsed))
+}
+
+/// Standard input as a source named [`STDIN_NAME`], at most [`MAX_SOURCE_BYTES`] of it.
+fn read_stdin() -> Result<Source, SourceError> {
+    use std::io::Read;
+    let name = PathBuf::from(STDIN_NAME);
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| SourceError::Io {
+            path: name.clone(),
+            reason: super::source::describe_io_error(&e),
+        })?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(SourceError::TooLarge {
+            path: name,
+            size: bytes.len() as u64,
+            limit: MAX_SOURCE_BYTES,
+        });
+    }
+    Source::from_bytes(&name, bytes)
 }
 
 /// Totals reported by `mf parse --stats`.

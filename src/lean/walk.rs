@@ -13,6 +13,16 @@ pub enum WalkError {
     Unreadable { path: PathBuf, reason: String },
 }
 
+impl WalkError {
+    /// The command-line path the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            WalkError::Missing(path) | WalkError::NoLeanFiles(path) => path,
+            WalkError::Unreadable { path, .. } => path,
+        }
+    }
+}
+
 /// How a directory walk treats ignore files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IgnoreRules {
@@ -29,6 +39,10 @@ pub fn lean_files(paths: &[PathBuf], rules: IgnoreRules) -> (Vec<PathBuf>, Vec<W
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
+        if path.as_os_str() == crate::lean::batch::STDIN_ARG {
+            files.push(path.clone()); // standard input, read by `batch::read_and_parse`
+            continue;
+        }
         match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 errors.push(WalkError::Missing(path.clone()))

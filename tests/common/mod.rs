@@ -78,12 +78,31 @@ pub fn mk_json(cwd: &Path, args: &[&str]) -> serde_json::Value {
         "mk {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "mk {args:?}: invalid JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("mk {args:?}: not JSON Lines ({e}): {stdout}"))
+        })
+        .collect();
+    // Commands that print a list print a record per line (`query` then a summary line);
+    // the others print one object.
+    let command = args
+        .iter()
+        .find(|a| !a.starts_with('-') && !a.contains('/'));
+    match command.copied() {
+        Some("search") => serde_json::Value::Array(lines),
+        Some("query") => {
+            let summary = lines.pop().expect("a summary line");
+            assert!(summary["summary"]["rows"].is_u64(), "{summary}");
+            serde_json::Value::Array(lines)
+        }
+        _ => {
+            assert_eq!(lines.len(), 1, "mk {args:?}: one object expected: {stdout}");
+            lines.pop().unwrap()
+        }
+    }
 }
 
 pub fn stdout_of(cwd: &Path, args: &[&str]) -> String {

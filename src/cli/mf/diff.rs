@@ -40,7 +40,7 @@ pub struct DiffArgs {
     new: PathBuf,
     /// Print one JSON object
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
 }
 
 #[derive(Serialize)]

@@ -1,12 +1,13 @@
 //! `mf extract`: result files into the knowledge base, with a progress bar and a summary.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::cli::output;
 use crate::extract::{self, Overrides, Summary};
 use crate::kb::{resolve_knowledge_db, Kb};
 use crate::lean::walk::{lean_files, IgnoreRules, WalkError};
@@ -33,7 +34,7 @@ pub struct ExtractArgs {
     db: Option<PathBuf>,
     /// JSON Lines: one report per file, then {"summary": …, "db": PATH}
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
     /// Treat files under a directory that are not Lean text (binary, gzip, not UTF-8) as errors
     /// instead of skipping them with a warning
     #[arg(long)]
@@ -59,37 +60,36 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
     let mut files = Vec::new();
     for file in &args.files {
         if file.is_dir() {
-            note!(
-                "mf: {}: is a directory; use `mf extract --all {}`",
+            let message = format!(
+                "{}: is a directory; use `mf extract --all {}`",
                 file.display(),
                 file.display()
             );
+            output::error("mf", Some(file), &message);
             failed = true;
         } else if !file.exists() {
-            note!("mf: {}", WalkError::Missing(file.clone()));
+            let e = WalkError::Missing(file.clone());
+            output::error("mf", Some(file), &e.to_string());
             failed = true;
         } else {
             files.push(file.clone());
         }
     }
     let (walked, walk_errors) = lean_files(&args.all, IgnoreRules::HiddenOnly);
-    for e in &walk_errors {
-        note!("mf: {e}");
-    }
-    failed |= !walk_errors.is_empty();
+    failed |= super::report_errors(&walk_errors);
     files.extend(walked);
 
     let resolved = resolve_knowledge_db(args.db.as_deref());
     let mut kb = match Kb::open(&resolved.path) {
         Ok(kb) => kb,
         Err(e) => {
-            note!("mf: {e}");
+            output::error("mf", Some(&resolved.path), &e.to_string());
             return Ok(ExitCode::from(EXIT_INPUT));
         }
     };
     inputs.fail_if(failed);
 
-    let bar = progress_bar(files.len(), !args.json && !args.all.is_empty());
+    let bar = progress_bar(files.len(), !args.all.is_empty());
     let overrides = Overrides {
         slot: args.slot,
         problem_id: args.problem_id.clone(),
@@ -136,8 +136,13 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
     let summary = match result {
         Ok(summary) => summary,
         Err(e) => {
-            note!("mf: {e}");
-            note!("mf: files committed before the error are kept; run the same command again to finish");
+            output::error(
+                "mf",
+                Some(&resolved.path),
+                &format!(
+                    "{e}; files committed before the error are kept, run the same command again to finish"
+                ),
+            );
             return Ok(ExitCode::from(EXIT_INPUT));
         }
     };
@@ -170,7 +175,7 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
 }
 
 fn progress_bar(len: usize, wanted: bool) -> Option<ProgressBar> {
-    if !wanted || !std::io::stderr().is_terminal() {
+    if !wanted || !crate::cli::output::progress_allowed() {
         return None;
     }
     let bar = ProgressBar::new(len as u64);

@@ -16,7 +16,7 @@ use crate::lint::{self, false_lemmas, Finding, LintConfig, Rule, Severity};
 use super::{report_errors, Paths, EXIT_INPUT};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
+pub(super) enum Format {
     /// rustc-style: file:line:col, the source line and a caret
     Human,
     /// JSON Lines: one {path, line, column, end_line, end_column, rule, severity, message} per
@@ -34,7 +34,7 @@ pub struct LintArgs {
     paths: Paths,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    pub(super) format: Format,
     /// Do not run RULE (repeatable, or comma-separated)
     #[arg(long, value_name = "RULE", value_parser = parse_rule, value_delimiter = ',')]
     allow: Vec<Rule>,
@@ -173,7 +173,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
     }
 
     if inputs.skipped > 0 {
-        note!("mf: {}", super::parse::skipped_line(inputs.skipped));
+        crate::cli::output::info("mf", &super::parse::skipped_line(inputs.skipped));
     }
     Ok(inputs.exit(counts.errors > 0))
 }

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cli::generate::{self, GenerateArgs};
+use crate::cli::output::TerminalArgs;
 pub(crate) use crate::cli::output::{Inputs, EXIT_FOUND, EXIT_INPUT};
 
 #[derive(Parser)]
@@ -28,8 +29,27 @@ pub(crate) use crate::cli::output::{Inputs, EXIT_FOUND, EXIT_INPUT};
     after_help = crate::cli::output::EXIT_CODES_HELP
 )]
 struct Cli {
+    #[command(flatten)]
+    terminal: TerminalArgs,
     #[command(subcommand)]
     command: Command,
+}
+
+impl Command {
+    /// Whether the command prints JSON for a program (so its errors are JSON too).
+    fn json(&self) -> bool {
+        match self {
+            Command::Parse(a) => a.json,
+            Command::Outline(a) => a.json,
+            Command::Extract(a) => a.json,
+            Command::Lint(a) => matches!(a.format, lint::Format::Json | lint::Format::Sarif),
+            Command::Verify(a) => a.json,
+            Command::Sorries(a) => a.json,
+            Command::Splice(a) => a.json,
+            Command::Diff(a) => a.json,
+            Command::Hook(_) | Command::Mcp(_) | Command::Completions(_) | Command::Man => false,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -63,6 +83,7 @@ enum Command {
 /// Entry point of `mf`.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    cli.terminal.apply(cli.command.json());
     let result = match cli.command {
         Command::Parse(args) => parse::run(args),
         Command::Outline(args) => outline::run(args),
@@ -88,10 +109,30 @@ pub fn main() -> ExitCode {
         // A reader that stops early (`mf outline … | head`) is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            note!("mf: {e:#}");
+            crate::cli::output::error("mf", error_path(&e), &format!("{e:#}"));
             ExitCode::from(EXIT_INPUT)
         }
     }
+}
+
+/// The file an error is about, when the error says.
+fn error_path(e: &anyhow::Error) -> Option<&std::path::Path> {
+    e.chain().find_map(|cause| {
+        use crate::verify::VerifyError;
+        if let Some(e) = cause.downcast_ref::<crate::lean::source::SourceError>() {
+            Some(e.path())
+        } else if let Some(e) = cause.downcast_ref::<VerifyError>() {
+            match e {
+                VerifyError::Source(e) => Some(e.path()),
+                VerifyError::ProjectMissing(path) => Some(path.as_path()),
+                VerifyError::Spawn { .. } => None,
+            }
+        } else {
+            cause
+                .downcast_ref::<crate::files::FileError>()
+                .map(|e| e.path())
+        }
+    })
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -105,7 +146,8 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Paths given on the command line.
 #[derive(clap::Args)]
 pub(crate) struct Paths {
-    /// Lean files, or directories walked for `*.lean` (hidden directories such as .lake are skipped)
+    /// Lean files (`-` for standard input), or directories walked for `*.lean` (hidden
+    /// directories such as .lake are skipped)
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Treat files under a directory that are not Lean text (binary, gzip, not UTF-8) as errors
@@ -122,9 +164,9 @@ impl Paths {
 }
 
 /// Prints one error line per problem and tells whether there was any.
-pub(crate) fn report_errors<E: std::fmt::Display>(errors: &[E]) -> bool {
+pub(crate) fn report_errors(errors: &[crate::lean::walk::WalkError]) -> bool {
     for e in errors {
-        note!("mf: {e}");
+        crate::cli::output::error("mf", Some(e.path()), &e.to_string());
     }
     !errors.is_empty()
 }

@@ -19,7 +19,7 @@ pub struct OutlineArgs {
     paths: Paths,
     /// One JSON object per file per line
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
 }
 
 pub fn run(args: OutlineArgs) -> Result<ExitCode> {
@@ -59,7 +59,7 @@ pub fn run(args: OutlineArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     if inputs.skipped > 0 {
-        note!("mf: {}", super::parse::skipped_line(inputs.skipped));
+        crate::cli::output::info("mf", &super::parse::skipped_line(inputs.skipped));
     }
     Ok(inputs.exit(false))
 }

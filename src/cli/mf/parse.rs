@@ -27,7 +27,7 @@ pub struct ParseArgs {
     stats: bool,
     /// With --stats: print exactly one JSON object
     #[arg(long, requires = "stats", conflicts_with = "errors")]
-    json: bool,
+    pub(super) json: bool,
     /// List each file with parse errors and where its first errors are
     #[arg(long)]
     errors: bool,
@@ -156,7 +156,7 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     if !args.stats && inputs.skipped > 0 {
-        note!("mf: {}", skipped_line(inputs.skipped));
+        crate::cli::output::info("mf", &skipped_line(inputs.skipped));
     }
     Ok(inputs.exit(false))
 }

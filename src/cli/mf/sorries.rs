@@ -35,7 +35,7 @@ pub struct SorriesArgs {
     paths: Paths,
     /// One JSON object per hole per line
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
 }
 
 #[derive(Serialize)]
@@ -110,7 +110,7 @@ pub fn run(args: SorriesArgs) -> Result<ExitCode> {
         None => {}
     }
     if inputs.skipped > 0 {
-        note!("mf: {}", super::parse::skipped_line(inputs.skipped));
+        crate::cli::output::info("mf", &super::parse::skipped_line(inputs.skipped));
     }
     Ok(inputs.exit(false))
 }

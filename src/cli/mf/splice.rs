@@ -48,7 +48,7 @@ pub struct SpliceArgs {
     allow_sorry: bool,
     /// Print one JSON object describing the splice
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
 }
 
 #[derive(Serialize)]

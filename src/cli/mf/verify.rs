@@ -54,9 +54,9 @@ pub struct VerifyArgs {
     /// Lemma spec JSON (name and Lean signature): the file must prove exactly this statement
     #[arg(long, value_name = "SPEC.json")]
     spec: Option<PathBuf>,
-    /// Print one JSON object for programs instead of text
+    /// Print one JSON object (one line) for programs instead of text
     #[arg(long)]
-    json: bool,
+    pub(super) json: bool,
 }
 
 pub fn run(args: VerifyArgs) -> Result<ExitCode> {
@@ -72,7 +72,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let written = if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)
+        serde_json::to_writer(&mut out, &report)
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
