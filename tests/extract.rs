@@ -339,7 +339,8 @@ fn bad_files_are_reported_and_the_rest_is_stored() {
     assert_eq!(v["summary"]["failed"], 0);
     assert_eq!(v["skipped"], 2);
     assert!(
-        stderr.contains("mf: warning: ")
+        stderr.contains("{\"path\":")
+            && stderr.contains("\"warning\":")
             && stderr.contains("slot900_gzipped_result.lean: binary file"),
         "{stderr}"
     );

@@ -154,17 +154,19 @@ fn binary_and_invalid_utf8_files_get_one_line_each() {
     assert_eq!(v["skipped"], 2, "{v}");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
+    // With --json, warnings are JSON objects naming the path.
+    let warnings: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let gz = warnings[0]["warning"].as_str().unwrap();
     assert!(
-        lines[0].starts_with("mf: warning: ")
-            && lines[0].contains("gz.lean: binary file")
-            && lines[0].contains("gunzip")
-            && lines[0].ends_with("; skipped"),
+        gz.contains("gz.lean: binary file") && gz.contains("gunzip") && gz.ends_with("; skipped"),
         "{stderr}"
     );
-    assert!(
-        lines[1].contains("latin1.lean:1: invalid UTF-8"),
-        "{stderr}"
-    );
+    assert!(warnings[0]["path"].as_str().unwrap().ends_with("gz.lean"));
+    let latin1 = warnings[1]["warning"].as_str().unwrap();
+    assert!(latin1.contains("latin1.lean:1: invalid UTF-8"), "{stderr}");
 
     // --strict makes them errors.
     let (v, stderr, code) = stats_json(
