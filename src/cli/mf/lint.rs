@@ -58,7 +58,8 @@ struct FileFindings {
 
 pub fn run(args: LintArgs) -> Result<ExitCode> {
     if let Some(rule) = args.allow.iter().find(|r| args.deny.contains(r)) {
-        note!("mf: error: rule `{rule}` is both allowed and denied");
+        let message = format!("error: rule `{rule}` is both allowed and denied");
+        crate::cli::output::error("mf", None, &message);
         return Ok(ExitCode::from(EXIT_INPUT));
     }
     let mut config = LintConfig::new();
@@ -72,12 +73,13 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         match false_lemmas::load(args.tracking.as_deref()) {
             Ok(found) => {
                 if let Some(note) = &found.note {
-                    note!("mf: note: {note}");
+                    crate::cli::output::info("mf", &format!("note: {note}"));
                 }
                 config.false_lemmas(&found.names);
             }
             Err(e) => {
-                note!("mf: error: tracking database {e}");
+                let message = format!("error: tracking database {e}");
+                crate::cli::output::error("mf", None, &message);
                 return Ok(ExitCode::from(EXIT_INPUT));
             }
         }
