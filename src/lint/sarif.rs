@@ -131,7 +131,6 @@ fn rule(r: Rule) -> Value {
     );
     json!({
         "id": r.name(),
-        "name": r.name(),
         "shortDescription": { "text": r.description() },
         "fullDescription": { "text": r.explanation() },
         "help": { "text": help, "markdown": markdown },
