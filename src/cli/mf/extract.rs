@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::extract::{self, FileReport, Overrides, Summary};
 use crate::kb::{resolve_knowledge_db, Kb};
 use crate::lean::walk::{lean_files, IgnoreRules, WalkError};
+use crate::lint::summary::plural;
 
 use super::EXIT_INPUT_FAILED;
 
@@ -162,11 +163,11 @@ fn summary_line(s: &Summary) -> String {
         status.push(format!("{} failed", s.failed));
     }
     format!(
-        "{} files ({}), {} declarations parsed, findings {} added / {} replaced / {} unchanged, \
+        "{} ({}), {} parsed, findings {} added / {} replaced / {} unchanged, \
          {} with parse errors, {:.2} s",
-        s.files,
+        plural(s.files, "file"),
         status.join(", "),
-        s.declarations,
+        plural(s.declarations, "declaration"),
         s.findings_added,
         s.findings_removed,
         s.findings_unchanged,
