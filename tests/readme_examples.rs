@@ -68,18 +68,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn every_readme_example_runs_on_the_fixtures() {
+/// Runs `examples` in order in one scratch directory; the failures, described.
+fn run_in_scratch(examples: &[Example], file: &str) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = fs::read_to_string(root.join("README.md")).unwrap();
-    let (examples, skipped) = examples(&readme);
-    assert!(
-        examples.len() >= 20,
-        "only {} examples found",
-        examples.len()
-    );
-    assert!(skipped >= 1);
-
     let scratch = TempDir::new().unwrap();
     let dir = scratch.path();
     copy_dir(&root.join("fixtures"), &dir.join("fixtures"));
@@ -95,7 +86,7 @@ fn every_readme_example_runs_on_the_fixtures() {
     .unwrap();
 
     let mut failures = Vec::new();
-    for example in &examples {
+    for example in examples {
         let out = Command::new("sh")
             .args(["-c", &example.command])
             .current_dir(dir)
@@ -110,11 +101,46 @@ fn every_readme_example_runs_on_the_fixtures() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         if !matches!(out.status.code(), Some(0 | 1)) || stderr.contains("panicked") {
             failures.push(format!(
-                "README.md:{}: `{}` exited {:?}\n{stderr}",
+                "{file}:{}: `{}` exited {:?}\n{stderr}",
                 example.line, example.command, out.status
             ));
         }
     }
+    failures
+}
+
+#[test]
+fn every_readme_example_runs_on_the_fixtures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let (examples, skipped) = examples(&readme);
+    assert!(
+        examples.len() >= 20,
+        "only {} examples found",
+        examples.len()
+    );
+    assert!(skipped >= 1);
+    let failures = run_in_scratch(&examples, "README.md");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_example_workflow_runs_mf_as_mf_accepts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workflow = fs::read_to_string(root.join("docs/github-actions.yml")).unwrap();
+    let examples: Vec<Example> = workflow
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let command = l.trim().strip_prefix("run: mf ")?;
+            Some(Example {
+                line: i + 1,
+                command: format!("mf {command}"),
+            })
+        })
+        .collect();
+    assert_eq!(examples.len(), 2);
+    let failures = run_in_scratch(&examples, "docs/github-actions.yml");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
