@@ -6,13 +6,14 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Result;
+
 use crate::lean::batch::parse_files;
 use crate::lean::outline::Outline;
 use crate::lean::walk::{lean_files, IgnoreRules};
 use crate::lint::sarif::{self, SarifFinding};
 use crate::lint::summary::{plural, Summary};
 use crate::lint::{self, false_lemmas, Finding, LintConfig, Rule, Severity};
-use anyhow::Result;
 
 use super::{report_errors, Paths, EXIT_INPUT_FAILED, EXIT_USAGE};
 
