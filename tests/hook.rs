@@ -707,7 +707,7 @@ fn session_start_briefs_from_tracking_and_kb() {
          2. Close near-miss: slot803 erdos_850 (1 sorry, 12 proven)\n\
          3. 4 slots open for new submissions\n\
          \n\
-         NOTE: last submission was 30h ago; tracking data may be stale (run /project:status to refresh).\n\
+         NOTE: last submission was 30h ago; tracking data may be stale.\n\
          \n\
          Use `mk search <query>` for KB queries, `mk find <problem>` for one problem, `mk failed <keyword>` before retrying an approach."
     );

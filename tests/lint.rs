@@ -17,7 +17,8 @@ fn lint() -> Command {
     let mut cmd = Command::cargo_bin("mf").unwrap();
     cmd.arg("lint")
         .current_dir(fixtures())
-        .env_remove("MATH_FORGE_TRACKING_DB");
+        .env_remove("MATH_FORGE_TRACKING_DB")
+        .env_remove("GITHUB_STEP_SUMMARY");
     cmd
 }
 
@@ -184,7 +185,7 @@ fn github_format_is_one_workflow_command_per_finding() {
 }
 
 #[test]
-fn sarif_format_is_a_valid_minimal_log() {
+fn sarif_format_is_a_valid_log() {
     let out = lint()
         .args(["allow.lean", "--format", "sarif"])
         .output()
@@ -206,15 +207,25 @@ fn sarif_format_is_a_valid_minimal_log() {
         let index = result["ruleIndex"].as_u64().unwrap() as usize;
         assert_eq!(rules[index]["id"], result["ruleId"]);
     }
+    let mut result = results[1].clone();
+    let fingerprint = result
+        .as_object_mut()
+        .unwrap()
+        .remove("partialFingerprints")
+        .unwrap();
     assert_eq!(
-        results[1],
+        fingerprint["mfLintFingerprint/v1"].as_str().unwrap().len(),
+        32
+    );
+    assert_eq!(
+        result,
         json!({
             "ruleId": "debug-command",
             "ruleIndex": 7,
             "level": "warning",
             "message": {"text": "`#eval` is a debug command; remove it before committing"},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": "allow.lean"},
+                "artifactLocation": {"uri": "allow.lean", "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": 17, "startColumn": 1, "endLine": 17, "endColumn": 6}
             }}]
         })

@@ -109,7 +109,7 @@ pub fn briefing(s: &Sources<'_>) -> String {
             }
             if let Some((_, hours)) = t.last_submitted(s.now).filter(|(_, h)| *h > STALE_HOURS) {
                 stale = Some(format!(
-                    "NOTE: last submission was {hours}h ago; tracking data may be stale (run /project:status to refresh)."
+                    "NOTE: last submission was {hours}h ago; tracking data may be stale."
                 ));
             }
         }

@@ -143,7 +143,11 @@ fn finding_line(f: &Finding) -> String {
             let title = f.title.strip_prefix("FALSE: ").unwrap_or(&f.title);
             format!("FALSE: {}{why}{avoid}", clip(title, 90))
         }
-        Some(FindingType::Failure) => format!("FAILED: {}{why}{avoid}", clip(&f.title, 90)),
+        Some(FindingType::Failure) => {
+            // Failure titles are stored as `FAILED: approach`; say it once.
+            let title = f.title.strip_prefix("FAILED: ").unwrap_or(&f.title);
+            format!("FAILED: {}{why}{avoid}", clip(title, 90))
+        }
         _ => format!("KNOWN ({}): {}{slot}", f.finding_type, clip(&f.title, 110)),
     }
 }
@@ -184,5 +188,35 @@ mod tests {
             "erdos_850 OR Nat.Coprime OR induction"
         );
         assert_eq!(search_query("do it"), "");
+    }
+
+    #[test]
+    fn failure_lines_say_failed_once() {
+        let f = Finding {
+            id: 1,
+            finding_type: "failure".into(),
+            domain_id: None,
+            title: "FAILED: induction on n".into(),
+            description: String::new(),
+            problem_id: None,
+            source_slot: None,
+            source_submission_uuid: None,
+            source_file: None,
+            theorem_name: None,
+            theorem_statement: None,
+            proof_technique: None,
+            mathlib_imports: None,
+            proof_lines: None,
+            counterexample: None,
+            why_failed: Some("no base case".into()),
+            avoid_pattern: None,
+            confidence: None,
+            created_at: None,
+            updated_at: None,
+            tags: None,
+            notes: None,
+            source_id: None,
+        };
+        assert_eq!(finding_line(&f), "FAILED: induction on n — no base case");
     }
 }

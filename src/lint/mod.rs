@@ -12,6 +12,8 @@
 mod allow;
 mod check;
 pub mod false_lemmas;
+pub mod sarif;
+pub mod summary;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -136,6 +138,53 @@ impl Rule {
             }
             Rule::FalseLemmaReference => "the code uses a lemma recorded as false in tracking.db",
             Rule::ParseError => "mf could not parse part of the file; findings there may be missed",
+        }
+    }
+}
+
+impl Rule {
+    /// A paragraph on what the rule flags and why it matters (SARIF `fullDescription`).
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Rule::Sorry => "A `sorry` node, or the identifier `sorryAx` it elaborates to: the proof is unfinished and Lean accepts the declaration only with a warning.",
+            Rule::Admit => "An `admit` node, a synonym of `sorry`: the proof is unfinished.",
+            Rule::Axiom => "A declaration whose keyword is `axiom`: its statement is assumed, not proved, and every proof using it depends on it.",
+            Rule::DuplicateDeclaration => "The same full name (namespaces applied) is declared twice in one file; Lean rejects the second, so the file does not compile.",
+            Rule::SkipKernelTc => "`set_option debug.skipKernelTC true` stops the kernel from checking proofs, so nothing after it is verified.",
+            Rule::NativeDecide => "The tactic `native_decide` (or `decide +native`, or `Lean.ofReduceBool`) trusts the compiled code and the axiom `Lean.ofReduceBool` instead of the kernel.",
+            Rule::MaxHeartbeatsZero => "`set_option maxHeartbeats 0` removes the elaboration time limit, so a runaway tactic never stops.",
+            Rule::DebugCommand => "`#eval`, `#check`, `#print`, `#reduce` or `#exit` left in a file (not under `#guard_msgs in`): output noise, and `#exit` stops checking the rest of the file.",
+            Rule::ImplementedBy => "An `implemented_by`, `extern` or `csimp` attribute lets compiled code stand in for the definition; `native_decide` and `#eval` then trust that code.",
+            Rule::FalseLemmaReference => "An identifier names a lemma that tracking.db's `false_lemmas` records as false: a proof relying on it cannot be right.",
+            Rule::ParseError => "mf could not parse part of the file (reported once per file); rules may miss findings there, although the escape words are still scanned lexically.",
+        }
+    }
+
+    /// What to do about a finding.
+    pub fn fix(self) -> &'static str {
+        match self {
+            Rule::Sorry | Rule::Admit => {
+                "finish the proof, or allow the rule where an unfinished proof is intended."
+            }
+            Rule::Axiom => {
+                "prove the statement as a `theorem`, or allow the rule for an intended assumption."
+            }
+            Rule::DuplicateDeclaration => "rename or remove one of the declarations.",
+            Rule::SkipKernelTc => "remove the option.",
+            Rule::NativeDecide => "use `decide` or a proof the kernel checks.",
+            Rule::MaxHeartbeatsZero => {
+                "set a finite limit, e.g. `set_option maxHeartbeats 400000 in`."
+            }
+            Rule::DebugCommand => "remove the command, or wrap it in `#guard_msgs in`.",
+            Rule::ImplementedBy => {
+                "remove the attribute, or allow the rule where the compiled code is trusted."
+            }
+            Rule::FalseLemmaReference => {
+                "use a true lemma; check tracking.db for what was proved instead."
+            }
+            Rule::ParseError => {
+                "check the file with Lean; report a valid file that mf cannot parse."
+            }
         }
     }
 }

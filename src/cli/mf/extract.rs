@@ -11,6 +11,7 @@ use crate::cli::output;
 use crate::extract::{self, Overrides, Summary};
 use crate::kb::{resolve_knowledge_db, Kb};
 use crate::lean::walk::{lean_files, IgnoreRules, WalkError};
+use crate::lint::summary::plural;
 
 use super::{Inputs, EXIT_INPUT};
 
@@ -199,11 +200,11 @@ fn summary_line(s: &Summary) -> String {
         status.push(format!("{} failed", s.failed));
     }
     format!(
-        "{} files ({}), {} declarations parsed, findings {} added / {} replaced / {} unchanged, \
+        "{} ({}), {} parsed, findings {} added / {} replaced / {} unchanged, \
          {} with parse errors, {:.2} s",
-        s.files,
+        plural(s.files, "file"),
         status.join(", "),
-        s.declarations,
+        plural(s.declarations, "declaration"),
         s.findings_added,
         s.findings_removed,
         s.findings_unchanged,

@@ -7,10 +7,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::lean::batch::parse_files;
+use crate::lean::outline::Outline;
 use crate::lean::walk::{lean_files, IgnoreRules};
+use crate::lint::sarif::{self, SarifFinding};
+use crate::lint::summary::{plural, Summary};
 use crate::lint::{self, false_lemmas, Finding, LintConfig, Rule, Severity};
 
 use super::{report_errors, Paths, EXIT_INPUT};
@@ -22,9 +25,10 @@ pub(super) enum Format {
     /// JSON Lines: one {path, line, column, end_line, end_column, rule, severity, message} per
     /// finding, then {"summary": {files, errors, warnings, skipped}}
     Json,
-    /// GitHub Actions workflow commands (::error file=…,line=…::message)
+    /// GitHub Actions workflow commands (::error file=…,line=…::message), and a Markdown
+    /// summary appended to $GITHUB_STEP_SUMMARY when it is set
     Github,
-    /// A SARIF 2.1.0 log
+    /// A SARIF 2.1.0 log for GitHub code scanning (paths relative to the working directory)
     Sarif,
 }
 
@@ -44,16 +48,21 @@ pub struct LintArgs {
     /// tracking.db with the false lemmas [default: $MATH_FORGE_TRACKING_DB, else ./submissions/tracking.db]
     #[arg(long, value_name = "PATH")]
     tracking: Option<PathBuf>,
+    /// Exit 0 even when error-level findings are found (usage and input errors still fail)
+    #[arg(long)]
+    exit_zero: bool,
 }
 
 fn parse_rule(s: &str) -> Result<Rule, String> {
     s.parse().map_err(|e: lint::UnknownRule| e.to_string())
 }
 
-/// One file's findings, with the source lines they point at (for the human format).
+/// One file's findings, with the source lines they point at (for the human format) or
+/// their fingerprints (for SARIF).
 struct FileFindings {
     findings: Vec<Finding>,
     lines: BTreeMap<usize, String>,
+    fingerprinted: Vec<SarifFinding>,
 }
 
 pub fn run(args: LintArgs) -> Result<ExitCode> {
@@ -89,9 +98,11 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
     let mut inputs = args.paths.inputs();
     inputs.fail_if(report_errors(&walk_errors));
     let want_lines = args.format == Format::Human;
+    let want_fingerprints = args.format == Format::Sarif;
+    let mut summary = Summary::default();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut all: Vec<Finding> = Vec::new();
+    let mut all_sarif: Vec<SarifFinding> = Vec::new();
     let mut counts = Counts::default();
     let mut write_error = None;
 
@@ -100,7 +111,16 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         |result| {
             result.map(|(source, parsed)| {
                 let path = source.path.display().to_string();
-                let findings = lint::lint(&path, &parsed, &config);
+                let mut findings = lint::lint(&path, &parsed, &config);
+                let mut fingerprinted = Vec::new();
+                if want_fingerprints {
+                    let outline = Outline::of(&path, &parsed);
+                    fingerprinted = sarif::fingerprint_file(
+                        std::mem::take(&mut findings),
+                        &outline.declarations,
+                        |n| parsed.line(n),
+                    );
+                }
                 let mut lines = BTreeMap::new();
                 if want_lines {
                     for f in &findings {
@@ -109,7 +129,11 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
                             .or_insert_with(|| parsed.line(f.line).unwrap_or("").to_string());
                     }
                 }
-                FileFindings { findings, lines }
+                FileFindings {
+                    findings,
+                    lines,
+                    fingerprinted,
+                }
             })
         },
         |result| {
@@ -121,7 +145,11 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
                 Ok(file) => file,
             };
             counts.files += 1;
-            for f in &file.findings {
+            for f in file
+                .findings
+                .iter()
+                .chain(file.fingerprinted.iter().map(|s| &s.finding))
+            {
                 counts.add(f);
             }
             let written = match args.format {
@@ -129,17 +157,19 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
                     .findings
                     .iter()
                     .try_for_each(|f| write_human(&mut out, f, &file.lines)),
-                Format::Github => file
-                    .findings
-                    .iter()
-                    .try_for_each(|f| writeln!(out, "{}", github_line(f))),
+                Format::Github => {
+                    summary.add_file(&file.findings);
+                    file.findings
+                        .iter()
+                        .try_for_each(|f| writeln!(out, "{}", github_line(f)))
+                }
                 Format::Json => file.findings.iter().try_for_each(|f| {
                     serde_json::to_writer(&mut out, f)
                         .map_err(std::io::Error::from)
                         .and_then(|()| writeln!(out))
                 }),
                 Format::Sarif => {
-                    all.extend(file.findings);
+                    all_sarif.extend(file.fingerprinted);
                     Ok(())
                 }
             };
@@ -153,7 +183,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
 
     let written = match args.format {
         Format::Human => writeln!(out, "{}", counts.summary()),
-        Format::Github => Ok(()),
+        Format::Github => append_step_summary(&summary),
         Format::Json => {
             let summary = json!({"summary": {
                 "files": counts.files,
@@ -163,8 +193,11 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
             }});
             writeln!(out, "{summary}")
         }
-        Format::Sarif => serde_json::to_writer_pretty(&mut out, &sarif(&all))
-            .map_err(std::io::Error::from)
+        Format::Sarif => std::env::current_dir()
+            .and_then(|root| {
+                serde_json::to_writer_pretty(&mut out, &sarif::log(&all_sarif, &root))
+                    .map_err(std::io::Error::from)
+            })
             .and_then(|()| writeln!(out)),
     }
     .and_then(|()| out.flush());
@@ -177,7 +210,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
     if inputs.skipped > 0 {
         crate::cli::output::info("mf", &super::parse::skipped_line(inputs.skipped));
     }
-    Ok(inputs.exit(counts.errors > 0))
+    Ok(inputs.exit(counts.errors > 0 && !args.exit_zero))
 }
 
 #[derive(Default)]
@@ -196,13 +229,6 @@ impl Counts {
     }
 
     fn summary(&self) -> String {
-        let plural = |n: usize, word: &str| {
-            if n == 1 {
-                format!("1 {word}")
-            } else {
-                format!("{n} {word}s")
-            }
-        };
         format!(
             "mf lint: {}, {} in {}",
             plural(self.errors, "error"),
@@ -299,76 +325,26 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// A minimal valid SARIF 2.1.0 log with one run.
-fn sarif(findings: &[Finding]) -> Value {
-    let rules: Vec<Value> = Rule::ALL
-        .iter()
-        .map(|r| {
-            json!({
-                "id": r.name(),
-                "shortDescription": { "text": r.description() },
-                "defaultConfiguration": { "level": sarif_level(r.default_severity()) },
-            })
-        })
-        .collect();
-    let results: Vec<Value> = findings
-        .iter()
-        .map(|f| {
-            let index = Rule::ALL.iter().position(|r| *r == f.rule).unwrap_or(0);
-            json!({
-                "ruleId": f.rule.name(),
-                "ruleIndex": index,
-                "level": sarif_level(f.severity),
-                "message": { "text": f.message },
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": { "uri": uri(&f.path) },
-                        "region": {
-                            "startLine": f.line,
-                            "startColumn": f.column,
-                            "endLine": f.end_line,
-                            "endColumn": f.end_column,
-                        }
-                    }
-                }],
-            })
-        })
-        .collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "mf lint",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "rules": rules,
-                }
-            },
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }]
-    })
-}
-
-fn sarif_level(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
-}
-
-/// A relative URI reference for a path: forward slashes, reserved characters percent-encoded.
-fn uri(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.replace('\\', "/").bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+/// Appends the run's Markdown summary to `$GITHUB_STEP_SUMMARY` when that is set (GitHub
+/// shows it on the job's page).
+fn append_step_summary(summary: &Summary) -> std::io::Result<()> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "GITHUB_STEP_SUMMARY {}: {e}",
+                    PathBuf::from(&path).display()
+                ),
+            )
+        })?;
+    file.write_all(summary.markdown().as_bytes())
 }
 
 #[cfg(test)]
@@ -410,11 +386,5 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "error[sorry]: msg\n --> a,b:c.lean:2:4\n  |\n2 |     ℕ sorry\n  |       ^^^^^\n\n"
         );
-    }
-
-    #[test]
-    fn uris_are_percent_encoded() {
-        assert_eq!(uri("dir/a b#1.lean"), "dir/a%20b%231.lean");
-        assert_eq!(uri("é.lean"), "%C3%A9.lean");
     }
 }
