@@ -7,6 +7,7 @@
 pub mod domain;
 pub mod findings;
 pub mod naming;
+pub mod origin;
 pub mod profile;
 pub mod technique;
 pub mod verdict;
