@@ -21,7 +21,8 @@ mod recommend;
 mod record;
 mod schema;
 pub mod search;
-pub mod sql;
+/// The SQL helpers live below both `kb` and `tracking` (crate::sql); re-exported for `kb`'s modules.
+pub use crate::sql;
 mod suggest;
 mod write;
 
