@@ -43,8 +43,8 @@ pub use paths::{
     resolve_tracking_db_in, Reason, Resolved,
 };
 pub use queries::{
-    ApproachOutcomes, Count, FailedReport, FindingsOfType, Freshness, ProblemReport, Stats,
-    StrategiesReport, TechniqueUse,
+    ApproachOutcomes, Conflict, Count, FailedReport, FindingsOfType, Freshness, ProblemReport,
+    Stats, StrategiesReport, TechniqueUse,
 };
 pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
 pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
