@@ -14,7 +14,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 
-use crate::kb::sql::{int_at, like_contains, problem_key, problem_key_sql, text_at};
+use crate::sql::{int_at, like_contains, problem_key, problem_key_sql, text_at};
 
 /// An opened (or unavailable) tracking.db.
 pub struct Tracking {

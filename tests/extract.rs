@@ -127,14 +127,14 @@ fn result_files_become_findings_by_the_spec_and_aristotles_verdicts() {
         p.types("slot614_"),
         pairs(&[("failure", 2), ("false_lemma", 1), ("theorem", 2)])
     );
+    // slot615 has no header and holes: an input. It asks (an insight listing its holes) and
+    // fails nothing; graph_coloring has neither header nor holes: nobody vouches for it, so its
+    // theorems are medium and it teaches no technique.
     assert_eq!(
         p.types("slot615_"),
-        pairs(&[("failure", 1), ("theorem", 2)])
+        pairs(&[("insight", 1), ("theorem", 2)])
     );
-    assert_eq!(
-        p.types("graph_coloring"),
-        pairs(&[("technique", 1), ("theorem", 2)])
-    );
+    assert_eq!(p.types("graph_coloring"), pairs(&[("theorem", 2)]));
 
     let conn = p.conn();
     let (name, statement, counterexample, confidence): (String, String, String, String) = conn
@@ -204,13 +204,13 @@ fn result_files_become_findings_by_the_spec_and_aristotles_verdicts() {
             "adj_symm'",
             "adj_symm' {V : Type*} (G : SimpleGraph V) {a b : V} (h : G.Adj a b) : G.Adj b a",
             "exact",
-            "verified",
+            "medium",
         ),
         (
             "by_induction",
             "by_induction (n : ℕ) : 0 ≤ n",
             "induction",
-            "verified",
+            "medium",
         ),
         ("s3", "s3 (n : ℕ) (h : 0 < n) : 1 ≤ n", "exact", "medium"),
     ];
@@ -282,8 +282,11 @@ fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
     assert_eq!(v["summary"]["findings_removed"], 3);
     // The two other files keep their findings, and say so.
     assert_eq!(v["summary"]["findings_unchanged"], total - 3);
-    assert_eq!(p.types("slot615_"), pairs(&[("theorem", 3)]));
-    assert_eq!(p.count("SELECT COUNT(*) FROM findings"), total);
+    assert_eq!(
+        p.types("slot615_"),
+        pairs(&[("insight", 1), ("theorem", 3)])
+    );
+    assert_eq!(p.count("SELECT COUNT(*) FROM findings"), total + 1);
     // The full-text index follows the table: the removed failure is no longer found.
     assert_eq!(
         p.count("SELECT COUNT(*) FROM findings_fts WHERE findings_fts MATCH '\"Failed attempt\"'"),
@@ -314,7 +317,7 @@ fn single_files_take_slot_and_problem_overrides() {
         p.count(
             "SELECT COUNT(*) FROM findings WHERE source_slot = 77 AND problem_id = 'ramsey_r33'"
         ),
-        3
+        2
     );
 }
 
@@ -516,8 +519,8 @@ fn an_interrupted_run_leaves_a_consistent_database_and_a_rerun_finishes() {
     let files = v["summary"]["files"].as_u64().unwrap();
     assert_eq!(files, 3 * 150);
     assert_eq!(p.count("SELECT COUNT(*) FROM sources"), 3 * 150);
-    // Exactly the findings a single uninterrupted run stores: 11 per set of the three files.
-    assert_eq!(p.count("SELECT COUNT(*) FROM findings"), 11 * 150);
+    // Exactly the findings a single uninterrupted run stores: 10 per set of the three files.
+    assert_eq!(p.count("SELECT COUNT(*) FROM findings"), 10 * 150);
     assert_consistent(&p);
 }
 
@@ -640,7 +643,11 @@ fn aristotles_disproofs_repeated_verdicts_and_processing_errors() {
         .ends_with("Unexpected axioms were added during verification: ['harmonicSorry476311', 'edges_card']"));
     assert_eq!(
         column(&p, "confidence", "theorem", "slot703_", "uses_axiom"),
-        "medium"
+        "low"
+    );
+    assert_eq!(
+        column(&p, "notes", "theorem", "slot703_", "uses_axiom"),
+        "conditional; waits on: edges_card (axiom); sorry=0"
     );
 
     let conn = p.conn();
@@ -700,9 +707,18 @@ fn aristotles_disproofs_repeated_verdicts_and_processing_errors() {
             ),
         ]
     );
+    // An unpacked project file has no header: nothing says the run finished, so its theorem
+    // is medium and it teaches no technique.
+    assert_eq!(p.types("Main.lean"), pairs(&[("theorem", 1)]));
     assert_eq!(
-        p.types("Main.lean"),
-        pairs(&[("technique", 1), ("theorem", 1)])
+        column(
+            &p,
+            "confidence",
+            "theorem",
+            "Main.lean",
+            "Erdos672.four_cubes_small"
+        ),
+        "medium"
     );
 }
 
@@ -765,4 +781,133 @@ fn regroup(stdout: &str) -> Value {
     }
     last.insert("files".into(), Value::Array(lines));
     Value::Object(last)
+}
+
+/// `confidence`, `notes` and `title` of every finding of `finding_type` in files whose name
+/// contains `file`, by theorem name.
+fn evidence(p: &Project, finding_type: &str, file: &str) -> Vec<(String, String, String)> {
+    p.conn()
+        .prepare(
+            "SELECT coalesce(theorem_name, ''), confidence, coalesce(notes, '') FROM findings \
+             WHERE finding_type = ?1 AND source_file LIKE ?2 ORDER BY theorem_name",
+        )
+        .unwrap()
+        .query_map(rusqlite::params![finding_type, format!("%{file}%")], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn triples(t: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+    t.iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect()
+}
+
+#[test]
+fn findings_claim_only_what_their_evidence_supports() {
+    let p = Project::with_fixtures("results_evidence");
+    let (v, stderr, code) = p.extract_all();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["summary"]["added"], 6);
+
+    // A finished, clean Aristotle output vouches for its proofs and proves its problem.
+    assert_eq!(
+        evidence(&p, "theorem", "slot801_"),
+        triples(&[("sq_pos'", "verified", ""), ("two_le_sq", "verified", "")])
+    );
+    assert_eq!(
+        p.types("slot801_"),
+        pairs(&[("technique", 1), ("theorem", 2)])
+    );
+
+    // Budget reached: what compiled is high at most, and says where it came from.
+    assert_eq!(
+        evidence(&p, "theorem", "slot802_"),
+        triples(&[("done_part", "high", "origin=partial_output")])
+    );
+
+    // Proofs resting (directly or through via_key) on a sorry lemma are conditional and name
+    // it; a proof of the same file that uses no hole is not.
+    assert_eq!(
+        evidence(&p, "theorem", "slot803_"),
+        triples(&[
+            ("independent", "high", "sorry=1"),
+            (
+                "main_claim",
+                "low",
+                "conditional; waits on: key_bound (sorry); sorry=1"
+            ),
+            (
+                "via_key",
+                "low",
+                "conditional; waits on: key_bound (sorry); sorry=1"
+            ),
+        ])
+    );
+    assert_eq!(
+        column(&p, "title", "theorem", "slot803_", "main_claim"),
+        "main_claim (theorem, conditional on key_bound)"
+    );
+
+    // An input fails nothing: it asks, and the problem gets its statement.
+    assert_eq!(p.types("slot804_"), pairs(&[("insight", 1)]));
+    assert_eq!(
+        column(&p, "description", "insight", "slot804_", "target"),
+        "Input for sketch: holes to fill: step1 (1 sorry), step2 (1 sorry), target (1 sorry)"
+    );
+
+    let status = |id: &str| -> (String, Option<String>) {
+        p.conn()
+            .query_row(
+                "SELECT status, statement FROM problems WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    };
+    assert_eq!(
+        status("sketch"),
+        ("open".into(), Some("target (n : ℕ) : n ≤ n + 3".into()))
+    );
+    // An empty Main.lean of an unpacked project proves nothing; neither does a partial output.
+    assert_eq!(status("abc").0, "partial");
+    assert_eq!(status("budget").0, "partial");
+    assert_eq!(status("conditional").0, "partial");
+    assert_eq!(status("twosq").0, "proven");
+    assert_eq!(
+        p.count("SELECT count(*) FROM findings WHERE finding_type = 'failure'"),
+        0
+    );
+
+    // Proven in slot801, disproved in slot806: `mk find` shows the conflict first.
+    let out = Command::cargo_bin("mk")
+        .unwrap()
+        .arg("--db")
+        .arg(p.db())
+        .args(["find", "twosq", "--json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let conflicts = report["conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 1, "{report}");
+    assert_eq!(conflicts[0]["theorem_name"], "two_le_sq");
+    assert_eq!(conflicts[0]["confidence"], "verified");
+    assert!(conflicts[0]["disproved_in"]
+        .as_str()
+        .unwrap()
+        .ends_with("slot806_twosq_result.lean"));
+    let out = Command::cargo_bin("mk")
+        .unwrap()
+        .arg("--db")
+        .arg(p.db())
+        .args(["find", "twosq"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("[CONFLICT] twosq"), "{text}");
+    let conflict = text.find("[CONFLICT] 1").unwrap();
+    assert!(conflict < text.find("Findings").unwrap(), "{text}");
 }

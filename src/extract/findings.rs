@@ -2,13 +2,26 @@
 //!
 //! The rules are the spec's extractor's (a finding per proven theorem/lemma, a technique
 //! finding for a sorry-free file, a failure finding for a file with more than 2 sorries, the
-//! problem row upserted), read from the syntax tree, plus findings for Aristotle's verdicts.
+//! problem row upserted), read from the syntax tree, plus findings for Aristotle's verdicts,
+//! bounded by what the file's [`Origin`] lets it claim:
+//!
+//! - a theorem is `verified` only in a finished Aristotle output that compiled clean; in an
+//!   output that stopped early (budget reached) it is `high` at most, elsewhere `medium` at
+//!   most; one that rests on an incomplete lemma of the file is *conditional*: confidence
+//!   `low`, its title says `conditional on LEMMA` and its notes start `conditional; waits on:`
+//!   with every lemma it waits on and why (the schema's confidence values are fixed by a CHECK
+//!   constraint, so the fact lives in the title and notes);
+//! - only attempts yield failures; an input yields what was asked (its holes) instead;
+//! - a problem is `proven` only by a clean, finished output with at least one verified theorem
+//!   (an empty file proves nothing); a file that attempts nothing leaves the status alone.
 
 use std::collections::BTreeMap;
 
 use crate::kb::{Confidence, FindingType, NewFinding, ProblemStatus, ProblemUpsert};
+use crate::lean::depends::Dependencies;
 use crate::lean::{Declaration, Outline};
 
+use super::origin::Origin;
 use super::technique;
 use super::verdict::{Verdict, VerdictKind};
 
@@ -29,6 +42,31 @@ pub struct FileFacts<'a> {
     pub problem_id: Option<&'a str>,
     pub domain: &'static str,
     pub verdicts: &'a [Verdict],
+    /// What kind of file it is: what its findings may claim.
+    pub origin: Origin,
+    /// Which declarations rest on an incomplete one of the file.
+    pub dependencies: &'a Dependencies,
+}
+
+/// The word that marks a conditional theorem in its title and notes.
+pub const CONDITIONAL: &str = "conditional";
+
+/// Holes listed by name in an input's "what was asked" finding.
+const HOLES_LISTED: usize = 20;
+
+/// `waits on: a (sorry), b (axiom)[, …]`: the lemmas a conditional proof rests on.
+fn waits_note(deps: &Dependencies, index: usize) -> Option<String> {
+    let waits = deps.waits(index)?;
+    let mut note = deps
+        .waits_on(index)
+        .iter()
+        .map(|(name, gap)| format!("{name} ({})", gap.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if waits.more {
+        note.push_str(", …");
+    }
+    Some(format!("waits on: {note}"))
 }
 
 /// The findings of a file and the problem row it updates.
@@ -77,11 +115,46 @@ pub fn generate(
 
     let mut findings = Vec::new();
     let mut proven_tactics = BTreeMap::new();
+    let mut verified_theorems = 0usize;
+    // Aristotle compiled the file (it may have stopped early, or left holes elsewhere), so a
+    // sorry-free theorem that rests on no hole was checked.
+    let compiled = matches!(facts.origin, Origin::AristotleOutput { .. })
+        && load_failures == 0
+        && processing_error.is_none()
+        && outline.error_nodes == 0;
     for (index, decl) in outline.declarations.iter().enumerate() {
         let judged = facts.verdicts.iter().any(|v| v.declaration == Some(index));
         if !is_provable(decl) || decl.sorry_count > 0 || judged {
             continue;
         }
+        let waits = waits_note(facts.dependencies, index);
+        let conditional_on = facts
+            .dependencies
+            .waits_on(index)
+            .first()
+            .map(|(n, _)| n.to_string());
+        let confidence = if waits.is_some() {
+            Confidence::Low
+        } else if facts.dependencies.gap(index).is_some() {
+            // Part of it did not parse: what was not read is not vouched for.
+            Confidence::Low
+        } else if facts.origin.checked() && is_proven {
+            Confidence::Verified
+        } else if compiled {
+            // Aristotle compiled it, but the file around it is not clean or did not finish.
+            Confidence::High
+        } else {
+            Confidence::Medium
+        };
+        verified_theorems += usize::from(confidence == Confidence::Verified);
+        let notes = [
+            waits.map(|w| format!("{CONDITIONAL}; {w}")),
+            (!is_proven).then(|| format!("sorry={sorries}")),
+            (!facts.origin.checked()).then(|| format!("origin={}", facts.origin.as_str())),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>();
         technique::merge(&mut proven_tactics, &decl.tactics);
         let technique = technique::primary(&decl.tactics).or_else(|| {
             decl.tactics
@@ -90,9 +163,21 @@ pub fn generate(
         });
         findings.push(NewFinding {
             finding_type: FindingType::Theorem,
-            title: format!("{} ({})", display_name(decl), decl.kind),
+            title: match &conditional_on {
+                Some(lemma) => format!(
+                    "{} ({}, {CONDITIONAL} on {lemma})",
+                    display_name(decl),
+                    decl.kind
+                ),
+                None => format!("{} ({})", display_name(decl), decl.kind),
+            },
             description: format!(
-                "Proven {} from {origin}: {}",
+                "{} {} from {origin}: {}",
+                if conditional_on.is_some() {
+                    "Conditionally proven"
+                } else {
+                    "Proven"
+                },
                 decl.kind,
                 truncate(&decl.statement, DESCRIPTION_STATEMENT_CHARS)
             ),
@@ -100,19 +185,17 @@ pub fn generate(
             theorem_statement: Some(decl.statement.clone()),
             proof_technique: technique,
             proof_lines: Some((decl.end_line + 1 - decl.line) as i64),
-            confidence: if is_proven {
-                Confidence::Verified
-            } else {
-                Confidence::Medium
-            },
+            confidence,
             tags: Some(facts.domain.to_string()),
-            // The spec's near-miss view reads the file's hole count from here.
-            notes: (!is_proven).then(|| format!("sorry={sorries}")),
+            // The spec's near-miss view reads the file's hole count from here (`sorry=N`).
+            notes: (!notes.is_empty()).then(|| notes.join("; ")),
             ..base.clone()
         });
     }
 
     let file_technique = technique::primary(&proven_tactics);
+    // A file proves something only when a checker vouches for it and it holds a theorem.
+    let is_proven = is_proven && facts.origin.checked() && verified_theorems > 0;
     if is_proven {
         if let Some(technique) = &file_technique {
             let tactic_names: Vec<&str> = proven_tactics.keys().map(String::as_str).collect();
@@ -141,7 +224,11 @@ pub fn generate(
         }
     }
 
-    if sorries > FAILED_FILE_SORRIES {
+    if !facts.origin.is_attempt() && sorries > 0 {
+        findings.push(asked(outline, facts, &origin, &base));
+    }
+
+    if facts.origin.is_attempt() && sorries > FAILED_FILE_SORRIES {
         findings.push(NewFinding {
             finding_type: FindingType::Failure,
             title: format!("Failed attempt: {origin} ({sorries} sorry)"),
@@ -185,16 +272,70 @@ pub fn generate(
     let problem = facts.problem_id.map(|id| ProblemUpsert {
         id: id.to_string(),
         domain_id: Some(facts.domain.to_string()),
-        status: Some(if sorries > FAILED_FILE_SORRIES {
-            ProblemStatus::Open
-        } else if is_proven {
+        // Only an attempt says anything about the problem's status; an input or an unknown
+        // file states or uses it.
+        status: facts.origin.is_attempt().then_some(if is_proven {
             ProblemStatus::Proven
+        } else if sorries > FAILED_FILE_SORRIES {
+            ProblemStatus::Open
         } else {
             ProblemStatus::Partial
         }),
+        statement: (facts.origin == Origin::Input)
+            .then(|| asked_statement(outline))
+            .flatten(),
         ..ProblemUpsert::default()
     });
     (findings, problem)
+}
+
+/// What an input asks: its holes, by declaration, as an insight (an input attempts nothing, so
+/// its holes are the question, not a failure).
+fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFinding) -> NewFinding {
+    let holes: Vec<&Declaration> = outline
+        .declarations
+        .iter()
+        .filter(|d| d.sorry_count > 0)
+        .collect();
+    let mut listed = holes
+        .iter()
+        .take(HOLES_LISTED)
+        .map(|d| format!("{} ({} sorry)", display_name(d), d.sorry_count))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if holes.len() > HOLES_LISTED {
+        listed.push_str(", …");
+    }
+    let statement = asked_statement(outline);
+    NewFinding {
+        finding_type: FindingType::Insight,
+        title: format!("Asked: {} holes in {origin}", outline.sorry_count()),
+        description: format!(
+            "Input for {}: holes to fill: {listed}",
+            facts.problem_id.unwrap_or("(unknown problem)")
+        ),
+        theorem_name: holes.last().map(|d| display_name(d).to_string()),
+        theorem_statement: statement,
+        confidence: Confidence::High,
+        tags: Some(format!("{},input", facts.domain)),
+        notes: Some(format!(
+            "origin={}; sorry={}",
+            facts.origin.as_str(),
+            outline.sorry_count()
+        )),
+        ..base.clone()
+    }
+}
+
+/// The statement an input asks to prove: its last theorem with a hole (the main theorem comes
+/// after its lemmas).
+fn asked_statement(outline: &Outline) -> Option<String> {
+    outline
+        .declarations
+        .iter()
+        .rev()
+        .find(|d| d.sorry_count > 0 && matches!(d.kind.as_str(), "theorem" | "lemma"))
+        .map(|d| d.statement.clone())
 }
 
 fn verdict_finding(

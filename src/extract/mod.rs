@@ -7,6 +7,7 @@
 pub mod domain;
 pub mod findings;
 pub mod naming;
+pub mod origin;
 pub mod profile;
 pub mod technique;
 pub mod verdict;
@@ -20,9 +21,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::kb::{content_hash, FileItem, FileStatus, Kb, KnownSource, SourceRecord};
+use crate::lean::depends::Dependencies;
 use crate::lean::{Outline, ParsedFile, Source};
 
 use naming::FileNaming;
+use origin::Origin;
 
 /// Files prepared in parallel and then written in one transaction.
 const BATCH: usize = 256;
@@ -272,6 +275,8 @@ struct Analysis {
     text: String,
     outline: Outline,
     verdicts: Vec<verdict::Verdict>,
+    /// Which declarations rest on an incomplete one of the same file.
+    dependencies: Dependencies,
     domain: &'static str,
 }
 
@@ -279,6 +284,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
     let parsed = profile::charge(&profile::PARSE, || ParsedFile::parse(source.text));
     let outline = profile::charge(&profile::OUTLINE, || Outline::of(key, &parsed));
     let verdicts = verdict::verdicts(&parsed.text, &outline);
+    let dependencies = Dependencies::of(&parsed, &outline);
     let domain = profile::charge(&profile::DOMAIN, || {
         domain::infer(&outline.imports, &parsed)
     });
@@ -288,6 +294,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
         text,
         outline,
         verdicts,
+        dependencies,
         domain,
     }
 }
@@ -365,9 +372,12 @@ fn extract_source(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let path = source.path.clone();
     let analysis = shared.analysis(&key, &hash, source);
     let outline = &analysis.outline;
     let facts = findings::FileFacts {
+        origin: Origin::of(&path, outline),
+        dependencies: &analysis.dependencies,
         text: &analysis.text,
         file_name: &file_name,
         slot,

@@ -21,7 +21,8 @@ mod recommend;
 mod record;
 mod schema;
 pub mod search;
-pub mod sql;
+/// The SQL helpers live below both `kb` and `tracking` (crate::sql); re-exported for `kb`'s modules.
+pub use crate::sql;
 mod suggest;
 mod write;
 
@@ -42,8 +43,8 @@ pub use paths::{
     resolve_tracking_db_in, Reason, Resolved,
 };
 pub use queries::{
-    ApproachOutcomes, Count, FailedReport, FindingsOfType, Freshness, ProblemReport, Stats,
-    StrategiesReport, TechniqueUse,
+    ApproachOutcomes, Conflict, Count, FailedReport, FindingsOfType, Freshness, ProblemReport,
+    Stats, StrategiesReport, TechniqueUse,
 };
 pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
 pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};

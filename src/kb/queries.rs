@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::error::{AtPath, Result};
 use super::model::{Finding, Problem, Strategy};
-use super::sql::{int_at, like_contains, problem_key, problem_key_sql, text_at};
+use super::sql::{int_at, like_contains, normalize_ws, problem_key, problem_key_sql, text_at};
 use super::Kb;
 use crate::tracking::{FalseLemma, Submission, Tracking};
 
@@ -29,6 +29,9 @@ pub struct ProblemReport {
     pub similar: Vec<Problem>,
     /// The known problem ids closest to the query, when nothing matched exactly.
     pub did_you_mean: Vec<String>,
+    /// Statements proven in one file and disproved in another (either side about this
+    /// problem): the evidence contradicts itself, so these come first.
+    pub conflicts: Vec<Conflict>,
     /// Findings for the problem, by type: totals and the most recent few of each.
     pub findings: Vec<FindingsOfType>,
     pub strategies: Vec<Strategy>,
@@ -50,6 +53,22 @@ impl ProblemReport {
             && self.submissions.is_empty()
     }
 }
+
+/// One statement that a theorem finding (`verified` or `high`) proves and a `false_lemma`
+/// finding disproves: same theorem name, same statement up to whitespace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Conflict {
+    pub theorem_name: String,
+    pub statement: String,
+    /// The file whose proof claims it, and that proof's confidence.
+    pub proven_in: String,
+    pub confidence: String,
+    /// The file whose disproof refutes it.
+    pub disproved_in: String,
+}
+
+/// Conflicts listed at most.
+const MAX_CONFLICTS: usize = 20;
 
 /// Findings of one type for a problem.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -180,6 +199,8 @@ impl Kb {
             }
         }
 
+        report.conflicts = self.conflicts(&key)?;
+
         let sql = format!(
             "SELECT {} FROM strategies WHERE {} = ?1
              ORDER BY CASE outcome WHEN 'proven' THEN 0 WHEN 'partial' THEN 1 WHEN 'in_flight' THEN 2
@@ -208,6 +229,62 @@ impl Kb {
             report.notes = t.notes();
         }
         Ok(report)
+    }
+
+    /// Proofs contradicted by disproofs of the same statement, where either side is about the
+    /// problem with key `key`. Each side is found through its problem index, its counterpart
+    /// through the theorem-name index; statements are compared up to whitespace.
+    fn conflicts(&self, key: &str) -> Result<Vec<Conflict>> {
+        let sql = format!(
+            "SELECT t.theorem_name, t.theorem_statement, f.theorem_statement, t.source_file,
+                    t.confidence, f.source_file
+             FROM findings f INDEXED BY idx_findings_problem_key
+             JOIN findings t ON t.theorem_name = f.theorem_name COLLATE NOCASE
+             WHERE {fkey} = ?1 AND f.finding_type = 'false_lemma'
+               AND t.finding_type = 'theorem' AND t.confidence IN ('verified', 'high')
+             UNION
+             SELECT t.theorem_name, t.theorem_statement, f.theorem_statement, t.source_file,
+                    t.confidence, f.source_file
+             FROM findings t INDEXED BY idx_findings_problem_key
+             JOIN findings f ON f.theorem_name = t.theorem_name COLLATE NOCASE
+             WHERE {tkey} = ?1 AND t.finding_type = 'theorem' AND t.confidence IN ('verified', 'high')
+               AND f.finding_type = 'false_lemma'
+             LIMIT 1000",
+            fkey = problem_key_sql("f.problem_id"),
+            tkey = problem_key_sql("t.problem_id"),
+        );
+        let rows = self.rows(&sql, params![key], |r| {
+            (
+                text_at(r, 0).unwrap_or_default(),
+                text_at(r, 1).unwrap_or_default(),
+                text_at(r, 2).unwrap_or_default(),
+                text_at(r, 3).unwrap_or_default(),
+                text_at(r, 4).unwrap_or_default(),
+                text_at(r, 5).unwrap_or_default(),
+            )
+        })?;
+        let mut conflicts: Vec<Conflict> = rows
+            .into_iter()
+            .filter(|(_, proven, disproved, ..)| normalize_ws(proven) == normalize_ws(disproved))
+            .map(
+                |(name, statement, _, proven_in, confidence, disproved_in)| Conflict {
+                    theorem_name: name,
+                    statement,
+                    proven_in,
+                    confidence,
+                    disproved_in,
+                },
+            )
+            .collect();
+        conflicts.sort_by(|a, b| {
+            (&a.theorem_name, &a.proven_in, &a.disproved_in).cmp(&(
+                &b.theorem_name,
+                &b.proven_in,
+                &b.disproved_in,
+            ))
+        });
+        conflicts.truncate(MAX_CONFLICTS);
+        Ok(conflicts)
     }
 
     /// Failed approaches and false lemmas, optionally containing `keyword` in the title,

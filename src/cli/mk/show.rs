@@ -164,10 +164,15 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
     }
     match &r.problem {
         Some(pr) => {
-            let status = pr.status.as_deref().unwrap_or("open");
+            // Contradicting evidence outranks any stored status.
+            let status = if r.conflicts.is_empty() {
+                pr.status.as_deref().unwrap_or("open")
+            } else {
+                "conflict"
+            };
             let style = match status {
                 "proven" => Style::Green,
-                "false" => Style::Red,
+                "false" | "conflict" => Style::Red,
                 _ => Style::Yellow,
             };
             let title = if pr.name != pr.id {
@@ -201,6 +206,21 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
             "{}",
             p.paint(Style::Bold, &format!("{} (no problem row)", r.query))
         )?,
+    }
+    if !r.conflicts.is_empty() {
+        writeln!(out, "{RULE}")?;
+        writeln!(
+            out,
+            "{} {}: proven in one file, disproved in another",
+            p.paint(Style::Red, "[CONFLICT]"),
+            r.conflicts.len()
+        )?;
+        for c in &r.conflicts {
+            writeln!(out, "  {}", p.paint(Style::Bold, &c.theorem_name))?;
+            writeln!(out, "    {}", one_line(&c.statement, WIDTH))?;
+            writeln!(out, "    proven ({}) in {}", c.confidence, c.proven_in)?;
+            writeln!(out, "    disproved in {}", c.disproved_in)?;
+        }
     }
     if !r.findings.is_empty() {
         writeln!(out, "{RULE}")?;

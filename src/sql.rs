@@ -1,5 +1,6 @@
-//! Small SQL helpers shared by the query modules: lenient value reading, LIKE escaping and the
-//! problem-key expression.
+//! Small SQL helpers shared by the knowledge base and the tracking.db reader: lenient value
+//! reading, LIKE escaping and the problem-key expression. They sit below both so that
+//! `kb` may use `tracking` without `tracking` knowing `kb`.
 
 use rusqlite::types::ValueRef;
 use rusqlite::Row;
