@@ -29,6 +29,8 @@ pub struct FileFacts<'a> {
     pub problem_id: Option<&'a str>,
     pub domain: &'static str,
     pub verdicts: &'a [Verdict],
+    /// Uses and spine of each declaration's proof, by index (empty when not computed).
+    pub proofs: &'a [super::uses::Proof],
 }
 
 /// The findings of a file and the problem row it updates.
@@ -83,7 +85,12 @@ pub fn generate(
             continue;
         }
         technique::merge(&mut proven_tactics, &decl.tactics);
-        let technique = technique::primary(&decl.tactics).or_else(|| {
+        let proof = facts.proofs.get(index);
+        let technique = match proof {
+            Some(p) => technique::of_proof(p, &decl.tactics),
+            None => technique::primary(&decl.tactics),
+        }
+        .or_else(|| {
             decl.tactics
                 .is_empty()
                 .then(|| "term-mode proof".to_string())
@@ -106,6 +113,7 @@ pub fn generate(
                 Confidence::Medium
             },
             tags: Some(facts.domain.to_string()),
+            uses: proof.map(|p| p.uses.clone()).unwrap_or_default(),
             // The spec's near-miss view reads the file's hole count from here.
             notes: (!is_proven).then(|| format!("sorry={sorries}")),
             ..base.clone()

@@ -9,6 +9,7 @@ pub mod findings;
 pub mod naming;
 pub mod profile;
 pub mod technique;
+pub mod uses;
 pub mod verdict;
 
 use std::collections::{HashMap, HashSet};
@@ -268,6 +269,8 @@ struct Analysis {
     outline: Outline,
     verdicts: Vec<verdict::Verdict>,
     domain: &'static str,
+    /// What each declaration's proof uses and its spine, by declaration index.
+    proofs: Vec<uses::Proof>,
 }
 
 fn analyse(key: &str, source: Source) -> Analysis {
@@ -277,6 +280,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
     let domain = profile::charge(&profile::DOMAIN, || {
         domain::infer(&outline.imports, &parsed)
     });
+    let proofs = uses::proofs(&parsed, &outline);
     let (text, tree) = parsed.into_parts();
     profile::charge(&profile::DROP_TREE, || drop(tree));
     Analysis {
@@ -284,6 +288,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
         outline,
         verdicts,
         domain,
+        proofs,
     }
 }
 
@@ -369,6 +374,7 @@ fn extract_source(
         problem_id: problem_id.as_deref(),
         domain: analysis.domain,
         verdicts: &analysis.verdicts,
+        proofs: &analysis.proofs,
     };
     let (findings, problem) =
         profile::charge(&profile::FINDINGS, || findings::generate(outline, &facts));

@@ -14,6 +14,7 @@
 mod adhoc;
 mod bootstrap;
 mod error;
+mod facts;
 mod model;
 mod paths;
 mod queries;
@@ -33,6 +34,7 @@ use rusqlite::{Connection, OpenFlags};
 pub use adhoc::QueryResult;
 pub use bootstrap::{MigrationReport, TableCount};
 pub use error::{KbError, Result};
+pub use facts::{fact_key, FactSource};
 pub use model::{
     domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
     ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,

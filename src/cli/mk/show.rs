@@ -115,6 +115,9 @@ pub(super) fn search(out: Out<'_>, p: Painter, hits: &[SearchHit]) -> io::Result
             p.paint(Style::Bold, &one_line(&f.title, WIDTH))
         )?;
         finding_details(out, p, f, "  ", now)?;
+        if let Some(used) = &h.uses {
+            writeln!(out, "  Uses {used}")?;
+        }
         if !h.also_in_slots.is_empty() {
             writeln!(out, "  Also in slots {}", number_list(&h.also_in_slots, 12))?;
         } else if h.duplicates > 0 {
