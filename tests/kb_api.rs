@@ -37,6 +37,7 @@ fn item(path: &str, content: &str, theorems: &[&str]) -> FileItem {
             status: Some(ProblemStatus::Partial),
             ..Default::default()
         }),
+        attempt: None,
     }
 }
 

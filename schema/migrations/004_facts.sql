@@ -49,3 +49,17 @@ CREATE TRIGGER findings_ident_update AFTER UPDATE OF theorem_name, problem_id, p
     INSERT INTO findings_ident(rowid, theorem_name, problem_id, proof_technique)
     VALUES (new.id, new.theorem_name, new.problem_id, new.proof_technique);
 END;
+
+-- One row per attempt (a file Aristotle returned) on a problem: the approach it took (the
+-- technique of its main proof) and how it came out. `strategies` rows marked
+-- `learned = 'extracted: …'` are recomputed from here (kb::attempts); recorded rows are
+-- never touched. `mk recommend` counts successes and failures from here.
+CREATE TABLE IF NOT EXISTS attempts (
+    source_id INTEGER PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
+    problem_id TEXT NOT NULL,
+    domain_id TEXT,
+    approach TEXT NOT NULL,
+    outcome TEXT NOT NULL CHECK(outcome IN ('proven', 'partial', 'failed'))
+);
+CREATE INDEX IF NOT EXISTS idx_attempts_problem ON attempts(problem_id, approach);
+CREATE INDEX IF NOT EXISTS idx_attempts_domain ON attempts(domain_id);

@@ -120,7 +120,14 @@ pub fn generate(
         });
     }
 
-    let file_technique = technique::primary(&proven_tactics);
+    // The file's technique is its main (last) proof's, not whatever tactic the file uses most.
+    let file_technique = findings
+        .iter()
+        .rev()
+        .find(|f| f.finding_type == FindingType::Theorem)
+        .and_then(|f| f.proof_technique.clone())
+        .filter(|t| t != "term-mode proof")
+        .or_else(|| technique::without_incidental(&proven_tactics));
     if is_proven {
         if let Some(technique) = &file_technique {
             let tactic_names: Vec<&str> = proven_tactics.keys().map(String::as_str).collect();

@@ -376,8 +376,18 @@ fn extract_source(
         verdicts: &analysis.verdicts,
         proofs: &analysis.proofs,
     };
-    let (findings, problem) =
+    let (mut findings, problem) =
         profile::charge(&profile::FINDINGS, || findings::generate(outline, &facts));
+    let attempt = attempt_of(outline, &analysis.proofs, &findings, problem_id.as_deref());
+    // A failure carries the approach that failed.
+    if let Some(a) = &attempt {
+        for f in findings
+            .iter_mut()
+            .filter(|f| f.finding_type == crate::kb::FindingType::Failure)
+        {
+            f.proof_technique.get_or_insert_with(|| a.approach.clone());
+        }
+    }
     let header = outline.header.clone().unwrap_or_default();
     let source = SourceRecord {
         path: key,
@@ -398,10 +408,54 @@ fn extract_source(
             source,
             findings,
             problem,
+            attempt,
         },
         outline.declarations.len(),
         outline.error_nodes,
     )
+}
+
+/// The attempt a file made on its problem: only a file Aristotle returned (it has Aristotle's
+/// header) is an attempt. Its approach is the technique of its main proof (the last theorem,
+/// holes or not); its outcome is `failed` when a failure was found in it (too many holes, a
+/// verdict, a processing error), `proven` when nothing in it could hide a gap, else `partial`.
+fn attempt_of(
+    outline: &Outline,
+    proofs: &[uses::Proof],
+    findings: &[crate::kb::NewFinding],
+    problem_id: Option<&str>,
+) -> Option<crate::kb::AttemptRecord> {
+    use crate::kb::{FindingType, StrategyOutcome};
+    let problem_id = problem_id?;
+    let header = outline.header.as_ref()?;
+    let (index, main) = outline
+        .declarations
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, d)| d.kind == "theorem" && d.has_body())?;
+    let approach = technique::of_proof(proofs.get(index)?, &main.tactics)?;
+    let failed = findings.iter().any(|f| {
+        matches!(
+            f.finding_type,
+            FindingType::Failure | FindingType::FalseLemma
+        )
+    });
+    let clean = outline.sorry_count() == 0
+        && outline.axioms.is_empty()
+        && outline.error_nodes == 0
+        && header.processing_error.is_none();
+    Some(crate::kb::AttemptRecord {
+        problem_id: problem_id.to_string(),
+        approach,
+        outcome: if failed {
+            StrategyOutcome::Failed
+        } else if clean {
+            StrategyOutcome::Proven
+        } else {
+            StrategyOutcome::Partial
+        },
+    })
 }
 
 #[cfg(test)]

@@ -221,6 +221,12 @@ pub fn of_proof(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -
             format!("key lemma {lemma}")
         });
     }
+    without_incidental(tactics)
+}
+
+/// [`primary`] without `decide`, `native_decide` and `calc`, which name a proof only as its
+/// spine (nested, they prove side facts).
+pub fn without_incidental(tactics: &BTreeMap<String, usize>) -> Option<String> {
     let mut nested = tactics.clone();
     for incidental in ["decide", "native_decide", "calc"] {
         nested.remove(incidental);

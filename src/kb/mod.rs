@@ -12,6 +12,7 @@
 //! [`Kb::known_sources`] and [`content_hash`].
 
 mod adhoc;
+mod attempts;
 mod bootstrap;
 mod error;
 mod facts;
@@ -32,6 +33,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 pub use adhoc::QueryResult;
+pub use attempts::AttemptRecord;
 pub use bootstrap::{MigrationReport, TableCount};
 pub use error::{KbError, Result};
 pub use facts::{fact_key, FactSource};

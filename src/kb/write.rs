@@ -25,6 +25,8 @@ pub struct FileItem {
     pub source: SourceRecord,
     pub findings: Vec<NewFinding>,
     pub problem: Option<ProblemUpsert>,
+    /// The attempt the file made on its problem, when it is an attempt (an Aristotle output).
+    pub attempt: Option<super::AttemptRecord>,
 }
 
 /// What happened to one file in [`Kb::write_batch`].
@@ -165,7 +167,10 @@ impl Kb {
                 .optional()
                 .at(&path)?;
             let removed = match id {
-                Some(id) => super::facts::detach_source(&tx, id).at(&path)?,
+                Some(id) => {
+                    super::attempts::store(&tx, id, None, None).at(&path)?;
+                    super::facts::detach_source(&tx, id).at(&path)?
+                }
                 None => 0,
             };
             tx.execute("DELETE FROM sources WHERE path = ?1", [source_path])
@@ -446,6 +451,12 @@ fn write_file(
         pending.stage(conn, f, domain.as_deref(), (source_id, src))?;
         out.findings_added += 1;
     }
+    super::attempts::store(
+        conn,
+        source_id,
+        item.attempt.as_ref(),
+        problem_domain.as_deref(),
+    )?;
     // A file whose problem id changed leaves its old problem and counts as a new submission of
     // the new one.
     let mut old_counts = old_counts;

@@ -670,6 +670,16 @@ pub(super) fn recommend(out: Out<'_>, p: Painter, r: &Recommendations) -> io::Re
             .min(48);
         for (i, x) in r.recommendations.iter().enumerate() {
             let n = x.successes + x.failures;
+            if n == 0.0 {
+                writeln!(
+                    out,
+                    "  {:>2}. {:<width$}  {}",
+                    i + 1,
+                    one_line(&x.technique, 48),
+                    p.paint(Style::Dim, "no data")
+                )?;
+                continue;
+            }
             writeln!(
                 out,
                 "  {:>2}. {:<width$}  {:>3.0}%  {}",
