@@ -391,3 +391,71 @@ fn attempts_fill_strategies_and_recommendations_rank_by_observed_success() {
         .unwrap();
     assert_eq!(n, 3);
 }
+
+/// Measures, on the corpus, the share of proven theorems whose technique label is generic
+/// (simplification, rewriting, term-mode proof, …) or names an incidental `decide`/`calc`
+/// (one that is no top-level step of the proof), under the old rule (decisive tactics anywhere,
+/// else the most used) and the spine rule. Prints both; the spine rule must do better on both.
+#[test]
+fn corpus_techniques_come_from_the_spine() {
+    use math_forge::extract::{technique, uses};
+    use math_forge::lean::{Outline, ParsedFile};
+    let corpus = corpus_dir();
+    if !corpus.is_dir() {
+        eprintln!("skipped: no corpus at {} (set MF_CORPUS)", corpus.display());
+        return;
+    }
+    let (mut total, mut old_generic, mut new_generic, mut old_incidental, mut new_incidental) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    for path in walkdir(&corpus) {
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let parsed = ParsedFile::parse(text);
+        let outline = Outline::of("f.lean", &parsed);
+        let proofs = uses::proofs(&parsed, &outline);
+        for (decl, proof) in outline.declarations.iter().zip(&proofs) {
+            if !matches!(decl.kind.as_str(), "theorem" | "lemma")
+                || !decl.has_body()
+                || decl.sorry_count > 0
+            {
+                continue;
+            }
+            let term = || {
+                decl.tactics
+                    .is_empty()
+                    .then(|| "term-mode proof".to_string())
+            };
+            let old = technique::primary(&decl.tactics).or_else(term);
+            let new = technique::of_proof(proof, &decl.tactics).or_else(term);
+            total += 1;
+            let incidental = |label: &Option<String>| {
+                let head = match label.as_deref() {
+                    Some("finite computation (decide)") => "decide",
+                    Some("finite computation (native_decide)") => "native_decide",
+                    Some("calculational proof") => "calc",
+                    _ => return false,
+                };
+                !proof.spine.iter().any(|s| s.head == head)
+            };
+            let generic =
+                |label: &Option<String>| label.as_deref().is_none_or(technique::is_generic);
+            old_generic += usize::from(generic(&old));
+            new_generic += usize::from(generic(&new));
+            old_incidental += usize::from(incidental(&old));
+            new_incidental += usize::from(incidental(&new));
+        }
+    }
+    let pct = |n: usize| 100.0 * n as f64 / total.max(1) as f64;
+    eprintln!(
+        "proven theorem occurrences {total}: generic/none {:.1}% -> {:.1}%, incidental decide/calc {:.1}% -> {:.1}%",
+        pct(old_generic),
+        pct(new_generic),
+        pct(old_incidental),
+        pct(new_incidental)
+    );
+    assert!(total > 0);
+    assert!(new_generic < old_generic);
+    assert!(new_incidental < old_incidental);
+    assert_eq!(new_incidental, 0);
+}
