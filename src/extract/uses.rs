@@ -159,7 +159,7 @@ fn proof_of<'t>(
     let mut uses: Vec<String> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
     for (n, is_head) in &idents {
-        let name = text(*n).trim_start_matches('@');
+        let name = constant_name(text(*n));
         if !is_head && is_use(name) && seen.insert(name) {
             uses.push(name.to_string());
         }
@@ -177,7 +177,7 @@ fn proof_of<'t>(
                 .filter(|(n, h)| {
                     !h && n.start_byte() >= t.start_byte() && n.end_byte() <= t.end_byte()
                 })
-                .map(|(n, _)| text(*n).trim_start_matches('@'))
+                .map(|(n, _)| constant_name(text(*n)))
                 .find(|name| is_use(name))
                 .map(str::to_string),
         })
@@ -185,7 +185,7 @@ fn proof_of<'t>(
     let term_head = if top_level.is_empty() && !has_by_block(body) {
         idents
             .iter()
-            .map(|(n, _)| text(*n).trim_start_matches('@'))
+            .map(|(n, _)| constant_name(text(*n)))
             .find(|name| is_use(name))
             .map(str::to_string)
     } else {
@@ -196,6 +196,19 @@ fn proof_of<'t>(
         spine,
         term_head,
     }
+}
+
+/// The constant an identifier names: without `@` and without numeric projections
+/// (`Classical.not_not.1` → `Classical.not_not`).
+fn constant_name(token: &str) -> &str {
+    let mut name = token.trim_start_matches('@');
+    while let Some((head, last)) = name.rsplit_once('.') {
+        if last.is_empty() || !last.chars().all(|c| c.is_ascii_digit()) {
+            break;
+        }
+        name = head;
+    }
+    name
 }
 
 /// Whether `name` looks like a constant rather than a local (see the module documentation).
@@ -306,5 +319,7 @@ mod tests {
         assert!(!is_constant("S.card", &none));
         assert!(!is_constant("h.le", &none));
         assert!(is_constant("Nat.Prime.two_le", &none));
+        assert_eq!(constant_name("@Classical.not_not.1"), "Classical.not_not");
+        assert_eq!(constant_name("foo.2.1"), "foo");
     }
 }
