@@ -24,7 +24,8 @@ use tree_sitter::Node;
 use crate::lean::syntax::for_each_descendant;
 use crate::lean::{Outline, ParsedFile};
 
-/// One top-level step of a tactic proof: the tactic and the first constant it names.
+/// One top-level step of a tactic proof: the tactic and the first constant it names that is
+/// not a declaration of the same file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Step {
     pub head: String,
@@ -156,6 +157,9 @@ fn proof_of<'t>(
             && (!signature.contains(first) || first.starts_with(char::is_uppercase))
             && is_constant(name, declared)
     };
+    // A key lemma names a reusable technique: a lemma of the same file is the file's own
+    // structure, so the spine looks past it (it stays a use, and searchable).
+    let is_key = |name: &str| is_use(name) && !declared.contains(name);
     let mut uses: Vec<String> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
     for (n, is_head) in &idents {
@@ -178,7 +182,7 @@ fn proof_of<'t>(
                     !h && n.start_byte() >= t.start_byte() && n.end_byte() <= t.end_byte()
                 })
                 .map(|(n, _)| constant_name(text(*n)))
-                .find(|name| is_use(name))
+                .find(|name| is_key(name))
                 .map(str::to_string),
         })
         .collect();
@@ -186,7 +190,7 @@ fn proof_of<'t>(
         idents
             .iter()
             .map(|(n, _)| constant_name(text(*n)))
-            .find(|name| is_use(name))
+            .find(|name| is_key(name))
             .map(str::to_string)
     } else {
         None
@@ -305,6 +309,7 @@ mod tests {
         assert_eq!(ps[0].uses, vec!["Nat.le_succ"]);
         assert_eq!(ps[0].term_head.as_deref(), Some("Nat.le_succ"));
         assert_eq!(ps[1].uses, vec!["aux"]);
+        assert_eq!(ps[1].term_head, None, "a same-file lemma is no key lemma");
         assert!(ps[1].spine.is_empty());
     }
 
