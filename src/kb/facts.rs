@@ -119,7 +119,7 @@ impl Kb {
 /// Creates the temporary tables a bulk write stages facts' uses in.
 pub(crate) fn start_staging(conn: &Connection) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "CREATE TEMP TABLE IF NOT EXISTS uses_staged (fact_key TEXT NOT NULL, name TEXT NOT NULL)",
+        "CREATE TEMP TABLE IF NOT EXISTS uses_staged (fact_key TEXT NOT NULL, name TEXT NOT NULL, short TEXT NOT NULL)",
     )?
     .execute([])?;
     conn.prepare_cached("DELETE FROM temp.uses_staged")?
@@ -129,10 +129,11 @@ pub(crate) fn start_staging(conn: &Connection) -> rusqlite::Result<()> {
 
 /// Stages the constants a fact's proof uses.
 pub(crate) fn stage_uses(conn: &Connection, key: &str, uses: &[String]) -> rusqlite::Result<()> {
-    let mut stmt =
-        conn.prepare_cached("INSERT INTO temp.uses_staged (fact_key, name) VALUES (?1, ?2)")?;
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO temp.uses_staged (fact_key, name, short) VALUES (?1, ?2, ?3)",
+    )?;
     for name in uses {
-        stmt.execute(params![key, name])?;
+        stmt.execute(params![key, name, short_name(name)])?;
     }
     Ok(())
 }
@@ -166,29 +167,11 @@ pub(crate) fn flush_staged(conn: &Connection, columns: &str) -> rusqlite::Result
     .execute([])?;
     conn.prepare_cached(
         "INSERT OR IGNORE INTO finding_uses (finding_id, name, short)
-         SELECT f.id, u.name, u.name FROM temp.uses_staged u JOIN findings f ON f.fact_key = u.fact_key",
+         SELECT f.id, u.name, u.short FROM temp.uses_staged u JOIN findings f ON f.fact_key = u.fact_key",
     )?
     .execute([])?;
-    fix_short_names(conn)?;
     conn.prepare_cached("DELETE FROM temp.uses_staged")?
         .execute([])?;
-    Ok(())
-}
-
-/// Sets `short` of uses just inserted (stored as the full name) to their last component.
-fn fix_short_names(conn: &Connection) -> rusqlite::Result<()> {
-    let pending: Vec<(i64, String)> = {
-        let mut stmt = conn.prepare_cached(
-            "SELECT finding_id, name FROM finding_uses WHERE short = name AND instr(name, '.') > 0",
-        )?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    let mut update = conn
-        .prepare_cached("UPDATE finding_uses SET short = ?3 WHERE finding_id = ?1 AND name = ?2")?;
-    for (id, name) in pending {
-        update.execute(params![id, name, short_name(&name)])?;
-    }
     Ok(())
 }
 
