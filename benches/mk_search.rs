@@ -253,6 +253,7 @@ fn corpus() -> Vec<FileItem> {
                     status: Some(ProblemStatus::Partial),
                     ..Default::default()
                 }),
+                attempt: None,
             }
         })
         .collect()

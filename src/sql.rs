@@ -58,6 +58,11 @@ pub fn int_at(row: &Row<'_>, idx: usize) -> Option<i64> {
     }
 }
 
+/// [`int_at`] for `query_map` closures.
+pub(crate) fn int_at_opt(row: &Row<'_>, idx: usize) -> rusqlite::Result<Option<i64>> {
+    Ok(int_at(row, idx))
+}
+
 /// Collapses whitespace runs to single spaces and trims: statements that differ only in layout
 /// are the same statement.
 pub fn normalize_ws(s: &str) -> String {

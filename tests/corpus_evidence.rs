@@ -106,7 +106,11 @@ fn corpus_findings_claim_only_what_their_files_show() {
     );
 
     // Zero verified findings from budget-reached (stopped early) or unchecked files.
-    let verified = per_source("SELECT source_id FROM findings WHERE confidence = 'verified'");
+    // Each fact's own file, and every file a fact occurs in, with what that file supports.
+    let verified = per_source(
+        "SELECT source_id FROM findings WHERE confidence = 'verified' \
+         UNION ALL SELECT source_id FROM finding_sources WHERE confidence = 'verified'",
+    );
     let unvouched: Vec<&str> = verified
         .iter()
         .filter_map(|id| seen.get(id))
@@ -129,9 +133,13 @@ fn corpus_findings_claim_only_what_their_files_show() {
     // Zero problems proven by an empty file: every proven problem has a verified theorem.
     let empty_proofs: Vec<String> = conn
         .prepare(
+            // A theorem is one fact across files: the problem's own file must hold a
+            // verified occurrence of one.
             "SELECT id FROM problems p WHERE status = 'proven' AND NOT EXISTS (
-                 SELECT 1 FROM findings f WHERE f.problem_id = p.id
-                 AND f.finding_type = 'theorem' AND f.confidence = 'verified')",
+                 SELECT 1 FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
+                 JOIN findings f ON f.id = fs.finding_id
+                 WHERE s.problem_id = p.id AND f.finding_type = 'theorem'
+                 AND fs.confidence = 'verified')",
         )
         .unwrap()
         .query_map([], |r| r.get(0))

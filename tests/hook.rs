@@ -700,7 +700,7 @@ fn session_start_briefs_from_tracking_and_kb() {
          RECENT PROVEN: slot802 ft_p3 (4 theorems)\n\
          TOP NEAR-MISS: slot803 erdos_850 (1 sorry, 12 proven)\n\
          FALSE LEMMAS: 3 (newest: naive_triple_bound, powerful_gap_bound, local_cover_le_2); never build on them (`mk failed <name>`)\n\
-         KB: 14 findings; newest: \"Tuza ν=4 needs a global argument\" (within the hour)\n\
+         KB: 11 findings; newest: \"Tuza ν=4 needs a global argument\" (within the hour)\n\
          \n\
          ACTION ITEMS:\n\
          1. Fetch ready results: slot801\n\

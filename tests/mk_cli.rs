@@ -82,7 +82,8 @@ fn find_shows_the_dashboard_with_tracking() {
             )
         })
         .collect();
-    assert_eq!(types, [("theorem", 5), ("technique", 1)]);
+    // Theorems are counted as distinct facts (the fixture stores one from 4 files).
+    assert_eq!(types, [("theorem", 2), ("technique", 1)]);
     let files: Vec<&str> = r["submissions"]
         .as_array()
         .unwrap()
@@ -103,7 +104,7 @@ fn find_shows_the_dashboard_with_tracking() {
         text.starts_with("[PARTIAL] erdos_850 — Erdős 850\n"),
         "{text}"
     );
-    assert!(text.contains("\n---\nFindings\n  [PROVEN] 5\n"), "{text}");
+    assert!(text.contains("\n---\nFindings\n  [PROVEN] 2\n"), "{text}");
     assert!(text.contains("Submissions (tracking.db)"), "{text}");
 
     let r = mk_json(
@@ -261,7 +262,8 @@ fn stats_says_which_paths_and_why() {
         serde_json::Value::Null
     );
     assert_eq!(r["tracking_db"]["tables"]["submissions"], 2);
-    assert_eq!(r["findings"], 14);
+    // 14 findings in the fixture; 4 copies of one theorem are one fact.
+    assert_eq!(r["findings"], 11);
     assert_eq!(r["freshness"]["sources"], 8);
     let by_type: Vec<(String, i64)> = r["by_type"]
         .as_array()
@@ -274,7 +276,7 @@ fn stats_says_which_paths_and_why() {
             )
         })
         .collect();
-    assert_eq!(by_type[0], ("theorem".to_string(), 10));
+    assert_eq!(by_type[0], ("theorem".to_string(), 7));
 
     let out = mk(dir.path())
         .env("MATH_FORGE_DB", &db)
@@ -300,7 +302,8 @@ fn query_is_read_only() {
     let dir = tempfile::tempdir().unwrap();
     let db = build_kb(dir.path());
     let r = mk_json(dir.path(), &["query", "--db", db.to_str().unwrap(), "SELECT finding_type AS t, count(*) AS n FROM findings GROUP BY 1 ORDER BY 2 DESC LIMIT 1"]);
-    assert_eq!(r, serde_json::json!([{"t": "theorem", "n": 10}]));
+    // 10 theorem findings in the fixture, 7 distinct facts.
+    assert_eq!(r, serde_json::json!([{"t": "theorem", "n": 7}]));
     let text = stdout_of(
         dir.path(),
         &[
@@ -350,7 +353,7 @@ fn query_is_read_only() {
                 "SELECT count(*) AS n FROM findings"
             ]
         )[0]["n"],
-        14
+        11
     );
 }
 

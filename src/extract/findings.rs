@@ -46,6 +46,8 @@ pub struct FileFacts<'a> {
     pub origin: Origin,
     /// Which declarations rest on an incomplete one of the file.
     pub dependencies: &'a Dependencies,
+    /// Uses and spine of each declaration's proof, by index (empty when not computed).
+    pub proofs: &'a [super::uses::Proof],
 }
 
 /// The word that marks a conditional theorem in its title and notes.
@@ -156,7 +158,12 @@ pub fn generate(
         .flatten()
         .collect::<Vec<_>>();
         technique::merge(&mut proven_tactics, &decl.tactics);
-        let technique = technique::primary(&decl.tactics).or_else(|| {
+        let proof = facts.proofs.get(index);
+        let technique = match proof {
+            Some(p) => technique::of_proof(p, &decl.tactics),
+            None => technique::primary(&decl.tactics),
+        }
+        .or_else(|| {
             decl.tactics
                 .is_empty()
                 .then(|| "term-mode proof".to_string())
@@ -187,13 +194,21 @@ pub fn generate(
             proof_lines: Some((decl.end_line + 1 - decl.line) as i64),
             confidence,
             tags: Some(facts.domain.to_string()),
+            uses: proof.map(|p| p.uses.clone()).unwrap_or_default(),
             // The spec's near-miss view reads the file's hole count from here (`sorry=N`).
             notes: (!notes.is_empty()).then(|| notes.join("; ")),
             ..base.clone()
         });
     }
 
-    let file_technique = technique::primary(&proven_tactics);
+    // The file's technique is its main (last) proof's, not whatever tactic the file uses most.
+    let file_technique = findings
+        .iter()
+        .rev()
+        .find(|f| f.finding_type == FindingType::Theorem)
+        .and_then(|f| f.proof_technique.clone())
+        .filter(|t| t != "term-mode proof")
+        .or_else(|| technique::without_incidental(&proven_tactics));
     // A file proves something only when a checker vouches for it and it holds a theorem.
     let is_proven = is_proven && facts.origin.checked() && verified_theorems > 0;
     if is_proven {

@@ -10,6 +10,7 @@ pub mod naming;
 pub mod origin;
 pub mod profile;
 pub mod technique;
+pub mod uses;
 pub mod verdict;
 
 use std::collections::{HashMap, HashSet};
@@ -278,6 +279,8 @@ struct Analysis {
     /// Which declarations rest on an incomplete one of the same file.
     dependencies: Dependencies,
     domain: &'static str,
+    /// What each declaration's proof uses and its spine, by declaration index.
+    proofs: Vec<uses::Proof>,
 }
 
 fn analyse(key: &str, source: Source) -> Analysis {
@@ -288,6 +291,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
     let domain = profile::charge(&profile::DOMAIN, || {
         domain::infer(&outline.imports, &parsed)
     });
+    let proofs = uses::proofs(&parsed, &outline);
     let (text, tree) = parsed.into_parts();
     profile::charge(&profile::DROP_TREE, || drop(tree));
     Analysis {
@@ -296,6 +300,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
         verdicts,
         dependencies,
         domain,
+        proofs,
     }
 }
 
@@ -384,9 +389,26 @@ fn extract_source(
         problem_id: problem_id.as_deref(),
         domain: analysis.domain,
         verdicts: &analysis.verdicts,
+        proofs: &analysis.proofs,
     };
-    let (findings, problem) =
+    let (mut findings, problem) =
         profile::charge(&profile::FINDINGS, || findings::generate(outline, &facts));
+    let attempt = attempt_of(
+        facts.origin,
+        outline,
+        &analysis.proofs,
+        &findings,
+        problem_id.as_deref(),
+    );
+    // A failure carries the approach that failed.
+    if let Some(a) = &attempt {
+        for f in findings
+            .iter_mut()
+            .filter(|f| f.finding_type == crate::kb::FindingType::Failure)
+        {
+            f.proof_technique.get_or_insert_with(|| a.approach.clone());
+        }
+    }
     let header = outline.header.clone().unwrap_or_default();
     let source = SourceRecord {
         path: key,
@@ -407,10 +429,60 @@ fn extract_source(
             source,
             findings,
             problem,
+            attempt,
         },
         outline.declarations.len(),
         outline.error_nodes,
     )
+}
+
+/// The attempt a file made on its problem: only a file Aristotle returned (it has Aristotle's
+/// header) is an attempt. Its approach is the technique of its main proof (the last theorem,
+/// holes or not); its outcome is `failed` when a failure was found in it (too many holes, a
+/// verdict, a processing error), `proven` when the run finished and nothing in the file could
+/// hide a gap, else `partial` (a run that stopped early is partial at best).
+fn attempt_of(
+    origin: Origin,
+    outline: &Outline,
+    proofs: &[uses::Proof],
+    findings: &[crate::kb::NewFinding],
+    problem_id: Option<&str>,
+) -> Option<crate::kb::AttemptRecord> {
+    use crate::kb::{FindingType, StrategyOutcome};
+    let problem_id = problem_id?;
+    if !matches!(origin, Origin::AristotleOutput { .. }) {
+        return None;
+    }
+    let header = outline.header.as_ref()?;
+    let (index, main) = outline
+        .declarations
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, d)| d.kind == "theorem" && d.has_body())?;
+    let approach = technique::of_proof(proofs.get(index)?, &main.tactics)?;
+    let failed = findings.iter().any(|f| {
+        matches!(
+            f.finding_type,
+            FindingType::Failure | FindingType::FalseLemma
+        )
+    });
+    let clean = origin.checked()
+        && outline.sorry_count() == 0
+        && outline.axioms.is_empty()
+        && outline.error_nodes == 0
+        && header.processing_error.is_none();
+    Some(crate::kb::AttemptRecord {
+        problem_id: problem_id.to_string(),
+        approach,
+        outcome: if failed {
+            StrategyOutcome::Failed
+        } else if clean {
+            StrategyOutcome::Proven
+        } else {
+            StrategyOutcome::Partial
+        },
+    })
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@
 //! [`Kb::known_sources`] and [`content_hash`].
 
 mod adhoc;
+mod attempts;
 mod bootstrap;
 mod error;
+mod facts;
 mod model;
 mod paths;
 mod queries;
@@ -32,8 +34,10 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 
 pub use adhoc::QueryResult;
+pub use attempts::AttemptRecord;
 pub use bootstrap::{MigrationReport, TableCount};
 pub use error::{KbError, Result};
+pub use facts::{fact_key, FactSource};
 pub use model::{
     domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
     ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,

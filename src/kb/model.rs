@@ -249,6 +249,10 @@ pub struct NewFinding {
     pub confidence: Confidence,
     pub tags: Option<String>,
     pub notes: Option<String>,
+    /// Constants the proof refers to (`Finset.card_le_card`), indexed for `mk search`; kept
+    /// for extracted theorems only.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uses: Vec<String>,
 }
 
 impl Default for NewFinding {
@@ -273,6 +277,7 @@ impl Default for NewFinding {
             confidence: Confidence::Medium,
             tags: None,
             notes: None,
+            uses: Vec::new(),
         }
     }
 }

@@ -329,28 +329,36 @@ impl Kb {
     /// Proven techniques by frequency and approach outcomes, optionally in one domain
     /// (a `domains.id`; resolve user input with [`Kb::domain_id`] first).
     pub fn strategies(&self, domain: Option<&str>, limit: usize) -> Result<StrategiesReport> {
-        let techniques = self.rows(
+        // A fact counts once per file that verifies it (its occurrences), as before facts.
+        let sql = if self.has_facts() {
+            "SELECT f.proof_technique, f.domain_id, count(*) AS n,
+                    group_concat(DISTINCT coalesce(s.slot, f.source_slot))
+             FROM findings f LEFT JOIN finding_sources fs ON fs.finding_id = f.id
+             LEFT JOIN sources s ON s.id = fs.source_id
+             WHERE f.finding_type = 'theorem' AND coalesce(fs.confidence, f.confidence) = 'verified'
+               AND f.proof_technique IS NOT NULL AND (?1 IS NULL OR f.domain_id = ?1)
+             GROUP BY f.proof_technique, f.domain_id ORDER BY n DESC, f.proof_technique LIMIT ?2"
+        } else {
             "SELECT proof_technique, domain_id, count(*) AS n, group_concat(DISTINCT source_slot)
              FROM findings
              WHERE finding_type = 'theorem' AND confidence = 'verified' AND proof_technique IS NOT NULL
                AND (?1 IS NULL OR domain_id = ?1)
-             GROUP BY proof_technique, domain_id ORDER BY n DESC, proof_technique LIMIT ?2",
-            params![domain, limit as i64],
-            |r| {
-                let mut slots: Vec<i64> = text_at(r, 3)
-                    .unwrap_or_default()
-                    .split(',')
-                    .filter_map(|s| s.trim().parse().ok())
-                    .collect();
-                slots.sort_unstable();
-                TechniqueUse {
-                    technique: text_at(r, 0).unwrap_or_default(),
-                    domain_id: text_at(r, 1),
-                    count: int_at(r, 2).unwrap_or(0),
-                    slots,
-                }
-            },
-        )?;
+             GROUP BY proof_technique, domain_id ORDER BY n DESC, proof_technique LIMIT ?2"
+        };
+        let techniques = self.rows(sql, params![domain, limit as i64], |r| {
+            let mut slots: Vec<i64> = text_at(r, 3)
+                .unwrap_or_default()
+                .split(',')
+                .filter_map(|s| s.trim().parse().ok())
+                .collect();
+            slots.sort_unstable();
+            TechniqueUse {
+                technique: text_at(r, 0).unwrap_or_default(),
+                domain_id: text_at(r, 1),
+                count: int_at(r, 2).unwrap_or(0),
+                slots,
+            }
+        })?;
         let approaches = self.rows(
             "SELECT s.approach_name,
                     sum(s.outcome = 'proven'), sum(s.outcome = 'partial'), sum(s.outcome = 'failed'),

@@ -3,7 +3,14 @@
 //! Evidence, per technique (names compared case- and whitespace-insensitively):
 //! - `strategies` rows in the domain: `proven` = 1 success (+ earlier attempts as failures),
 //!   `partial` = half a success, `failed` = one failure per attempt;
-//! - verified `theorem`/`technique` findings extracted from result files: one success per file.
+//! - attempts (files Aristotle returned, `attempts` table): `proven` = 1 success, `partial` =
+//!   half a success and half a failure, `failed` = 1 failure; the strategies derived from them
+//!   (`learned = 'extracted: …'`) are not counted again;
+//! - verified `theorem`/`technique` findings of result files that are not attempts: one success
+//!   per file.
+//!
+//! Every recommendation carries its sample size (successes + failures); one without any is
+//! shown as "no data", never as a rate.
 //!
 //! Recorded and migrated failures live in `strategies`, so they are not counted a second time
 //! from their `failure` findings.
@@ -85,7 +92,8 @@ impl Kb {
         let strategy_rows = self.rows(
             "SELECT s.approach_name, s.outcome, s.attempts
              FROM strategies s LEFT JOIN problems p ON p.id = s.problem_id
-             WHERE coalesce(s.domain_id, p.domain_id) = ?1",
+             WHERE coalesce(s.domain_id, p.domain_id) = ?1
+               AND coalesce(s.learned, '') NOT LIKE 'extracted:%'",
             [&domain],
             |r| {
                 (
@@ -103,12 +111,43 @@ impl Kb {
                 _ => {}
             }
         }
+        let has_attempts = self.has_facts();
+        if has_attempts {
+            let attempts = self.rows(
+                "SELECT a.approach, sum(a.outcome = 'proven'), sum(a.outcome = 'partial'),
+                        sum(a.outcome = 'failed')
+                 FROM attempts a LEFT JOIN problems p ON p.id = a.problem_id
+                 WHERE coalesce(a.domain_id, p.domain_id) = ?1
+                 GROUP BY a.approach",
+                [&domain],
+                |r| {
+                    (
+                        text_at(r, 0).unwrap_or_default(),
+                        int_at(r, 1).unwrap_or(0) as f64,
+                        int_at(r, 2).unwrap_or(0) as f64,
+                        int_at(r, 3).unwrap_or(0) as f64,
+                    )
+                },
+            )?;
+            for (name, proven, partial, failed) in attempts {
+                add(&name, proven + partial / 2.0, failed + partial / 2.0);
+            }
+        }
         let extracted = self.rows(
-            "SELECT min(proof_technique), count(DISTINCT source_id)
-             FROM findings
-             WHERE domain_id = ?1 AND source_id IS NOT NULL AND proof_technique IS NOT NULL
-               AND finding_type IN ('theorem', 'technique') AND confidence = 'verified'
-             GROUP BY lower(trim(proof_technique))",
+            if has_attempts {
+                "SELECT min(proof_technique), count(DISTINCT source_id)
+                 FROM findings
+                 WHERE domain_id = ?1 AND source_id IS NOT NULL AND proof_technique IS NOT NULL
+                   AND finding_type IN ('theorem', 'technique') AND confidence = 'verified'
+                   AND source_id NOT IN (SELECT source_id FROM attempts)
+                 GROUP BY lower(trim(proof_technique))"
+            } else {
+                "SELECT min(proof_technique), count(DISTINCT source_id)
+                 FROM findings
+                 WHERE domain_id = ?1 AND source_id IS NOT NULL AND proof_technique IS NOT NULL
+                   AND finding_type IN ('theorem', 'technique') AND confidence = 'verified'
+                 GROUP BY lower(trim(proof_technique))"
+            },
             [&domain],
             |r| {
                 (
@@ -226,6 +265,7 @@ impl Kb {
         let rows = self.rows(
             &format!(
                 "SELECT approach_name, max(attempts, 1) FROM strategies WHERE {} = ?1 AND outcome = 'failed'
+                   AND coalesce(learned, '') NOT LIKE 'extracted:%'
                  UNION ALL
                  SELECT proof_technique, 1 FROM findings INDEXED BY idx_findings_problem_key
                  WHERE {} = ?1 AND finding_type = 'failure' AND proof_technique IS NOT NULL

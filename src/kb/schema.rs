@@ -7,16 +7,19 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The oldest version read-only connections accept without a migration: every query reads
-/// versions 1 and 2 alike (version 2 changed only how writers index new findings).
+/// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
+/// 3's occurrence and uses tables are consulted only where they exist ([`super::Kb::has_facts`]).
 pub(crate) const READABLE_FROM: i64 = 1;
 
 /// One forward step: run `sql`, then set `user_version = version`.
 struct Migration {
     version: i64,
     sql: &'static str,
+    /// Work SQL cannot do (normalizing text), run after `sql` in the same transaction.
+    after: Option<fn(&Connection) -> rusqlite::Result<()>>,
 }
 
 /// In order. Version 1 is the whole initial schema; later steps live in
@@ -25,10 +28,18 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 1,
         sql: include_str!("../../schema/knowledge.sql"),
+        after: None,
     },
     Migration {
         version: 2,
         sql: include_str!("../../schema/migrations/002_deferred_fts.sql"),
+        after: None,
+    },
+    // Facts (one row per theorem), what proofs use, attempts.
+    Migration {
+        version: 3,
+        sql: include_str!("../../schema/migrations/003_facts.sql"),
+        after: Some(super::facts::merge_duplicates),
     },
 ];
 
@@ -126,6 +137,9 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<Migrated> {
                 adopt_legacy(&tx, path)?;
             }
             tx.execute_batch(m.sql).at(path)?;
+            if let Some(after) = m.after {
+                after(&tx).at(path)?;
+            }
             if m.version == 1 {
                 // Index rows that existed before the identifier index did (adopted databases).
                 tx.execute_batch("INSERT INTO findings_ident(findings_ident) VALUES ('rebuild');")

@@ -25,6 +25,8 @@ pub struct FileItem {
     pub source: SourceRecord,
     pub findings: Vec<NewFinding>,
     pub problem: Option<ProblemUpsert>,
+    /// The attempt the file made on its problem, when it is an attempt (an Aristotle output).
+    pub attempt: Option<super::AttemptRecord>,
 }
 
 /// What happened to one file in [`Kb::write_batch`].
@@ -78,7 +80,8 @@ impl Kb {
             .conn
             .prepare(
                 "SELECT path, content_hash, slot, problem_id, \
-                 (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id) \
+                 (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id AND fact_key IS NULL) \
+                 + (SELECT COUNT(*) FROM finding_sources WHERE finding_sources.source_id = sources.id) \
                  FROM sources",
             )
             .at(&self.path)?;
@@ -155,12 +158,21 @@ impl Kb {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .at(&path)?;
-            let removed = tx
-                .execute(
-                    "DELETE FROM findings WHERE source_id IN (SELECT id FROM sources WHERE path = ?1)",
+            let id: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM sources WHERE path = ?1",
                     [source_path],
+                    |r| r.get(0),
                 )
+                .optional()
                 .at(&path)?;
+            let removed = match id {
+                Some(id) => {
+                    super::attempts::store(&tx, id, None, None).at(&path)?;
+                    super::facts::detach_source(&tx, id).at(&path)?
+                }
+                None => 0,
+            };
             tx.execute("DELETE FROM sources WHERE path = ?1", [source_path])
                 .at(&path)?;
             tx.commit().at(&path)?;
@@ -265,6 +277,11 @@ impl Pending {
         .execute([])?;
         conn.prepare_cached("DELETE FROM temp.findings_staged")?
             .execute([])?;
+        conn.prepare_cached(
+            "CREATE INDEX IF NOT EXISTS temp.findings_staged_fact ON findings_staged(fact_key)",
+        )?
+        .execute([])?;
+        super::facts::start_staging(conn)?;
         conn.prepare_cached("INSERT OR REPLACE INTO findings_fts_deferred (id) VALUES (1)")?
             .execute([])?;
         let indexed = conn
@@ -292,6 +309,9 @@ impl Pending {
             )
         });
         execute_finding(conn, sql, f, domain, Some(source), None)?;
+        if let Some(key) = source_fact_key(f, true) {
+            super::facts::stage_uses(conn, &key, &f.uses)?;
+        }
         self.staged = true;
         Ok(())
     }
@@ -301,14 +321,7 @@ impl Pending {
         if !self.staged {
             return Ok(());
         }
-        static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-        let sql = SQL.get_or_init(|| {
-            format!(
-                "INSERT INTO findings ({FINDING_COLUMNS})
-                 SELECT {FINDING_COLUMNS} FROM temp.findings_staged ORDER BY rowid"
-            )
-        });
-        conn.prepare_cached(sql)?.execute([])?;
+        super::facts::flush_staged(conn, FINDING_COLUMNS)?;
         conn.prepare_cached("DELETE FROM temp.findings_staged")?
             .execute([])?;
         self.staged = false;
@@ -395,9 +408,7 @@ fn write_file(
             // and the delete trigger removes index entries, which must exist.
             pending.flush(conn)?;
             let old = file_counts(conn, id)?;
-            out.findings_removed = conn
-                .prepare_cached("DELETE FROM findings WHERE source_id = ?1")?
-                .execute([id])?;
+            out.findings_removed = super::facts::detach_source(conn, id)?;
             conn.prepare_cached(
                 "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
                     aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
@@ -440,6 +451,12 @@ fn write_file(
         pending.stage(conn, f, domain.as_deref(), (source_id, src))?;
         out.findings_added += 1;
     }
+    super::attempts::store(
+        conn,
+        source_id,
+        item.attempt.as_ref(),
+        problem_domain.as_deref(),
+    )?;
     // A file whose problem id changed leaves its old problem and counts as a new submission of
     // the new one.
     let mut old_counts = old_counts;
@@ -532,9 +549,9 @@ pub(crate) fn resolve_domain(given: &str, domains: &[String]) -> Result<String> 
 const FINDING_COLUMNS: &str = "finding_type, domain_id, title, description, problem_id,
     source_slot, source_submission_uuid, source_file, theorem_name, theorem_statement,
     proof_technique, mathlib_imports, proof_lines, counterexample, why_failed,
-    avoid_pattern, confidence, tags, notes, source_id, origin";
+    avoid_pattern, confidence, tags, notes, source_id, origin, fact_key";
 const FINDING_VALUES: &str =
-    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21";
+    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22";
 
 /// Inserts a finding; `source` fills provenance the finding leaves empty.
 pub(crate) fn insert_finding(
@@ -596,14 +613,28 @@ fn execute_finding<'a>(
         f.notes,
         source_id,
         origin,
+        source_fact_key(f, src.is_some()),
     ])?;
     Ok(())
+}
+
+/// The fact key of a theorem extracted from a file; findings recorded or migrated by hand are
+/// not deduplicated.
+fn source_fact_key(f: &NewFinding, from_file: bool) -> Option<String> {
+    if !from_file || f.finding_type != FindingType::Theorem {
+        return None;
+    }
+    Some(super::facts::fact_key(
+        f.theorem_name.as_deref()?,
+        f.theorem_statement.as_deref()?,
+    ))
 }
 
 /// (verified theorems, failures) of a stored source: what its problem's counters include.
 fn file_counts(conn: &Connection, source_id: i64) -> rusqlite::Result<(i64, i64)> {
     conn.prepare_cached(
-        "SELECT coalesce(sum(finding_type = 'theorem' AND confidence = 'verified'), 0),
+        "SELECT coalesce(sum(finding_type = 'theorem' AND confidence = 'verified' AND fact_key IS NULL), 0)
+                + (SELECT count(*) FROM finding_sources WHERE source_id = ?1 AND confidence = 'verified'),
                 coalesce(sum(finding_type = 'failure'), 0)
          FROM findings WHERE source_id = ?1",
     )?

@@ -115,6 +115,9 @@ pub(super) fn search(out: Out<'_>, p: Painter, hits: &[SearchHit]) -> io::Result
             p.paint(Style::Bold, &one_line(&f.title, WIDTH))
         )?;
         finding_details(out, p, f, "  ", now)?;
+        if let Some(used) = &h.uses {
+            writeln!(out, "  Uses {used}")?;
+        }
         if !h.also_in_slots.is_empty() {
             writeln!(out, "  Also in slots {}", number_list(&h.also_in_slots, 12))?;
         } else if h.duplicates > 0 {
@@ -687,6 +690,16 @@ pub(super) fn recommend(out: Out<'_>, p: Painter, r: &Recommendations) -> io::Re
             .min(48);
         for (i, x) in r.recommendations.iter().enumerate() {
             let n = x.successes + x.failures;
+            if n == 0.0 {
+                writeln!(
+                    out,
+                    "  {:>2}. {:<width$}  {}",
+                    i + 1,
+                    one_line(&x.technique, 48),
+                    p.paint(Style::Dim, "no data")
+                )?;
+                continue;
+            }
             writeln!(
                 out,
                 "  {:>2}. {:<width$}  {:>3.0}%  {}",

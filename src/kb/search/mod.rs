@@ -3,6 +3,8 @@
 //! Ranking, best first:
 //! 1. **exact**: the whole query equals a theorem name (also `Finset.card_le_card` for
 //!    `card_le_card`), a technique name, or a problem id compared by [`problem_key`];
+//!    then **uses**: the proofs that use the constant the query names (`Finset.card_le_card`,
+//!    or `card_le_card` for it), from `finding_uses`;
 //! 2. **identifier**: the whole query is a substring of one of those names (trigram index);
 //! 3. **text**: BM25 over `findings_fts` with the spec's column weights.
 //!
@@ -48,6 +50,8 @@ impl Default for SearchOptions {
 #[serde(rename_all = "snake_case")]
 pub enum MatchKind {
     Exact,
+    /// The proof uses the constant the query names.
+    Uses,
     Identifier,
     Text,
 }
@@ -65,6 +69,9 @@ pub struct SearchHit {
     pub also_in_slots: Vec<i64>,
     /// How many other findings were collapsed into this one.
     pub duplicates: usize,
+    /// The constant the proof uses that the query named (uses matches only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uses: Option<String>,
 }
 
 /// Candidates fetched per kind of match (at least 20 per requested result, so that collapsed
@@ -80,6 +87,8 @@ struct Candidate {
     closeness: (u8, usize),
     /// BM25 as FTS5 reports it (lower is better), when the text query matched.
     bm25: Option<f64>,
+    /// The used constant that matched (uses matches).
+    used: Option<String>,
 }
 
 impl Kb {
@@ -98,6 +107,7 @@ impl Kb {
         let mut cands = Vec::new();
         if let Some(id) = &ident {
             self.exact_candidates(id, &filters, pool, &mut cands)?;
+            self.use_candidates(id, &filters, pool, &mut cands)?;
             self.identifier_candidates(id, &filters, pool, &mut cands)?;
         }
         // Names and problem ids that already fill the page make BM25 moot: it would only order
@@ -173,7 +183,67 @@ impl Kb {
                 kind: MatchKind::Exact,
                 closeness: (0, 0),
                 bm25: None,
+                used: None,
             });
+        }
+        Ok(())
+    }
+
+    /// Findings whose proofs use the constant `ident` names: the same last component, and
+    /// qualifiers that agree on their common tail (`card_le_card` and `Finset.card_le_card`
+    /// both find a use written either way).
+    fn use_candidates(
+        &self,
+        ident: &str,
+        f: &Filters,
+        pool: usize,
+        out: &mut Vec<Candidate>,
+    ) -> Result<()> {
+        let ident = ident.trim().trim_start_matches('@');
+        let short = super::facts::short_name(ident);
+        if short.is_empty() || ident.contains(char::is_whitespace) || !self.has_facts() {
+            return Ok(());
+        }
+        let sql = format!(
+            "SELECT u.name, {cols} FROM finding_uses u INDEXED BY idx_finding_uses_short
+             JOIN findings f ON f.id = u.finding_id
+             WHERE u.short = ?1 COLLATE NOCASE
+               AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
+             ORDER BY u.finding_id DESC LIMIT ?4",
+            cols = Finding::columns("f."),
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
+        let rows = stmt
+            .query_map(
+                rusqlite::params![short, f.domain, f.kind, (pool * 4) as i64],
+                |r| Ok((r.get::<_, String>(0)?, Finding::from_row(r, 1))),
+            )
+            .at(&self.path)?;
+        let wanted: Vec<String> = ident.split('.').map(str::to_lowercase).collect();
+        let mut taken = 0;
+        for row in rows {
+            let (name, finding) = row.at(&self.path)?;
+            let have: Vec<String> = name.split('.').map(str::to_lowercase).collect();
+            let agree = wanted
+                .iter()
+                .rev()
+                .zip(have.iter().rev())
+                .all(|(a, b)| a == b);
+            if !agree {
+                continue;
+            }
+            out.push(Candidate {
+                finding,
+                kind: MatchKind::Uses,
+                // The use written exactly as asked first.
+                closeness: (u8::from(!name.eq_ignore_ascii_case(ident)), 0),
+                bm25: None,
+                used: Some(name),
+            });
+            taken += 1;
+            if taken == pool {
+                break;
+            }
         }
         Ok(())
     }
@@ -222,6 +292,7 @@ impl Kb {
                 kind,
                 closeness,
                 bm25: None,
+                used: None,
             });
         }
         Ok(())
@@ -275,6 +346,7 @@ impl Kb {
                 kind: MatchKind::Text,
                 closeness: (0, 0),
                 bm25: Some(rank),
+                used: None,
             });
             n += 1;
         }
@@ -291,6 +363,7 @@ impl Kb {
                         e.kind = c.kind;
                         e.closeness = c.closeness;
                     }
+                    e.used = e.used.take().or(c.used);
                     e.bm25 = e.bm25.or(c.bm25);
                 }
                 None => {
@@ -325,6 +398,7 @@ impl Kb {
                 match_kind: c.kind,
                 also_in_slots,
                 duplicates,
+                uses: c.used,
                 finding: c.finding,
             });
             if hits.len() == limit {
@@ -368,6 +442,25 @@ impl Kb {
             .at(&self.path)?;
         let mut slots = Vec::new();
         let mut dups = 0;
+        // A fact's other occurrences.
+        let occ_sql = if self.has_facts() {
+            "SELECT s.slot FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
+             WHERE fs.finding_id = ?1 AND fs.source_id IS NOT coalesce(?2, -1)"
+        } else {
+            "SELECT NULL WHERE ?1 IS NULL AND ?2 IS NULL"
+        };
+        let mut occ = self.conn.prepare_cached(occ_sql).at(&self.path)?;
+        let occurrences = occ
+            .query_map(rusqlite::params![f.id, f.source_id], |r| {
+                super::sql::int_at_opt(r, 0)
+            })
+            .at(&self.path)?;
+        for slot in occurrences {
+            dups += 1;
+            if let Some(s) = slot.at(&self.path)?.filter(|s| Some(*s) != f.source_slot) {
+                slots.push(s);
+            }
+        }
         for probe in rows {
             let probe = probe.at(&self.path)?;
             if probe.id == f.id || group_key(&probe) != key {
