@@ -7,6 +7,7 @@
 pub mod batch;
 pub mod compare;
 pub mod containment;
+pub mod depends;
 pub mod header;
 pub mod idents;
 pub mod lexical;
