@@ -21,9 +21,11 @@
 pub mod apply;
 pub mod baseline;
 pub mod briefing;
+pub mod capture;
 pub mod env_file;
 pub mod files;
 pub mod gate;
+pub mod journal;
 pub mod payload;
 pub mod post_tool_use;
 pub mod pre_tool_use;
@@ -52,6 +54,8 @@ pub enum Output {
     Deny { reason: String },
     /// PreToolUse `updatedInput`: the whole tool input, replaced.
     UpdatedInput { input: serde_json::Value },
+    /// `{"systemMessage": …}`: shown to the user, blocks nothing (Stop's non-blocking output).
+    SystemMessage { text: String },
 }
 
 impl Output {
@@ -70,6 +74,7 @@ impl Output {
                     "permissionDecisionReason": reason,
                 }
             }),
+            Output::SystemMessage { text } => json!({ "systemMessage": text }),
             Output::UpdatedInput { input } => json!({
                 "hookSpecificOutput": { "hookEventName": "PreToolUse", "updatedInput": input }
             }),
@@ -252,14 +257,48 @@ pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
 }
 
 /// Stop: refuses to end the turn while the session's changes gut a proof or add an axiom.
+/// Then, when it does not block, captures the session's journal into findings and asks once
+/// why failed attempts failed ([`capture`]).
 pub fn stop(input: &[u8], env: &Environment) -> Outcome {
-    stop::run(input, &stop::Settings::new(env.data_dir.clone()))
+    let mut outcome = stop::run(input, &stop::Settings::new(env.data_dir.clone()));
+    if outcome.output != Output::Nothing {
+        return outcome;
+    }
+    let Some(session) = session_of(input) else {
+        return outcome;
+    };
+    match capture::capture(&env.knowledge_db, &session) {
+        Ok(c) => {
+            if let Some(text) = c.ask_why {
+                outcome.output = Output::SystemMessage { text };
+            }
+        }
+        Err(e) => outcome.notes.push(e),
+    }
+    outcome
+}
+
+/// SessionEnd: the last capture of the session's journal. Its output cannot change anything,
+/// so it prints none.
+pub fn session_end(input: &[u8], env: &Environment) -> Outcome {
+    let Some(session) = session_of(input) else {
+        return Outcome::note("the payload names no session_id; nothing captured".into());
+    };
+    match capture::capture(&env.knowledge_db, &session) {
+        Ok(_) => Outcome::default(),
+        Err(e) => Outcome::note(e),
+    }
+}
+
+fn session_of(input: &[u8]) -> Option<String> {
+    Payload::parse(input).ok()?.session_id
 }
 
 /// PostToolUse, with tracking.db from `env`.
 pub fn post_tool_use(input: &[u8], env: &Environment) -> Outcome {
     let settings = post_tool_use::Settings {
         tracking_db: env.tracking_db.clone(),
+        knowledge_db: Some(env.knowledge_db.clone()),
         ..Default::default()
     };
     post_tool_use::run(input, &settings)

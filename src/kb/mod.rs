@@ -13,7 +13,9 @@
 
 mod adhoc;
 mod bootstrap;
+mod capture;
 mod error;
+mod journal;
 mod model;
 mod paths;
 mod queries;
@@ -32,7 +34,9 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use adhoc::QueryResult;
 pub use bootstrap::{MigrationReport, TableCount};
+pub use capture::{derive_captures, Evidence, FAILURE_ATTEMPTS};
 pub use error::{KbError, Result};
+pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use model::{
     domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
     ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings).
@@ -29,6 +29,11 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 2,
         sql: include_str!("../../schema/migrations/002_deferred_fts.sql"),
+    },
+    // 005 (issue 17) is registered as 3 on its branch; the lead renumbers it at merge.
+    Migration {
+        version: 3,
+        sql: include_str!("../../schema/migrations/005_session_journal.sql"),
     },
 ];
 
