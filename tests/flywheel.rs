@@ -209,3 +209,93 @@ fn a_session_closes_one_hole_fails_three_times_and_is_captured_once() {
         Some("2")
     );
 }
+
+#[test]
+fn context_shows_facts_constraints_failures_and_the_briefing_shows_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let db = common::build_kb(dir);
+    let d = db.to_str().unwrap();
+    let record = |what: &str, extra: &[&str]| {
+        let mut args = vec!["record", what, "--db", d, "--problem", "Erdos-364"];
+        args.extend_from_slice(extra);
+        common::mk_json(dir, &args)
+    };
+    record("fact", &["--text", "the sum is bounded by 2n"]);
+    record("constraint", &["--text", "n must be odd"]);
+    record(
+        "failure",
+        &[
+            "--approach",
+            "pigeonhole mod 8",
+            "--why",
+            "only 8 classes for 9 constraints",
+        ],
+    );
+    // A near-copy of the fact is shown once.
+    record(
+        "fact",
+        &[
+            "--text",
+            "the sum is bounded by 2n",
+            "--title",
+            "fact: the sum is bounded by 2n",
+        ],
+    );
+
+    let v = common::mk_json(dir, &["context", "erdos_364", "--db", d]);
+    for section in [
+        "problem",
+        "facts",
+        "failed_approaches",
+        "false_lemmas",
+        "techniques",
+        "similar_problems",
+    ] {
+        assert!(v.get(section).is_some(), "{section} in {v}");
+    }
+    let titles: Vec<&str> = v["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles
+            .iter()
+            .filter(|t| t.contains("bounded by 2n"))
+            .count(),
+        1,
+        "{titles:?}"
+    );
+    assert!(
+        titles.iter().any(|t| t.contains("n must be odd")),
+        "{titles:?}"
+    );
+    let failed = v["failed_approaches"].as_array().unwrap();
+    assert!(
+        failed.iter().any(|f| f["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("only 8 classes"))),
+        "{failed:?}"
+    );
+
+    // The briefing of a session on that problem carries the context.
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
+    cmd.args(["hook", "session-start", "--db", d])
+        .current_dir(dir);
+    common::isolate(&mut cmd, dir);
+    cmd.env("MATH_FORGE_PROBLEM", "Erdos-364");
+    let out = cmd
+        .write_stdin(json!({"session_id": "s2", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}).to_string())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("PROBLEM CONTEXT"), "{text}");
+    assert!(text.contains("n must be odd"), "{text}");
+    assert!(text.contains("pigeonhole mod 8"), "{text}");
+    assert!(text.len() < 8000);
+}

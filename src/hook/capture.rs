@@ -31,13 +31,11 @@ pub struct Captured {
     pub ask_why: Option<String>,
 }
 
-/// Derives and stores the captures of `session`. `None` when there is no knowledge base.
+/// Derives and stores the captures of `session`; nothing when there is no knowledge base (the
+/// journal is then empty too).
 pub fn capture(db: &Path, session: &str) -> Result<Captured, String> {
     if !db.is_file() {
-        return Err(format!(
-            "{}: no knowledge base; nothing captured",
-            db.display()
-        ));
+        return Ok(Captured::default());
     }
     let mut kb = Kb::open_existing(db).map_err(|e| e.to_string())?;
     let events = kb.session_events(session).map_err(|e| e.to_string())?;
@@ -45,8 +43,14 @@ pub fn capture(db: &Path, session: &str) -> Result<Captured, String> {
         kb: &kb,
         files: Default::default(),
     };
-    let captures = derive_captures(session, &events, &evidence);
+    let mut captures = derive_captures(session, &events, &evidence);
     drop(evidence);
+    // The session's problem (SessionStart recorded it) is the captures' problem.
+    if let Some(problem) = kb.session_problem(session).map_err(|e| e.to_string())? {
+        for c in &mut captures {
+            c.finding.problem_id = Some(problem.clone());
+        }
+    }
     let stored = kb.store_capture(&captures).map_err(|e| e.to_string())?;
     let mut out = Captured::default();
     for s in &stored {

@@ -14,6 +14,7 @@
 mod adhoc;
 mod bootstrap;
 mod capture;
+mod context;
 mod error;
 mod journal;
 mod model;
@@ -35,6 +36,7 @@ use rusqlite::{Connection, OpenFlags};
 pub use adhoc::QueryResult;
 pub use bootstrap::{MigrationReport, TableCount};
 pub use capture::{derive_captures, Evidence, FAILURE_ATTEMPTS};
+pub use context::{Context, ContextItem, SimilarProblem};
 pub use error::{KbError, Result};
 pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use model::{

@@ -154,5 +154,9 @@ fn environment(dbs: &Databases) -> Environment {
             .and_then(|s| s.trim().parse().ok())
             .filter(|n: &i64| *n > 0)
             .unwrap_or(briefing::DEFAULT_SLOTS),
+        problem: std::env::var("MATH_FORGE_PROBLEM")
+            .ok()
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty()),
     }
 }
