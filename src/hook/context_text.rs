@@ -104,7 +104,9 @@ fn item(i: &ContextItem) -> String {
         s.push_str(&format!(": {}", clip(w, 200)));
     }
     if let Some(src) = &i.source {
-        s.push_str(&format!(" (source: {})", clip(src, 80)));
+        // The file name says which result; the directories rarely matter.
+        let name = src.rsplit('/').next().unwrap_or(src);
+        s.push_str(&format!(" (source: {})", clip(name, 80)));
     }
     if i.used > 0 {
         s.push_str(&format!(" (used {}×)", i.used));

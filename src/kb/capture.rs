@@ -222,6 +222,104 @@ fn clip(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
+    struct Fake {
+        verified: bool,
+        rests_on: Option<Vec<String>>,
+    }
+
+    impl Evidence for Fake {
+        fn verified(&self, _: &str, hash: &str) -> bool {
+            self.verified && hash == "h2"
+        }
+        fn rests_on(&self, _: &str, _: &str) -> Option<Vec<String>> {
+            self.rests_on.clone()
+        }
+    }
+
+    fn ev(decl: &str, kind: EventKind, holes: usize, proof: &str, hash: &str) -> Event {
+        Event {
+            session_id: "s".into(),
+            file: "/p/F.lean".into(),
+            declaration: decl.into(),
+            kind: Some(kind),
+            statement: Some(format!("{decl} (n : ℕ) : n = n")),
+            proof: Some(proof.into()),
+            tactics: vec!["rfl".into()],
+            holes,
+            content_hash: Some(hash.into()),
+            ..Event::default()
+        }
+    }
+
+    fn confidence_of(f: Fake) -> Confidence {
+        let events = [
+            ev("a", EventKind::HoleOpened, 1, ":= by sorry", "h1"),
+            ev("a", EventKind::HoleClosed, 0, ":= by rfl", "h2"),
+        ];
+        let c = derive_captures("s", &events, &f);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].kind, "technique");
+        c[0].finding.confidence
+    }
+
+    #[test]
+    fn confidence_follows_the_evidence() {
+        let fake = |verified, rests_on| Fake { verified, rests_on };
+        assert_eq!(
+            confidence_of(fake(true, Some(vec![]))),
+            Confidence::Verified
+        );
+        assert_eq!(confidence_of(fake(false, Some(vec![]))), Confidence::Medium);
+        // Resting on a sorry, or unknown dependencies, is never more than low.
+        assert_eq!(
+            confidence_of(fake(true, Some(vec!["b".into()]))),
+            Confidence::Low
+        );
+        assert_eq!(confidence_of(fake(true, None)), Confidence::Low);
+    }
+
+    #[test]
+    fn one_attempt_is_not_a_failure_and_repeats_are_one_attempt() {
+        let f = Fake {
+            verified: false,
+            rests_on: Some(vec![]),
+        };
+        let one = [ev(
+            "b",
+            EventKind::ProofRewritten,
+            1,
+            ":= by simp; sorry",
+            "h",
+        )];
+        assert!(derive_captures("s", &one, &f).is_empty());
+        let same = [
+            ev("b", EventKind::ProofRewritten, 1, ":= by simp; sorry", "h"),
+            ev("b", EventKind::ProofRewritten, 1, ":= by simp; sorry", "h"),
+        ];
+        assert!(derive_captures("s", &same, &f).is_empty());
+        let two = [
+            ev("b", EventKind::ProofRewritten, 1, ":= by simp; sorry", "h"),
+            ev("b", EventKind::ProofRewritten, 1, ":= by omega; sorry", "h"),
+        ];
+        let c = derive_captures("s", &two, &f);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].kind, "failure");
+        assert!(c[0].finding.title.starts_with("2 attempts"));
+    }
+
+    #[test]
+    fn a_proven_negation_is_a_false_lemma() {
+        let f = Fake {
+            verified: false,
+            rests_on: Some(vec![]),
+        };
+        let mut closed = ev("c", EventKind::HoleClosed, 0, ":= by decide", "h");
+        closed.statement = Some("c : ¬ ∀ n : ℕ, n < 5".into());
+        let c = derive_captures("s", &[closed], &f);
+        assert_eq!(c[0].kind, "false_lemma");
+        assert_eq!(c[0].finding.finding_type, FindingType::FalseLemma);
+    }
+
     #[test]
     fn statement_type_skips_binders() {
         assert_eq!(statement_type("foo (h : a = b) : ¬ P"), Some("¬ P"));
