@@ -20,6 +20,8 @@ pub const LOCK_WAIT: Duration = Duration::from_millis(250);
 /// The events of one edit, without session, file or hash (the caller knows those).
 pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<Event> {
     let mut out = Vec::new();
+    // The file's code identifiers, in document order, read once (not once per declaration).
+    let mut identifiers: Option<Vec<std::ops::Range<usize>>> = None;
     for d in &c.declarations {
         let Some(side) = d.new.as_ref() else { continue };
         if d.full_name.is_empty() || !side.has_body {
@@ -59,7 +61,13 @@ pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<E
             .clone()
             .and_then(|r| new_file.text.get(r))
             .map(|b| b.split_whitespace().collect::<Vec<_>>().join(" "));
-        let lemmas = lemmas_used(new_file, decl);
+        let identifiers = identifiers.get_or_insert_with(|| {
+            idents::code_identifiers(new_file)
+                .iter()
+                .map(|n| n.byte_range())
+                .collect()
+        });
+        let lemmas = lemmas_used(new_file, identifiers, decl);
         for kind in kinds {
             out.push(Event {
                 declaration: d.full_name.clone(),
@@ -89,7 +97,11 @@ const MAX_LEMMAS: usize = 24;
 /// Library-looking names the body of `decl` uses: code identifiers with a `_` or `.` in them
 /// (`sq_nonneg`, `Nat.succ_le`) that are neither bound in the statement (hypotheses such as
 /// `h_pos`) nor tactic names (`norm_num` in a nested `by`).
-fn lemmas_used(file: &ParsedFile, decl: &Declaration) -> Vec<String> {
+fn lemmas_used(
+    file: &ParsedFile,
+    identifiers: &[std::ops::Range<usize>],
+    decl: &Declaration,
+) -> Vec<String> {
     let Some(body) = decl.body.clone() else {
         return Vec::new();
     };
@@ -99,11 +111,12 @@ fn lemmas_used(file: &ParsedFile, decl: &Declaration) -> Vec<String> {
         .collect();
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
-    for node in idents::code_identifiers(file) {
-        let r = node.byte_range();
-        if r.start < body.start || r.end > body.end {
-            continue;
-        }
+    let first = identifiers.partition_point(|r| r.start < body.start);
+    for r in identifiers[first..]
+        .iter()
+        .take_while(|r| r.end <= body.end)
+    {
+        let r = r.clone();
         let Some(name) = file.text.get(r) else {
             continue;
         };
