@@ -8,7 +8,9 @@
 //!
 //! The 130 KB file is fixtures/hooks/Erdos850.lean's declarations repeated in numbered
 //! namespaces, written to a temporary directory; the payload edits one proof in the middle to
-//! `sorry` (so the hook parses both versions in full and blocks).
+//! `sorry` (so the hook parses both versions in full and blocks). The session journal is on
+//! (the payloads carry a session id and knowledge.db exists): every post-tool-use run appends
+//! its events, and `stop/capture-130KB` captures a session that closed a hole in the file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -64,6 +66,11 @@ struct Setup {
     pre_edit: Vec<u8>,
     session_start: Vec<u8>,
     subagent_start: Vec<u8>,
+    /// A proof put back into the 130 KB file (`pre_file`) in session `bench-stop`: journals a
+    /// closed hole, so the Stop of that session captures a technique (parsing the file for
+    /// what the proof rests on) on every run.
+    close_hole: Vec<u8>,
+    stop: Vec<u8>,
     kb: PathBuf,
     tracking: PathBuf,
 }
@@ -122,7 +129,24 @@ fn setup() -> Setup {
         serde_json::from_str(&std::fs::read_to_string(fixture("kb_corpus.json")).unwrap()).unwrap();
     Kb::open(&kb).unwrap().write_batch(items).unwrap();
 
+    let close_hole = serde_json::json!({
+        "session_id": "bench-stop", "cwd": dir.path(), "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": pre_file, "old_string": new_string, "new_string": old_string},
+        "tool_response": {"filePath": pre_file, "originalFile": after},
+    })
+    .to_string()
+    .into_bytes();
+    let stop = serde_json::json!({
+        "session_id": "bench-stop", "cwd": dir.path(), "hook_event_name": "Stop",
+        "stop_hook_active": false,
+    })
+    .to_string()
+    .into_bytes();
+
     Setup {
+        close_hole,
+        stop,
         edit_with_original: edit(Some(&before)),
         edit_undone: edit(None),
         pre_edit,
@@ -176,8 +200,20 @@ fn bench(c: &mut Criterion) {
     assert!(brief.contains("KB: 14 findings"), "{brief}");
     let sub = String::from_utf8(run(&s, "subagent-start", &s.subagent_start)).unwrap();
     assert!(sub.contains("FALSE LEMMA local_cover_le_2"), "{sub}");
+    // The journal is on: the closed hole is journaled and the Stop captures it.
+    assert_eq!(run(&s, "post-tool-use", &s.close_hole), b"");
+    assert_eq!(run(&s, "stop", &s.stop), b"");
+    let techniques: i64 = rusqlite::Connection::open(&s.kb)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM session_captures WHERE session_id = 'bench-stop'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(techniques, 1, "the Stop captured the closed hole");
 
-    let cases: [(&str, &str, &[u8]); 6] = [
+    let cases: [(&str, &str, &[u8]); 7] = [
         ("pre-tool-use/edit-130KB", "pre-tool-use", &s.pre_edit),
         (
             "post-tool-use/edit-130KB-original",
@@ -196,6 +232,7 @@ fn bench(c: &mut Criterion) {
         ),
         ("session-start", "session-start", &s.session_start),
         ("subagent-start", "subagent-start", &s.subagent_start),
+        ("stop/capture-130KB", "stop", &s.stop),
     ];
     for (name, sub, input) in cases {
         let mut times: Vec<Duration> = (0..SINGLE_RUNS)
@@ -231,6 +268,9 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("pre-tool-use/edit-130KB", |b| {
         b.iter(|| run(&s, "pre-tool-use", &s.pre_edit))
+    });
+    group.bench_function("stop/capture-130KB", |b| {
+        b.iter(|| run(&s, "stop", &s.stop))
     });
     group.bench_function("session-start", |b| {
         b.iter(|| run(&s, "session-start", &s.session_start))

@@ -127,6 +127,7 @@ fn a_client_session_lists_and_calls_every_tool() {
             "problem",
             "failed",
             "recommend",
+            "context",
             "record_failure",
             "holes",
             "outline",

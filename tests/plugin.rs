@@ -88,7 +88,7 @@ fn manifest_is_valid() {
 }
 
 #[test]
-fn hooks_wire_the_four_events() {
+fn hooks_wire_the_five_events() {
     let got: Vec<(String, String, String, u64)> = hooks()
         .into_iter()
         .map(|(e, m, c, t)| (e, m, hook_subcommand(&c), t))
@@ -101,6 +101,7 @@ fn hooks_wire_the_four_events() {
             "pre-tool-use",
             5,
         ),
+        ("SessionEnd", "", "session-end", 15),
         (
             "SessionStart",
             "startup|resume|clear|compact",

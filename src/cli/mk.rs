@@ -87,6 +87,14 @@ enum Command {
         /// Problem id (case, spaces, '_' and '-' do not matter)
         problem: String,
     },
+    /// What to know before an attempt: statement and status, facts, failed approaches, false lemmas, techniques, similar problems
+    Context {
+        /// Problem id (case, spaces, '_' and '-' do not matter)
+        problem: String,
+        /// Entries per section
+        #[arg(long, short = 'n', default_value_t = 8)]
+        limit: usize,
+    },
     /// Failed approaches and false lemmas, optionally matching a keyword
     Failed {
         keyword: Vec<String>,
@@ -140,6 +148,23 @@ enum RecordCommand {
     Strategy(StrategyArgs),
     /// An observation worth keeping
     Insight(InsightArgs),
+    /// Something established about a problem ("the sum is bounded by 2n"); shown by mk context
+    Fact(FactArgs),
+    /// A condition discovered on a problem ("n must be odd"); shown by mk context
+    Constraint(FactArgs),
+}
+
+#[derive(Debug, Args)]
+struct FactArgs {
+    /// Problem id, e.g. erdos_364
+    #[arg(long)]
+    problem: String,
+    /// What was established or discovered
+    #[arg(long)]
+    text: String,
+    /// Short title (default: the text, cut)
+    #[arg(long)]
+    title: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -354,6 +379,15 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                 show::find(out, ctx.painter, &report, kb.is_empty()?)?;
             }
         }
+        Command::Context { problem, limit } => {
+            let kb = ctx.kb()?;
+            let context = kb.context(&problem, limit)?;
+            if ctx.json {
+                json(out, &context)?;
+            } else {
+                writeln!(out, "{}", crate::hook::context_text::render(&context, 0))?;
+            }
+        }
         Command::Failed { keyword, limit } => {
             let kb = ctx.kb()?;
             let tracking = ctx.tracking();
@@ -448,6 +482,10 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         uuid: a.attempt.uuid,
                     })?,
                 ),
+                RecordCommand::Fact(a) => ("fact", record_fact(&mut kb, "fact", a)?),
+                RecordCommand::Constraint(a) => {
+                    ("constraint", record_fact(&mut kb, "constraint", a)?)
+                }
                 RecordCommand::Insight(a) => (
                     "insight",
                     kb.record_insight(&InsightInput {
@@ -476,6 +514,21 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// A fact or constraint is an insight on the problem tagged with its kind (what
+/// [`Kb::context`] collects as established facts).
+fn record_fact(kb: &mut Kb, kind: &str, a: FactArgs) -> Result<kb::Recorded, KbError> {
+    let title = a
+        .title
+        .unwrap_or_else(|| format!("{kind}: {}", crate::cli::render::one_line(&a.text, 80)));
+    kb.record_insight(&InsightInput {
+        title,
+        text: a.text,
+        problem: Some(a.problem),
+        domain: None,
+        tags: Some(kind.to_string()),
+    })
 }
 
 fn init(ctx: &Ctx, from: Option<&Path>, out: &mut dyn Write) -> Result<(), Failure> {

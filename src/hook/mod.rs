@@ -21,9 +21,12 @@
 pub mod apply;
 pub mod baseline;
 pub mod briefing;
+pub mod capture;
+pub mod context_text;
 pub mod env_file;
 pub mod files;
 pub mod gate;
+pub mod journal;
 pub mod payload;
 pub mod post_tool_use;
 pub mod pre_tool_use;
@@ -52,6 +55,8 @@ pub enum Output {
     Deny { reason: String },
     /// PreToolUse `updatedInput`: the whole tool input, replaced.
     UpdatedInput { input: serde_json::Value },
+    /// `{"systemMessage": …}`: shown to the user, blocks nothing (Stop's non-blocking output).
+    SystemMessage { text: String },
 }
 
 impl Output {
@@ -70,6 +75,7 @@ impl Output {
                     "permissionDecisionReason": reason,
                 }
             }),
+            Output::SystemMessage { text } => json!({ "systemMessage": text }),
             Output::UpdatedInput { input } => json!({
                 "hookSpecificOutput": { "hookEventName": "PreToolUse", "updatedInput": input }
             }),
@@ -164,6 +170,9 @@ pub struct Environment {
     /// Unix seconds.
     pub now: i64,
     pub slots: i64,
+    /// `$MATH_FORGE_PROBLEM`: the problem this session works on (else the one recorded for a
+    /// resumed session, else the project directory's name when the KB knows it).
+    pub problem: Option<String>,
 }
 
 /// SessionStart: the briefing, and the PATH export when `$CLAUDE_ENV_FILE` is set.
@@ -190,13 +199,22 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
     }
     let tracking = env.tracking_db.as_deref().map(Tracking::open);
     let kb = Kb::open(&env.knowledge_db).map_err(|e| e.to_string());
-    let text = briefing::briefing(&briefing::Sources {
+    let mut text = briefing::briefing(&briefing::Sources {
         tracking: tracking.as_ref(),
         tracking_note: env.tracking_note.clone(),
         kb: kb.as_ref().map_err(String::clone),
         now: env.now,
         slots: env.slots,
     });
+    if let Ok(mut kb) = kb {
+        match problem_briefing(&mut kb, input, env) {
+            Ok(Some(context)) => {
+                text.push_str(&format!("\n\nPROBLEM CONTEXT (`mk context`):\n{context}"))
+            }
+            Ok(None) => {}
+            Err(e) => notes.push(format!("{e}; no problem context")),
+        }
+    }
     Outcome {
         output: Output::Context {
             event: "SessionStart",
@@ -204,6 +222,42 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
         },
         notes,
     }
+}
+
+/// Most characters of the problem context in the briefing.
+pub const BRIEFING_CONTEXT_CHARS: usize = 2500;
+
+/// The session's problem's context for the briefing; records the problem for the session and
+/// which findings were shown (usage feedback).
+fn problem_briefing(
+    kb: &mut Kb,
+    input: &[u8],
+    env: &Environment,
+) -> crate::kb::Result<Option<String>> {
+    let payload = Payload::parse(input).ok();
+    let session = payload.as_ref().and_then(|p| p.session_id.clone());
+    let recorded = match &session {
+        Some(s) => kb.session_problem(s)?,
+        None => None,
+    };
+    let from_dir = payload
+        .as_ref()
+        .and_then(|p| p.cwd.as_deref())
+        .and_then(|c| std::path::Path::new(c).file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    let candidates = env.problem.iter().chain(&recorded).chain(&from_dir);
+    for problem in candidates {
+        let context = kb.context(problem, 5)?;
+        if context.is_empty() && Some(problem) == from_dir.as_ref() {
+            continue;
+        }
+        if let Some(s) = &session {
+            kb.set_session_problem(s, problem)?;
+            kb.mark_shown(s, &context.finding_ids())?;
+        }
+        return Ok(Some(context_text::render(&context, BRIEFING_CONTEXT_CHARS)));
+    }
+    Ok(None)
 }
 
 /// The Stop hook compares with where the session started: this snapshot of the project's
@@ -252,14 +306,48 @@ pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
 }
 
 /// Stop: refuses to end the turn while the session's changes gut a proof or add an axiom.
+/// Then, when it does not block, captures the session's journal into findings and asks once
+/// why failed attempts failed ([`capture`]).
 pub fn stop(input: &[u8], env: &Environment) -> Outcome {
-    stop::run(input, &stop::Settings::new(env.data_dir.clone()))
+    let mut outcome = stop::run(input, &stop::Settings::new(env.data_dir.clone()));
+    if outcome.output != Output::Nothing {
+        return outcome;
+    }
+    let Some(session) = session_of(input) else {
+        return outcome;
+    };
+    match capture::capture(&env.knowledge_db, &session) {
+        Ok(c) => {
+            if let Some(text) = c.ask_why {
+                outcome.output = Output::SystemMessage { text };
+            }
+        }
+        Err(e) => outcome.notes.push(e),
+    }
+    outcome
+}
+
+/// SessionEnd: the last capture of the session's journal. Its output cannot change anything,
+/// so it prints none.
+pub fn session_end(input: &[u8], env: &Environment) -> Outcome {
+    let Some(session) = session_of(input) else {
+        return Outcome::note("the payload names no session_id; nothing captured".into());
+    };
+    match capture::capture(&env.knowledge_db, &session) {
+        Ok(_) => Outcome::default(),
+        Err(e) => Outcome::note(e),
+    }
+}
+
+fn session_of(input: &[u8]) -> Option<String> {
+    Payload::parse(input).ok()?.session_id
 }
 
 /// PostToolUse, with tracking.db from `env`.
 pub fn post_tool_use(input: &[u8], env: &Environment) -> Outcome {
     let settings = post_tool_use::Settings {
         tracking_db: env.tracking_db.clone(),
+        knowledge_db: Some(env.knowledge_db.clone()),
         ..Default::default()
     };
     post_tool_use::run(input, &settings)

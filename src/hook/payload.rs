@@ -10,6 +10,8 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Payload {
     pub hook_event_name: Option<String>,
+    /// Claude Code's session id (the journal's key).
+    pub session_id: Option<String>,
     /// The session's working directory (relative file paths are resolved against it).
     pub cwd: Option<String>,
     /// SessionStart: `startup`, `resume`, `clear` or `compact`.
@@ -90,6 +92,7 @@ impl Payload {
             .or_else(|| string(input, "description"));
         Payload {
             hook_event_name: string(v, "hook_event_name"),
+            session_id: string(v, "session_id"),
             cwd: string(v, "cwd"),
             source: string(v, "source"),
             tool_name: string(v, "tool_name"),

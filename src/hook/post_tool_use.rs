@@ -28,7 +28,8 @@ use std::time::Duration;
 use super::baseline::{self, Baseline, Origin};
 use super::payload::Payload;
 use super::window::{self, Layout, Window};
-use super::{clip, Outcome, Output};
+use super::{clip, journal, Outcome, Output};
+use crate::kb::Event;
 use crate::lean::compare::{DeclarationDiff, FileComparison, Status};
 use crate::lean::idents::{self, NameSet};
 use crate::lean::trust_scan::{self, Escape};
@@ -47,6 +48,8 @@ pub struct Settings {
     /// Limit for `git show HEAD:…` when a Write must be compared with the committed version.
     pub git_timeout: Duration,
     pub max_file_bytes: u64,
+    /// knowledge.db, for the session journal; journaling is skipped when it does not exist.
+    pub knowledge_db: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -55,6 +58,7 @@ impl Default for Settings {
             tracking_db: None,
             git_timeout: Duration::from_millis(1500),
             max_file_bytes: MAX_FILE_BYTES,
+            knowledge_db: None,
         }
     }
 }
@@ -118,7 +122,14 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     let name = path
         .file_name()
         .map_or_else(|| given.clone(), |n| n.to_string_lossy().into_owned());
-    let decision = decide(&name, &current, &baseline, &false_lemmas);
+    let (decision, events) =
+        decide_journaled(&name, &current, &baseline, &false_lemmas, Parse::Windows);
+    if let (Some(db), Some(session)) = (&settings.knowledge_db, &payload.session_id) {
+        let blocked = decision.blocks.first().map(String::as_str);
+        notes.extend(journal::write(
+            db, session, &path, &current, events, blocked,
+        ));
+    }
     if let Baseline::Unknown { reason } = &baseline {
         notes.push(format!(
             "{name}: earlier version unknown ({reason}); only false lemmas checked"
@@ -172,6 +183,19 @@ pub fn decide_with(
     false_lemmas: &[FalseLemma],
     parse: Parse,
 ) -> Decision {
+    decide_journaled(name, current, before, false_lemmas, parse).0
+}
+
+/// [`decide_with`], and the edit's declaration-level events for the session journal (none
+/// when the earlier version is unknown or ambiguous: the journal records only what is sure).
+pub fn decide_journaled(
+    name: &str,
+    current: &str,
+    before: &Baseline,
+    false_lemmas: &[FalseLemma],
+    parse: Parse,
+) -> (Decision, Vec<Event>) {
+    let mut events = Vec::new();
     let mut new = NewFile {
         name,
         text: current,
@@ -187,7 +211,10 @@ pub fn decide_with(
         let mut every_blocks = true;
         let mut any_block = Findings::new();
         for text in texts {
-            let (blocks, advice) = compare(text, &mut new, *origin);
+            let (blocks, advice, changes) = compare(text, &mut new, *origin);
+            if texts.len() == 1 {
+                events = changes;
+            }
             every_blocks &= !blocks.is_empty();
             any_block.extend(blocks.iter().map(|(k, v)| (k.clone(), v.clone())));
             agreed = Some(match agreed {
@@ -210,7 +237,7 @@ pub fn decide_with(
     decision
         .advice
         .extend(false_lemma_advice(&mut new, false_lemmas));
-    decision
+    (decision, events)
 }
 
 /// The file as the tool left it: its text, layout and, once needed, its whole parse.
@@ -231,9 +258,13 @@ impl NewFile<'_> {
 
 /// Compares one earlier version with the new file: the windows around the change when they
 /// parse cleanly, the whole files otherwise.
-fn compare(old_text: &str, new: &mut NewFile<'_>, origin: Origin) -> (Findings, Findings) {
+fn compare(
+    old_text: &str,
+    new: &mut NewFile<'_>,
+    origin: Origin,
+) -> (Findings, Findings, Vec<Event>) {
     if old_text == new.text {
-        return (Findings::new(), Findings::new());
+        return (Findings::new(), Findings::new(), Vec::new());
     }
     let old_layout = Layout::of(old_text);
     let windows = window::change_windows(old_text, &old_layout, new.text, &new.layout)
@@ -267,7 +298,8 @@ fn compare(old_text: &str, new: &mut NewFile<'_>, origin: Origin) -> (Findings, 
     if whole {
         unparsed_findings(old, new, origin, &mut blocks, &mut advice);
     }
-    (blocks, advice)
+    let events = journal::events(&c, &new.file, &new.outline);
+    (blocks, advice, events)
 }
 
 /// Hashes of the trimmed lines of a file, by line start.

@@ -14,8 +14,11 @@
 mod adhoc;
 mod attempts;
 mod bootstrap;
+mod capture;
+mod context;
 mod error;
 mod facts;
+mod journal;
 mod model;
 mod paths;
 mod queries;
@@ -36,8 +39,11 @@ use rusqlite::{Connection, OpenFlags};
 pub use adhoc::QueryResult;
 pub use attempts::AttemptRecord;
 pub use bootstrap::{MigrationReport, TableCount};
+pub use capture::{derive_captures, Evidence, FAILURE_ATTEMPTS};
+pub use context::{Context, ContextItem, SimilarProblem};
 pub use error::{KbError, Result};
 pub use facts::{fact_key, FactSource};
+pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use model::{
     domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
     ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,

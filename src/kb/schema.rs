@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -40,6 +40,12 @@ const MIGRATIONS: &[Migration] = &[
         version: 3,
         sql: include_str!("../../schema/migrations/003_facts.sql"),
         after: Some(super::facts::merge_duplicates),
+    },
+    // The session journal (what agents did in a session) and verify verdicts.
+    Migration {
+        version: 4,
+        sql: include_str!("../../schema/migrations/004_session_journal.sql"),
+        after: None,
     },
 ];
 

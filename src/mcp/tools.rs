@@ -79,6 +79,14 @@ pub fn specs() -> Vec<ToolSpec> {
             ),
         },
         ToolSpec {
+            name: "context",
+            description: "Before an attempt on a problem: its statement and status, established facts with sources, failed approaches and false lemmas with why, techniques ranked by observed success, similar problems with outcomes. Same as `mk context --json`.",
+            schema: schema(
+                json!({"problem": string("problem id"), "limit": integer("entries per section (default 8)")}),
+                &["problem"],
+            ),
+        },
+        ToolSpec {
             name: "record_failure",
             description: "Record an approach that failed on a problem, and why, so later attempts avoid it. Same as `mk record failure --json`.",
             schema: schema(
@@ -175,6 +183,13 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
                 .recommend(&required(args, "problem")?, count(args, "limit", 10)?)
                 .map_err(|e| e.to_string())?;
             to_json(serde_json::to_value(&recs))
+        }
+        "context" => {
+            let kb = open()?;
+            let context = kb
+                .context(&required(args, "problem")?, count(args, "limit", 8)?)
+                .map_err(|e| e.to_string())?;
+            to_json(serde_json::to_value(&context))
         }
         "record_failure" => {
             let mut kb = open()?;

@@ -1,4 +1,4 @@
-//! `mf hook session-start | pre-tool-use | post-tool-use | stop | subagent-start`: Claude Code
+//! `mf hook session-start | pre-tool-use | post-tool-use | stop | session-end | subagent-start`: Claude Code
 //! hooks.
 //!
 //! Reads the hook's JSON on stdin, prints the hook's JSON on stdout and short notes on
@@ -32,6 +32,8 @@ enum HookCommand {
     PostToolUse(Databases),
     /// Stop: block ending the turn while changed .lean files gut a proof or add an axiom
     Stop(Databases),
+    /// SessionEnd: capture the session's journal into knowledge.db findings (no output)
+    SessionEnd(Databases),
     /// SubagentStart: KB findings relevant to the subagent's task as context (not wired by the plugin: the payload has no task text)
     SubagentStart(Databases),
 }
@@ -52,6 +54,7 @@ pub fn run(args: HookArgs) -> Result<ExitCode> {
         HookCommand::PreToolUse(d) => ("pre-tool-use", d),
         HookCommand::PostToolUse(d) => ("post-tool-use", d),
         HookCommand::Stop(d) => ("stop", d),
+        HookCommand::SessionEnd(d) => ("session-end", d),
         HookCommand::SubagentStart(d) => ("subagent-start", d),
     };
     let budget = hook::budget(name);
@@ -65,6 +68,7 @@ pub fn run(args: HookArgs) -> Result<ExitCode> {
                 "pre-tool-use" => hook::pre_tool_use(&input, &env),
                 "post-tool-use" => hook::post_tool_use(&input, &env),
                 "stop" => hook::stop(&input, &env),
+                "session-end" => hook::session_end(&input, &env),
                 _ => hook::subagent_start(&input, &env),
             }
         }),
@@ -150,5 +154,9 @@ fn environment(dbs: &Databases) -> Environment {
             .and_then(|s| s.trim().parse().ok())
             .filter(|n: &i64| *n > 0)
             .unwrap_or(briefing::DEFAULT_SLOTS),
+        problem: std::env::var("MATH_FORGE_PROBLEM")
+            .ok()
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty()),
     }
 }

@@ -61,6 +61,8 @@ pub struct VerifyArgs {
 
 pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     let spec = args.spec.as_deref().map(Spec::load).transpose()?;
+    // Hashed before Lean runs, so the verdict is kept for the content that was checked.
+    let checked = checked_content(&args.file);
     let options = Options {
         file: args.file,
         project: args.project,
@@ -69,6 +71,9 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
         spec,
     };
     let report = verify::verify(&options)?;
+    if let Some((path, hash)) = checked {
+        remember_verdict(&path, &hash, report.verdict);
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let written = if args.json {
@@ -86,6 +91,38 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
         Verdict::Pass => ExitCode::SUCCESS,
         Verdict::Fail | Verdict::NotCompiled => ExitCode::from(EXIT_FOUND),
     })
+}
+
+/// The file's absolute path and [`crate::kb::content_hash`] of its text, as the edit hooks
+/// journal them.
+fn checked_content(file: &std::path::Path) -> Option<(String, String)> {
+    let path = std::env::current_dir().ok()?.join(file);
+    let bytes =
+        crate::files::read_regular(&path, crate::hook::post_tool_use::MAX_FILE_BYTES).ok()?;
+    let text = crate::lean::Source::from_bytes(&path, bytes).ok()?.text;
+    Some((
+        path.to_string_lossy().into_owned(),
+        crate::kb::content_hash(text.as_bytes()),
+    ))
+}
+
+/// Keeps the verdict in knowledge.db, when there is one, for the session capture: a proof is
+/// `verified` only when this very content passed. Best effort: a note when it cannot.
+fn remember_verdict(path: &str, hash: &str, verdict: Verdict) {
+    let db = crate::kb::resolve_knowledge_db(None).path;
+    if !db.is_file() {
+        return;
+    }
+    let verdict = match verdict {
+        Verdict::Pass => "pass",
+        Verdict::Fail => "fail",
+        Verdict::NotCompiled => "not-compiled",
+    };
+    if let Err(e) = crate::kb::Kb::open_existing(&db)
+        .and_then(|mut kb| kb.record_verification(path, hash, verdict))
+    {
+        eprintln!("mf verify: verdict not kept in knowledge.db: {e}");
+    }
 }
 
 fn write_human(out: &mut impl Write, r: &Report) -> std::io::Result<()> {

@@ -1,0 +1,120 @@
+//! Capture at Stop and SessionEnd: the session's journal becomes candidate findings
+//! ([`crate::kb::derive_captures`]), stored idempotently ([`Kb::store_capture`]), and, once per
+//! session and only above [`WHY_THRESHOLD`], a short request to record why the failed attempts
+//! failed.
+//!
+//! The request is a `systemMessage` (the hooks reference: a message shown to the user that
+//! never blocks); Stop's only field that reaches the model is `decision: "block"` + `reason`,
+//! and the issue forbids blocking a stop for this.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::kb::{derive_captures, Capture, Evidence, Kb, Stored};
+use crate::lean::depends::Dependencies;
+use crate::lean::{Outline, ParsedFile, Source};
+
+/// Importance a session's failures must reach before the agent is asked why: each failure
+/// candidate weighs its number of attempts, so one declaration tried twice is left alone and
+/// one tried three times (or two tried twice) is asked about.
+pub const WHY_THRESHOLD: usize = 3;
+
+/// What the capture did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Captured {
+    pub added: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+    /// Declarations left with failure candidates.
+    pub failures: Vec<String>,
+    /// The request to record why, when this call asked it.
+    pub ask_why: Option<String>,
+}
+
+/// Derives and stores the captures of `session`; nothing when there is no knowledge base (the
+/// journal is then empty too).
+pub fn capture(db: &Path, session: &str) -> Result<Captured, String> {
+    if !db.is_file() {
+        return Ok(Captured::default());
+    }
+    let mut kb = Kb::open_existing(db).map_err(|e| e.to_string())?;
+    let events = kb.session_events(session).map_err(|e| e.to_string())?;
+    let evidence = TreeEvidence {
+        kb: &kb,
+        files: Default::default(),
+    };
+    let mut captures = derive_captures(session, &events, &evidence);
+    drop(evidence);
+    // The session's problem (SessionStart recorded it) is the captures' problem.
+    if let Some(problem) = kb.session_problem(session).map_err(|e| e.to_string())? {
+        for c in &mut captures {
+            c.finding.problem_id = Some(problem.clone());
+        }
+    }
+    let stored = kb.store_capture(&captures).map_err(|e| e.to_string())?;
+    let mut out = Captured::default();
+    for s in &stored {
+        match s {
+            Stored::Added(_) => out.added += 1,
+            Stored::Updated(_) => out.updated += 1,
+            Stored::Unchanged(_) => out.unchanged += 1,
+        }
+    }
+    let failures: Vec<&Capture> = captures.iter().filter(|c| c.kind == "failure").collect();
+    out.failures = failures.iter().map(|c| c.declaration.clone()).collect();
+    let weight: usize = failures.iter().map(|c| attempts_of(&c.finding.title)).sum();
+    if weight >= WHY_THRESHOLD && kb.mark_why_asked(session).map_err(|e| e.to_string())? {
+        out.ask_why = Some(format!(
+            "[math-forge] This session left {} open after several attempts: {}. Record briefly why each approach failed, so the next attempt does not repeat it: `mk record failure --problem P --approach \"…\" --why \"…\"` (or the MCP tool record_failure).",
+            if failures.len() == 1 { "one declaration" } else { "declarations" },
+            out.failures.join(", ")
+        ));
+    }
+    Ok(out)
+}
+
+/// The attempt count a failure title starts with (`3 attempts left …`).
+fn attempts_of(title: &str) -> usize {
+    title
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Verdicts from the knowledge base; dependencies from the files as they are now.
+struct TreeEvidence<'a> {
+    kb: &'a Kb,
+    files: std::cell::RefCell<HashMap<String, Option<(Outline, Dependencies)>>>,
+}
+
+impl Evidence for TreeEvidence<'_> {
+    fn verified(&self, file: &str, content_hash: &str) -> bool {
+        self.kb.verified(file, content_hash).unwrap_or(false)
+    }
+
+    fn rests_on(&self, file: &str, declaration: &str) -> Option<Vec<String>> {
+        let mut files = self.files.borrow_mut();
+        let entry = files.entry(file.to_string()).or_insert_with(|| {
+            let path = Path::new(file);
+            let bytes =
+                crate::files::read_regular(path, super::post_tool_use::MAX_FILE_BYTES).ok()?;
+            let text = Source::from_bytes(path, bytes).ok()?.text;
+            let parsed = ParsedFile::parse(text);
+            let outline = Outline::of(file, &parsed);
+            let deps = Dependencies::of(&parsed, &outline);
+            Some((outline, deps))
+        });
+        let (outline, deps) = entry.as_ref()?;
+        let i = outline
+            .declarations
+            .iter()
+            .position(|d| d.full_name == declaration)?;
+        Some(
+            deps.waits_on(i)
+                .into_iter()
+                .map(|(n, _)| n.to_string())
+                .collect(),
+        )
+    }
+}

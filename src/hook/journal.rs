@@ -1,0 +1,180 @@
+//! What the edit hooks write to the session journal: declaration-level events read off the
+//! comparison PostToolUse already made ([`crate::lean::compare`]), so journaling costs no
+//! second parse.
+//!
+//! An event carries the declaration's statement, its body after the edit (bounded), the
+//! tactics that start its proof steps, the lemma-like names its body uses and its primary
+//! technique; the Stop hook's capture ([`crate::kb::derive_captures`]) needs nothing else.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::kb::{Event, EventKind, Kb};
+use crate::lean::compare::{FileComparison, Status};
+use crate::lean::{idents, Declaration, Outline, ParsedFile};
+
+/// How long a hook waits for another writer's lock before it skips journaling.
+pub const LOCK_WAIT: Duration = Duration::from_millis(250);
+
+/// The events of one edit, without session, file or hash (the caller knows those).
+pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<Event> {
+    let mut out = Vec::new();
+    // The file's code identifiers, in document order, read once (not once per declaration).
+    let mut identifiers: Option<Vec<std::ops::Range<usize>>> = None;
+    for d in &c.declarations {
+        let Some(side) = d.new.as_ref() else { continue };
+        if d.full_name.is_empty() || !side.has_body {
+            continue;
+        }
+        let kinds: Vec<EventKind> = match d.status {
+            Status::Added if side.holes > 0 => vec![EventKind::HoleOpened],
+            Status::Modified => {
+                let old_holes = d.old.as_ref().map_or(0, |o| o.holes);
+                let mut k = Vec::new();
+                if d.statement_changed {
+                    k.push(EventKind::StatementChanged);
+                }
+                if d.proof_changed {
+                    k.push(match (old_holes > 0, side.holes > 0) {
+                        (true, false) => EventKind::HoleClosed,
+                        (false, true) => EventKind::HoleOpened,
+                        _ => EventKind::ProofRewritten,
+                    });
+                }
+                k
+            }
+            _ => Vec::new(),
+        };
+        if kinds.is_empty() {
+            continue;
+        }
+        let Some(decl) = new
+            .declarations
+            .iter()
+            .find(|x| x.line == side.line && x.full_name == d.full_name)
+        else {
+            continue;
+        };
+        let proof = decl
+            .body
+            .clone()
+            .and_then(|r| new_file.text.get(r))
+            .map(|b| b.split_whitespace().collect::<Vec<_>>().join(" "));
+        let identifiers = identifiers.get_or_insert_with(|| {
+            idents::code_identifiers(new_file)
+                .iter()
+                .map(|n| n.byte_range())
+                .collect()
+        });
+        let lemmas = lemmas_used(new_file, identifiers, decl);
+        for kind in kinds {
+            out.push(Event {
+                declaration: d.full_name.clone(),
+                kind: Some(kind),
+                statement: Some(side.statement.clone()),
+                proof: proof.clone(),
+                // A hole is not an approach.
+                tactics: decl
+                    .tactics
+                    .keys()
+                    .filter(|t| !matches!(t.as_str(), "sorry" | "admit"))
+                    .cloned()
+                    .collect(),
+                lemmas: lemmas.clone(),
+                technique: crate::extract::technique::primary(&decl.tactics),
+                holes: side.holes,
+                ..Event::default()
+            });
+        }
+    }
+    out
+}
+
+/// Most names kept per body.
+const MAX_LEMMAS: usize = 24;
+
+/// Library-looking names the body of `decl` uses: code identifiers with a `_` or `.` in them
+/// (`sq_nonneg`, `Nat.succ_le`) that are neither bound in the statement (hypotheses such as
+/// `h_pos`) nor tactic names (`norm_num` in a nested `by`).
+fn lemmas_used(
+    file: &ParsedFile,
+    identifiers: &[std::ops::Range<usize>],
+    decl: &Declaration,
+) -> Vec<String> {
+    let Some(body) = decl.body.clone() else {
+        return Vec::new();
+    };
+    let bound: BTreeSet<&str> = decl
+        .statement
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '\''))
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let first = identifiers.partition_point(|r| r.start < body.start);
+    for r in identifiers[first..]
+        .iter()
+        .take_while(|r| r.end <= body.end)
+    {
+        let r = r.clone();
+        let Some(name) = file.text.get(r) else {
+            continue;
+        };
+        let lemma_like = (name.contains('_') || name.contains('.'))
+            && name.chars().next().is_some_and(char::is_alphabetic);
+        let tactic = decl.tactics.contains_key(name);
+        if lemma_like && !tactic && !bound.contains(name) && seen.insert(name) {
+            out.push(name.to_string());
+            if out.len() == MAX_LEMMAS {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Appends an edit's events (and a `gate_fired` event when the hook blocked) to the journal
+/// of `db`. A missing knowledge base skips journaling silently, a busy or broken one with a
+/// note: the hook's answer never waits on it.
+pub fn write(
+    db: &Path,
+    session: &str,
+    file: &Path,
+    content: &str,
+    mut events: Vec<Event>,
+    blocked: Option<&str>,
+) -> Option<String> {
+    if let Some(reason) = blocked {
+        events.push(Event {
+            kind: Some(EventKind::GateFired),
+            detail: Some(super::clip(reason, 300)),
+            ..Event::default()
+        });
+    }
+    if events.is_empty() {
+        return None;
+    }
+    if !db.is_file() {
+        // No knowledge base (never initialized): nothing to journal into, nothing to say.
+        return None;
+    }
+    let file = file.to_string_lossy().into_owned();
+    let hash = crate::kb::content_hash(content.as_bytes());
+    for e in &mut events {
+        e.session_id = session.to_string();
+        e.file = file.clone();
+        e.content_hash = Some(hash.clone());
+    }
+    let result = Kb::open_existing(db).and_then(|mut kb| {
+        kb.set_lock_wait(LOCK_WAIT)?;
+        kb.journal(&events)?;
+        let closed: Vec<String> = events
+            .iter()
+            .filter(|e| e.kind == Some(EventKind::HoleClosed))
+            .flat_map(|e| e.lemmas.iter().cloned())
+            .collect();
+        kb.mark_used(session, &closed)?;
+        Ok(())
+    });
+    result.err().map(|e| format!("{e}; journal skipped"))
+}

@@ -1,0 +1,454 @@
+//! The session journal: declaration-level events of a Claude Code session, `mf verify`
+//! verdicts by content, and the findings a session's capture produced.
+//!
+//! The hooks append events ([`Kb::journal`]); the Stop and SessionEnd hooks read them back
+//! ([`Kb::session_events`]) and store what they derive with [`Kb::store_capture`], which
+//! updates the finding an earlier capture of the same (session, file, declaration, kind) made
+//! instead of adding another. Every write is one transaction. Hooks must not wait on a busy
+//! database: [`Kb::journal`] takes a single try with the connection's busy timeout, which the
+//! hooks set short ([`Kb::set_lock_wait`]).
+
+use std::time::Duration;
+
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use serde::Serialize;
+
+use super::error::{AtPath, Result};
+use super::model::NewFinding;
+use super::write::insert_finding;
+use super::{retry_busy, Kb};
+
+/// What happened to a declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A declaration without holes got one (or a new declaration was stated with one).
+    HoleOpened,
+    /// A declaration with holes has none now.
+    HoleClosed,
+    /// The proof changed and the hole count did not go to zero, or a complete proof changed.
+    ProofRewritten,
+    StatementChanged,
+    /// A hook denied or blocked an edit (gutted proof, new axiom).
+    GateFired,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::HoleOpened => "hole_opened",
+            EventKind::HoleClosed => "hole_closed",
+            EventKind::ProofRewritten => "proof_rewritten",
+            EventKind::StatementChanged => "statement_changed",
+            EventKind::GateFired => "gate_fired",
+        }
+    }
+
+    fn parse(s: &str) -> Option<EventKind> {
+        Some(match s {
+            "hole_opened" => EventKind::HoleOpened,
+            "hole_closed" => EventKind::HoleClosed,
+            "proof_rewritten" => EventKind::ProofRewritten,
+            "statement_changed" => EventKind::StatementChanged,
+            "gate_fired" => EventKind::GateFired,
+            _ => return None,
+        })
+    }
+}
+
+/// One journal entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Event {
+    pub session_id: String,
+    /// Absolute path of the `.lean` file.
+    pub file: String,
+    /// Full name of the declaration; empty when the event concerns the file.
+    pub declaration: String,
+    pub kind: Option<EventKind>,
+    pub statement: Option<String>,
+    /// The declaration's body after the event.
+    pub proof: Option<String>,
+    pub tactics: Vec<String>,
+    pub lemmas: Vec<String>,
+    pub technique: Option<String>,
+    pub holes: usize,
+    /// [`super::content_hash`] of the whole file after the edit.
+    pub content_hash: Option<String>,
+    pub detail: Option<String>,
+    /// `YYYY-MM-DD HH:MM:SS` (UTC), as stored.
+    pub at: String,
+}
+
+/// Most bytes of a proof kept in the journal.
+pub const MAX_PROOF_BYTES: usize = 8 * 1024;
+
+/// What a capture stores: the finding and the key that makes it idempotent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capture {
+    pub session_id: String,
+    pub file: String,
+    pub declaration: String,
+    /// `technique`, `failure` or `false_lemma`.
+    pub kind: &'static str,
+    pub finding: NewFinding,
+}
+
+/// What [`Kb::store_capture`] did with one capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stored {
+    Added(i64),
+    /// An earlier capture's finding was brought up to date.
+    Updated(i64),
+    /// An earlier capture's finding already said exactly this.
+    Unchanged(i64),
+}
+
+impl Kb {
+    /// Sets how long this connection waits for another process's lock (hooks: a fraction of
+    /// their budget, so a locked database costs them a skipped journal entry, never a timeout).
+    pub fn set_lock_wait(&self, wait: Duration) -> Result<()> {
+        self.conn.busy_timeout(wait).at(&self.path)
+    }
+
+    /// Appends events in one transaction, with a single try: a busy database is an error the
+    /// caller reports as skipped journaling.
+    pub fn journal(&mut self, events: &[Event]) -> Result<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .at(&self.path)?;
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT INTO session_events (session_id, file, declaration, event, statement,
+                        proof, tactics, lemmas, technique, holes, content_hash, detail)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                )
+                .at(&self.path)?;
+            for e in events {
+                let Some(kind) = e.kind else { continue };
+                stmt.execute(params![
+                    e.session_id,
+                    e.file,
+                    e.declaration,
+                    kind.as_str(),
+                    e.statement,
+                    e.proof.as_deref().map(|p| bounded(p, MAX_PROOF_BYTES)),
+                    joined(&e.tactics),
+                    joined(&e.lemmas),
+                    e.technique,
+                    e.holes as i64,
+                    e.content_hash,
+                    e.detail,
+                ])
+                .at(&self.path)?;
+            }
+        }
+        tx.commit().at(&self.path)
+    }
+
+    /// A session's events in the order they were written.
+    pub fn session_events(&self, session: &str) -> Result<Vec<Event>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT session_id, file, declaration, event, statement, proof, tactics, lemmas,
+                        technique, holes, content_hash, detail, at
+                 FROM session_events WHERE session_id = ?1 ORDER BY id",
+            )
+            .at(&self.path)?;
+        let rows = stmt
+            .query_map([session], |r| {
+                Ok(Event {
+                    session_id: r.get(0)?,
+                    file: r.get(1)?,
+                    declaration: r.get(2)?,
+                    kind: EventKind::parse(&r.get::<_, String>(3)?),
+                    statement: r.get(4)?,
+                    proof: r.get(5)?,
+                    tactics: split(r.get::<_, Option<String>>(6)?),
+                    lemmas: split(r.get::<_, Option<String>>(7)?),
+                    technique: r.get(8)?,
+                    holes: r.get::<_, i64>(9)?.max(0) as usize,
+                    content_hash: r.get(10)?,
+                    detail: r.get(11)?,
+                    at: r.get(12)?,
+                })
+            })
+            .at(&self.path)?;
+        rows.collect::<rusqlite::Result<_>>().at(&self.path)
+    }
+
+    /// Records `mf verify`'s verdict (`pass`, `fail`, `not-compiled`) for one file content.
+    pub fn record_verification(&mut self, path: &str, hash: &str, verdict: &str) -> Result<()> {
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            conn.execute(
+                "INSERT INTO verifications (path, content_hash, verdict) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(path, content_hash) DO UPDATE SET verdict = excluded.verdict,
+                    verified_at = datetime('now')",
+                params![path, hash, verdict],
+            )
+            .at(&db)
+            .map(|_| ())
+        })
+    }
+
+    /// Whether `mf verify` passed for exactly this content of `path`.
+    pub fn verified(&self, path: &str, hash: &str) -> Result<bool> {
+        self.conn
+            .prepare_cached(
+                "SELECT verdict = 'pass' FROM verifications WHERE path = ?1 AND content_hash = ?2",
+            )
+            .and_then(|mut s| s.query_row([path, hash], |r| r.get(0)).optional())
+            .map(|v| v.unwrap_or(false))
+            .at(&self.path)
+    }
+
+    /// Stores captured findings in one transaction: each (session, file, declaration, kind)
+    /// has at most one finding, updated when a later capture says something else.
+    pub fn store_capture(&mut self, captures: &[Capture]) -> Result<Vec<Stored>> {
+        let domains = self.domain_ids()?;
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&db)?;
+            let mut out = Vec::with_capacity(captures.len());
+            for c in captures {
+                let f = &c.finding;
+                let domain = f
+                    .domain_id
+                    .as_deref()
+                    .filter(|d| domains.iter().any(|k| k == d));
+                let earlier: Option<i64> = tx
+                    .prepare_cached(
+                        "SELECT finding_id FROM session_captures
+                         WHERE session_id = ?1 AND file = ?2 AND declaration = ?3 AND kind = ?4",
+                    )
+                    .and_then(|mut s| {
+                        s.query_row(params![c.session_id, c.file, c.declaration, c.kind], |r| {
+                            r.get(0)
+                        })
+                        .optional()
+                    })
+                    .at(&db)?;
+                let stored = match earlier {
+                    Some(id) => update_capture(&tx, id, f).at(&db)?,
+                    None => {
+                        let origin = format!(
+                            "session:{}:{}:{}:{}",
+                            c.session_id, c.file, c.declaration, c.kind
+                        );
+                        let id = insert_finding(&tx, f, domain, None, Some(&origin)).at(&db)?;
+                        tx.execute(
+                            "INSERT INTO session_captures (session_id, file, declaration, kind, finding_id)
+                             VALUES (?1, ?2, ?3, ?4, ?5)",
+                            params![c.session_id, c.file, c.declaration, c.kind, id],
+                        )
+                        .at(&db)?;
+                        Stored::Added(id)
+                    }
+                };
+                out.push(stored);
+            }
+            tx.commit().at(&db)?;
+            Ok(out)
+        })
+    }
+
+    /// Marks that the session was asked why its attempts failed; `false` when it already was
+    /// (the question is asked at most once per session).
+    pub fn mark_why_asked(&mut self, session: &str) -> Result<bool> {
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&db)?;
+            tx.execute(
+                "INSERT INTO sessions (id) VALUES (?1) ON CONFLICT(id) DO NOTHING",
+                [session],
+            )
+            .at(&db)?;
+            let changed = tx
+                .execute(
+                    "UPDATE sessions SET why_asked_at = datetime('now')
+                     WHERE id = ?1 AND why_asked_at IS NULL",
+                    [session],
+                )
+                .at(&db)?;
+            tx.commit().at(&db)?;
+            Ok(changed == 1)
+        })
+    }
+
+    /// Records that these findings were shown to the session (briefing, context).
+    pub fn mark_shown(&mut self, session: &str, finding_ids: &[i64]) -> Result<()> {
+        if finding_ids.is_empty() {
+            return Ok(());
+        }
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&db)?;
+            for id in finding_ids {
+                tx.execute(
+                    "INSERT INTO finding_shown (finding_id, session_id) VALUES (?1, ?2)
+                     ON CONFLICT DO NOTHING",
+                    params![id, session],
+                )
+                .at(&db)?;
+            }
+            tx.commit().at(&db)
+        })
+    }
+
+    /// Marks as used the findings shown to the session whose lemma (theorem name, or its
+    /// last component) is one of `lemmas`. Returns how many were newly marked.
+    pub fn mark_used(&mut self, session: &str, lemmas: &[String]) -> Result<usize> {
+        if lemmas.is_empty() {
+            return Ok(0);
+        }
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&db)?;
+            let shown: Vec<(i64, Option<String>)> = {
+                let mut stmt = tx
+                    .prepare_cached(
+                        "SELECT u.finding_id, f.theorem_name FROM finding_shown u
+                         JOIN findings f ON f.id = u.finding_id
+                         WHERE u.session_id = ?1 AND u.used_at IS NULL",
+                    )
+                    .at(&db)?;
+                let rows = stmt
+                    .query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .at(&db)?;
+                rows.collect::<rusqlite::Result<_>>().at(&db)?
+            };
+            let mut marked = 0;
+            for (id, name) in shown {
+                let Some(name) = name else { continue };
+                let last = name.rsplit('.').next().unwrap_or(&name);
+                if lemmas.iter().any(|l| l == &name || l == last) {
+                    marked += tx
+                        .execute(
+                            "UPDATE finding_shown SET used_at = datetime('now')
+                             WHERE finding_id = ?1 AND session_id = ?2",
+                            params![id, session],
+                        )
+                        .at(&db)?;
+                }
+            }
+            tx.commit().at(&db)?;
+            Ok(marked)
+        })
+    }
+
+    /// Sets the session's problem (first one wins: a resumed session keeps it).
+    pub fn set_session_problem(&mut self, session: &str, problem: &str) -> Result<()> {
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            conn.execute(
+                "INSERT INTO sessions (id, problem_id) VALUES (?1, ?2)
+                 ON CONFLICT(id) DO UPDATE SET problem_id = coalesce(sessions.problem_id, excluded.problem_id)",
+                params![session, problem],
+            )
+            .at(&db)
+            .map(|_| ())
+        })
+    }
+
+    /// The problem recorded for a session, if any.
+    pub fn session_problem(&self, session: &str) -> Result<Option<String>> {
+        if !self.has_table("sessions")? {
+            return Ok(None);
+        }
+        self.conn
+            .prepare_cached("SELECT problem_id FROM sessions WHERE id = ?1")
+            .and_then(|mut s| {
+                s.query_row([session], |r| r.get::<_, Option<String>>(0))
+                    .optional()
+            })
+            .map(Option::flatten)
+            .at(&self.path)
+    }
+
+    /// Whether a table exists (a read-only database of an older version lacks the journal's).
+    pub(crate) fn has_table(&self, name: &str) -> Result<bool> {
+        self.conn
+            .prepare_cached(
+                "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+            )
+            .and_then(|mut s| s.query_row([name], |r| r.get(0)))
+            .at(&self.path)
+    }
+}
+
+/// Brings an earlier capture's finding up to date; the update triggers keep both indexes in
+/// step.
+fn update_capture(tx: &rusqlite::Connection, id: i64, f: &NewFinding) -> rusqlite::Result<Stored> {
+    let changed = tx.execute(
+        "UPDATE findings SET title = ?2, description = ?3, theorem_statement = ?4,
+            proof_technique = ?5, counterexample = ?6, why_failed = ?7, confidence = ?8,
+            tags = ?9, notes = ?10, updated_at = datetime('now')
+         WHERE id = ?1 AND NOT (title IS ?2 AND description IS ?3 AND theorem_statement IS ?4
+            AND proof_technique IS ?5 AND counterexample IS ?6 AND why_failed IS ?7
+            AND confidence IS ?8 AND tags IS ?9 AND notes IS ?10)",
+        params![
+            id,
+            f.title,
+            f.description,
+            f.theorem_statement,
+            f.proof_technique,
+            f.counterexample,
+            f.why_failed,
+            f.confidence.as_str(),
+            f.tags,
+            f.notes,
+        ],
+    )?;
+    Ok(if changed == 0 {
+        Stored::Unchanged(id)
+    } else {
+        Stored::Updated(id)
+    })
+}
+
+fn joined(items: &[String]) -> Option<String> {
+    (!items.is_empty()).then(|| items.join(","))
+}
+
+fn split(s: Option<String>) -> Vec<String> {
+    s.map(|s| {
+        s.split(',')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// At most `max` bytes of `s`, cut at a character boundary.
+fn bounded(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}

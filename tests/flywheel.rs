@@ -1,0 +1,301 @@
+//! Issue 17 end to end: a session's hook payloads (SessionStart → edits that close one hole and
+//! fail three times on another → Stop, twice) leave in knowledge.db one technique finding with
+//! session provenance, one failure candidate listing the three approaches, and nothing twice.
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+const SESSION: &str = "sess-flywheel-1";
+
+const START: &str = "theorem easy (a b : ℝ) : 0 ≤ (a - b) ^ 2 := by
+  sorry
+
+theorem hard (n : ℕ) (hn : 0 < n) : n ≤ n ^ 2 := by
+  sorry
+";
+
+const EASY_OPEN: &str = "theorem easy (a b : ℝ) : 0 ≤ (a - b) ^ 2 := by
+  sorry";
+const EASY_CLOSED: &str = "theorem easy (a b : ℝ) : 0 ≤ (a - b) ^ 2 := by
+  nlinarith [sq_nonneg (a - b)]";
+
+/// The three bodies tried on `hard`, each leaving a hole.
+const HARD: [&str; 4] = [
+    "theorem hard (n : ℕ) (hn : 0 < n) : n ≤ n ^ 2 := by
+  sorry",
+    "theorem hard (n : ℕ) (hn : 0 < n) : n ≤ n ^ 2 := by
+  simp [Nat.pow_two]
+  sorry",
+    "theorem hard (n : ℕ) (hn : 0 < n) : n ≤ n ^ 2 := by
+  induction n with
+  | zero => sorry
+  | succ k ih => omega",
+    "theorem hard (n : ℕ) (hn : 0 < n) : n ≤ n ^ 2 := by
+  have h := Nat.le_self_pow (by norm_num) n
+  sorry",
+];
+
+struct Session<'a> {
+    dir: &'a Path,
+    db: std::path::PathBuf,
+    file: std::path::PathBuf,
+}
+
+impl Session<'_> {
+    fn hook(&self, sub: &str, payload: Value) -> (String, String) {
+        let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
+        cmd.args(["hook", sub, "--db"])
+            .arg(&self.db)
+            .current_dir(self.dir);
+        common::isolate(&mut cmd, self.dir);
+        cmd.env("CLAUDE_PLUGIN_DATA", self.dir.join("plugin-data"));
+        let out = cmd.write_stdin(payload.to_string()).output().unwrap();
+        assert!(out.status.success());
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    }
+
+    /// Applies an Edit to the file on disk, then runs PostToolUse with its payload.
+    fn edit(&self, old: &str, new: &str) -> String {
+        let text = std::fs::read_to_string(&self.file).unwrap();
+        assert_eq!(text.matches(old).count(), 1, "{old}");
+        std::fs::write(&self.file, text.replacen(old, new, 1)).unwrap();
+        let (stdout, stderr) = self.hook(
+            "post-tool-use",
+            json!({
+                "session_id": SESSION,
+                "hook_event_name": "PostToolUse",
+                "cwd": self.dir,
+                "tool_name": "Edit",
+                "tool_input": {
+                    "file_path": self.file,
+                    "old_string": old,
+                    "new_string": new,
+                    "replace_all": false
+                },
+                "tool_response": { "filePath": self.file, "success": true }
+            }),
+        );
+        assert!(!stderr.contains("journal skipped"), "{stderr}");
+        stdout
+    }
+
+    fn stop(&self) -> String {
+        self.hook(
+            "stop",
+            json!({
+                "session_id": SESSION,
+                "hook_event_name": "Stop",
+                "cwd": self.dir,
+                "stop_hook_active": false
+            }),
+        )
+        .0
+    }
+}
+
+fn rows(db: &Path, sql: &str) -> Vec<Vec<Option<String>>> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn.prepare(sql).unwrap();
+    let n = stmt.column_count();
+    stmt.query_map([], |r| {
+        (0..n)
+            .map(|i| r.get::<_, Option<String>>(i))
+            .collect::<rusqlite::Result<Vec<_>>>()
+    })
+    .unwrap()
+    .collect::<rusqlite::Result<_>>()
+    .unwrap()
+}
+
+#[test]
+fn a_session_closes_one_hole_fails_three_times_and_is_captured_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let s = Session {
+        dir,
+        db: dir.join("knowledge.db"),
+        file: dir.join("P.lean"),
+    };
+    std::fs::write(&s.file, START).unwrap();
+    s.hook(
+        "session-start",
+        json!({"session_id": SESSION, "hook_event_name": "SessionStart", "cwd": dir, "source": "startup"}),
+    );
+    assert!(s.db.is_file(), "SessionStart creates the knowledge base");
+
+    s.edit(EASY_OPEN, EASY_CLOSED);
+    for w in HARD.windows(2) {
+        s.edit(w[0], w[1]);
+    }
+    let events = rows(
+        &s.db,
+        "SELECT declaration, event, CAST(holes AS TEXT) FROM session_events ORDER BY id",
+    );
+    let shown: Vec<String> = events
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {}",
+                r[0].as_deref().unwrap(),
+                r[1].as_deref().unwrap(),
+                r[2].as_deref().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "easy hole_closed 0",
+            "hard proof_rewritten 1",
+            "hard proof_rewritten 1",
+            "hard proof_rewritten 1",
+        ]
+    );
+
+    let first = s.stop();
+    let v: Value = serde_json::from_str(first.trim()).expect("the Stop hook asks why");
+    assert!(v.get("decision").is_none(), "never blocks for it: {v}");
+    let ask = v["systemMessage"].as_str().unwrap();
+    assert!(
+        ask.contains("hard") && ask.contains("mk record failure"),
+        "{ask}"
+    );
+
+    let technique = rows(
+        &s.db,
+        "SELECT theorem_name, proof_technique, confidence, description, notes
+         FROM findings WHERE finding_type = 'technique'",
+    );
+    assert_eq!(technique.len(), 1, "{technique:?}");
+    let t = &technique[0];
+    assert_eq!(t[0].as_deref(), Some("easy"));
+    assert!(t[1].as_deref().unwrap().contains("nlinarith"), "{t:?}");
+    assert_eq!(t[2].as_deref(), Some("medium"), "not verified by mf verify");
+    let description = t[3].as_deref().unwrap();
+    assert!(description.contains("sq_nonneg"), "{description}");
+    assert!(description.contains(SESSION) && description.contains("P.lean"));
+    assert!(t[4].as_deref().unwrap().contains(SESSION));
+
+    let failures = rows(
+        &s.db,
+        "SELECT theorem_name, description FROM findings WHERE finding_type = 'failure'",
+    );
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0][0].as_deref(), Some("hard"));
+    let d = failures[0][1].as_deref().unwrap();
+    assert!(d.contains("after 3 approaches"), "{d}");
+    for attempt in ["tactics simp; lemmas Nat.pow_two", "induction", "have"] {
+        assert!(d.contains(attempt), "{attempt} in {d}");
+    }
+    assert!(d.contains("Nat.le_self_pow"), "{d}");
+
+    // A repeated Stop (and SessionEnd) adds nothing and does not ask again.
+    let count = |db: &Path| rows(db, "SELECT CAST(count(*) AS TEXT) FROM findings")[0][0].clone();
+    let before = count(&s.db);
+    assert_eq!(s.stop().trim(), "");
+    s.hook(
+        "session-end",
+        json!({"session_id": SESSION, "hook_event_name": "SessionEnd", "cwd": dir, "reason": "other"}),
+    );
+    assert_eq!(count(&s.db), before);
+    assert_eq!(
+        rows(&s.db, "SELECT CAST(count(*) AS TEXT) FROM session_captures")[0][0].as_deref(),
+        Some("2")
+    );
+}
+
+#[test]
+fn context_shows_facts_constraints_failures_and_the_briefing_shows_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let db = common::build_kb(dir);
+    let d = db.to_str().unwrap();
+    let record = |what: &str, extra: &[&str]| {
+        let mut args = vec!["record", what, "--db", d, "--problem", "Erdos-364"];
+        args.extend_from_slice(extra);
+        common::mk_json(dir, &args)
+    };
+    record("fact", &["--text", "the sum is bounded by 2n"]);
+    record("constraint", &["--text", "n must be odd"]);
+    record(
+        "failure",
+        &[
+            "--approach",
+            "pigeonhole mod 8",
+            "--why",
+            "only 8 classes for 9 constraints",
+        ],
+    );
+    // A near-copy of the fact is shown once.
+    record(
+        "fact",
+        &[
+            "--text",
+            "the sum is bounded by 2n",
+            "--title",
+            "fact: the sum is bounded by 2n",
+        ],
+    );
+
+    let v = common::mk_json(dir, &["context", "erdos_364", "--db", d]);
+    for section in [
+        "problem",
+        "facts",
+        "failed_approaches",
+        "false_lemmas",
+        "techniques",
+        "similar_problems",
+    ] {
+        assert!(v.get(section).is_some(), "{section} in {v}");
+    }
+    let titles: Vec<&str> = v["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles
+            .iter()
+            .filter(|t| t.contains("bounded by 2n"))
+            .count(),
+        1,
+        "{titles:?}"
+    );
+    assert!(
+        titles.iter().any(|t| t.contains("n must be odd")),
+        "{titles:?}"
+    );
+    let failed = v["failed_approaches"].as_array().unwrap();
+    assert!(
+        failed.iter().any(|f| f["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("only 8 classes"))),
+        "{failed:?}"
+    );
+
+    // The briefing of a session on that problem carries the context.
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
+    cmd.args(["hook", "session-start", "--db", d])
+        .current_dir(dir);
+    common::isolate(&mut cmd, dir);
+    cmd.env("MATH_FORGE_PROBLEM", "Erdos-364");
+    let out = cmd
+        .write_stdin(json!({"session_id": "s2", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}).to_string())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("PROBLEM CONTEXT"), "{text}");
+    assert!(text.contains("n must be odd"), "{text}");
+    assert!(text.contains("pigeonhole mod 8"), "{text}");
+    assert!(text.len() < 8000);
+}
