@@ -3,14 +3,15 @@
 //! session and only above [`WHY_THRESHOLD`], a short request to record why the failed attempts
 //! failed.
 //!
-//! The request is a `systemMessage` (the hooks reference: a message shown to the user that
-//! never blocks); Stop's only field that reaches the model is `decision: "block"` + `reason`,
-//! and the issue forbids blocking a stop for this.
+//! The agent is asked while it works: PostToolUse's `additionalContext` reaches the model and
+//! blocks nothing ([`ask_during_session`]). When the threshold is first reached at Stop, the
+//! request is a `systemMessage` (shown to the user): Stop's only field that reaches the model
+//! is `decision: "block"` + `reason`, and a stop is never blocked for this.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::kb::{derive_captures, Capture, Evidence, Kb, Stored};
+use crate::kb::{derive_captures, Capture, EventKind, Evidence, Kb, Stored};
 use crate::lean::depends::Dependencies;
 use crate::lean::{Outline, ParsedFile, Source};
 
@@ -60,17 +61,60 @@ pub fn capture(db: &Path, session: &str) -> Result<Captured, String> {
             Stored::Unchanged(_) => out.unchanged += 1,
         }
     }
-    let failures: Vec<&Capture> = captures.iter().filter(|c| c.kind == "failure").collect();
-    out.failures = failures.iter().map(|c| c.declaration.clone()).collect();
-    let weight: usize = failures.iter().map(|c| attempts_of(&c.finding.title)).sum();
-    if weight >= WHY_THRESHOLD && kb.mark_why_asked(session).map_err(|e| e.to_string())? {
-        out.ask_why = Some(format!(
-            "[math-forge] This session left {} open after several attempts: {}. Record briefly why each approach failed, so the next attempt does not repeat it: `mk record failure --problem P --approach \"…\" --why \"…\"` (or the MCP tool record_failure).",
-            if failures.len() == 1 { "one declaration" } else { "declarations" },
-            out.failures.join(", ")
-        ));
-    }
+    out.failures = captures
+        .iter()
+        .filter(|c| c.kind == "failure")
+        .map(|c| c.declaration.clone())
+        .collect();
+    out.ask_why = ask_once(&mut kb, session, &captures)?;
     Ok(out)
+}
+
+/// The request to record why, when the session's failure candidates weigh at least
+/// [`WHY_THRESHOLD`] and the session was not asked yet (marking it asked).
+fn ask_once(kb: &mut Kb, session: &str, captures: &[Capture]) -> Result<Option<String>, String> {
+    let failures: Vec<&Capture> = captures.iter().filter(|c| c.kind == "failure").collect();
+    let weight: usize = failures.iter().map(|c| attempts_of(&c.finding.title)).sum();
+    if weight < WHY_THRESHOLD || !kb.mark_why_asked(session).map_err(|e| e.to_string())? {
+        return Ok(None);
+    }
+    let names: Vec<&str> = failures.iter().map(|c| c.declaration.as_str()).collect();
+    Ok(Some(format!(
+        "[math-forge] {} still open after several attempts in this session: {}. If you leave it, record briefly why each approach failed, so the next attempt does not repeat it: `mk record failure --problem P --approach \"…\" --why \"…\"` (or the MCP tool record_failure).",
+        if names.len() == 1 { "One declaration is" } else { "Declarations are" },
+        names.join(", ")
+    )))
+}
+
+/// After an edit was journaled: asks the agent (once per session) why its attempts failed as
+/// soon as the failures weigh enough, while it can still answer. Stop's own request reaches
+/// only the user (its one model-visible field blocks the stop); PostToolUse's
+/// `additionalContext` reaches the model and blocks nothing.
+pub fn ask_during_session(kb: &mut Kb, session: &str) -> Result<Option<String>, String> {
+    let events = kb.session_events(session).map_err(|e| e.to_string())?;
+    if !events.iter().any(|e| {
+        matches!(
+            e.kind,
+            Some(EventKind::ProofRewritten | EventKind::HoleOpened)
+        )
+    }) {
+        return Ok(None);
+    }
+    // Failure candidates need no evidence: only closed holes are judged by it.
+    let captures = derive_captures(session, &events, &NoEvidence);
+    ask_once(kb, session, &captures)
+}
+
+/// Evidence that knows nothing (no verify verdicts, dependencies unknown).
+struct NoEvidence;
+
+impl Evidence for NoEvidence {
+    fn verified(&self, _: &str, _: &str) -> bool {
+        false
+    }
+    fn rests_on(&self, _: &str, _: &str) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// The attempt count a failure title starts with (`3 attempts left …`).

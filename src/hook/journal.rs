@@ -136,6 +136,14 @@ fn lemmas_used(
 /// Appends an edit's events (and a `gate_fired` event when the hook blocked) to the journal
 /// of `db`. A missing knowledge base skips journaling silently, a busy or broken one with a
 /// note: the hook's answer never waits on it.
+/// What journaling an edit produced: a note for stderr, and the request to record why failed
+/// attempts failed when this edit brought the session over the threshold.
+#[derive(Debug, Default)]
+pub struct Journaled {
+    pub note: Option<String>,
+    pub ask_why: Option<String>,
+}
+
 pub fn write(
     db: &Path,
     session: &str,
@@ -143,7 +151,7 @@ pub fn write(
     content: &str,
     mut events: Vec<Event>,
     blocked: Option<&str>,
-) -> Option<String> {
+) -> Journaled {
     if let Some(reason) = blocked {
         events.push(Event {
             kind: Some(EventKind::GateFired),
@@ -151,12 +159,9 @@ pub fn write(
             ..Event::default()
         });
     }
-    if events.is_empty() {
-        return None;
-    }
-    if !db.is_file() {
-        // No knowledge base (never initialized): nothing to journal into, nothing to say.
-        return None;
+    if events.is_empty() || !db.is_file() {
+        // Nothing happened, or no knowledge base (never initialized): nothing to say.
+        return Journaled::default();
     }
     let file = file.to_string_lossy().into_owned();
     let hash = crate::kb::content_hash(content.as_bytes());
@@ -174,7 +179,24 @@ pub fn write(
             .flat_map(|e| e.lemmas.iter().cloned())
             .collect();
         kb.mark_used(session, &closed)?;
-        Ok(())
+        Ok(kb)
     });
-    result.err().map(|e| format!("{e}; journal skipped"))
+    match result {
+        Err(e) => Journaled {
+            note: Some(format!("{e}; journal skipped")),
+            ask_why: None,
+        },
+        // A blocked edit already tells the agent what to do; the request waits for the next.
+        Ok(_) if blocked.is_some() => Journaled::default(),
+        Ok(mut kb) => match super::capture::ask_during_session(&mut kb, session) {
+            Ok(ask_why) => Journaled {
+                note: None,
+                ask_why,
+            },
+            Err(e) => Journaled {
+                note: Some(e),
+                ask_why: None,
+            },
+        },
+    }
 }

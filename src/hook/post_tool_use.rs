@@ -124,21 +124,30 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         .map_or_else(|| given.clone(), |n| n.to_string_lossy().into_owned());
     let (decision, events) =
         decide_journaled(&name, &current, &baseline, &false_lemmas, Parse::Windows);
+    let mut ask_why = None;
     if let (Some(db), Some(session)) = (&settings.knowledge_db, &payload.session_id) {
         let blocked = decision.blocks.first().map(String::as_str);
-        notes.extend(journal::write(
-            db, session, &path, &current, events, blocked,
-        ));
+        let journaled = journal::write(db, session, &path, &current, events, blocked);
+        notes.extend(journaled.note);
+        ask_why = journaled.ask_why;
     }
     if let Baseline::Unknown { reason } = &baseline {
         notes.push(format!(
             "{name}: earlier version unknown ({reason}); only false lemmas checked"
         ));
     }
-    Outcome {
-        output: render(&name, decision),
-        notes,
-    }
+    let output = match (render(&name, decision), ask_why) {
+        (Output::Nothing, Some(ask)) => Output::Context {
+            event: "PostToolUse",
+            text: ask,
+        },
+        (Output::Context { event, text }, Some(ask)) => Output::Context {
+            event,
+            text: format!("{text}\n{ask}"),
+        },
+        (output, _) => output,
+    };
+    Outcome { output, notes }
 }
 
 /// Reads a `.lean` file for the hook: it must be a regular file, small enough and UTF-8 text.
