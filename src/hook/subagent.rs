@@ -195,27 +195,9 @@ mod tests {
         let f = Finding {
             id: 1,
             finding_type: "failure".into(),
-            domain_id: None,
             title: "FAILED: induction on n".into(),
-            description: String::new(),
-            problem_id: None,
-            source_slot: None,
-            source_submission_uuid: None,
-            source_file: None,
-            theorem_name: None,
-            theorem_statement: None,
-            proof_technique: None,
-            mathlib_imports: None,
-            proof_lines: None,
-            counterexample: None,
             why_failed: Some("no base case".into()),
-            avoid_pattern: None,
-            confidence: None,
-            created_at: None,
-            updated_at: None,
-            tags: None,
-            notes: None,
-            source_id: None,
+            ..Finding::default()
         };
         assert_eq!(finding_line(&f), "FAILED: induction on n — no base case");
     }

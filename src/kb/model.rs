@@ -126,7 +126,7 @@ pub fn domain_alias(s: &str) -> Option<&'static str> {
 }
 
 /// One row of `findings`, as read back.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Finding {
     pub id: i64,
     pub finding_type: String,

@@ -435,7 +435,7 @@ impl Kb {
                     theorem_name: super::sql::text_at(r, 4),
                     theorem_statement: super::sql::text_at(r, 5),
                     source_slot: super::sql::int_at(r, 6),
-                    ..empty_finding()
+                    ..Finding::default()
                 };
                 Ok(probe)
             })
@@ -518,33 +518,5 @@ fn type_order(f: &Finding) -> u8 {
         Some(FindingType::Failure) => 2,
         Some(FindingType::Technique) => 3,
         _ => 4,
-    }
-}
-
-fn empty_finding() -> Finding {
-    Finding {
-        id: 0,
-        finding_type: String::new(),
-        domain_id: None,
-        title: String::new(),
-        description: String::new(),
-        problem_id: None,
-        source_slot: None,
-        source_submission_uuid: None,
-        source_file: None,
-        theorem_name: None,
-        theorem_statement: None,
-        proof_technique: None,
-        mathlib_imports: None,
-        proof_lines: None,
-        counterexample: None,
-        why_failed: None,
-        avoid_pattern: None,
-        confidence: None,
-        created_at: None,
-        updated_at: None,
-        tags: None,
-        notes: None,
-        source_id: None,
     }
 }
