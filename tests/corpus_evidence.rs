@@ -151,6 +151,41 @@ fn corpus_findings_claim_only_what_their_files_show() {
         "proven by nothing: {empty_proofs:?}"
     );
 
+    // A problem whose statement an input gave is proven only by a verified proof of it.
+    let collapse = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let stated: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT id, statement FROM problems WHERE status = 'proven' AND statement IS NOT NULL",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let off_target: Vec<&str> = stated
+        .iter()
+        .filter(|(id, statement)| {
+            let proofs: Vec<String> = conn
+                .prepare(
+                    "SELECT f.theorem_statement FROM finding_sources fs
+                     JOIN sources s ON s.id = fs.source_id JOIN findings f ON f.id = fs.finding_id
+                     WHERE s.problem_id = ?1 AND fs.confidence = 'verified'
+                     AND f.finding_type = 'theorem' AND f.theorem_statement IS NOT NULL",
+                )
+                .unwrap()
+                .query_map([id], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            !proofs.iter().any(|p| collapse(p) == collapse(statement))
+        })
+        .map(|(id, _)| id.as_str())
+        .collect();
+    assert!(
+        off_target.is_empty(),
+        "proven without a proof of the stated target: {off_target:?}"
+    );
+
     // Every stored theorem that uses a same-file sorry lemma is marked conditional.
     let mut theorems: HashMap<i64, Vec<(String, String)>> = HashMap::new();
     let mut stmt = conn

@@ -921,3 +921,26 @@ fn findings_claim_only_what_their_evidence_supports() {
     let conflict = text.find("[CONFLICT] 1").unwrap();
     assert!(conflict < text.find("Findings").unwrap(), "{text}");
 }
+
+#[test]
+fn a_problem_is_proven_only_by_a_verified_proof_of_its_target_statement() {
+    let p = Project::with_fixtures("results_target");
+    let (_, stderr, code) = p.extract_all();
+    assert_eq!(code, 0, "{stderr}");
+    let status = |id: &str| -> String {
+        p.conn()
+            .query_row("SELECT status FROM problems WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    // The input asks for `around_target`; the clean output proved only `helper`.
+    assert_eq!(status("around"), "partial");
+    // The output proves the statement the input asked for (laid out differently).
+    assert_eq!(status("hit"), "proven");
+    // A later extraction (nothing changed) keeps both.
+    let (_, stderr, code) = p.extract_all();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(status("around"), "partial");
+    assert_eq!(status("hit"), "proven");
+}

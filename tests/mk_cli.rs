@@ -104,7 +104,7 @@ fn find_shows_the_dashboard_with_tracking() {
         text.starts_with("[PARTIAL] erdos_850 — Erdős 850\n"),
         "{text}"
     );
-    assert!(text.contains("\n---\nFindings\n  [PROVEN] 2\n"), "{text}");
+    assert!(text.contains("\n---\nFindings\n  [THEOREM] 2\n"), "{text}");
     assert!(text.contains("Submissions (tracking.db)"), "{text}");
 
     let r = mk_json(

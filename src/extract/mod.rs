@@ -193,6 +193,8 @@ pub fn run(
         }
         Ok::<(), crate::kb::KbError>(())
     })?;
+    // Problem status from evidence of the whole knowledge base, not of one file.
+    kb.settle_problem_status()?;
     summary.seconds = start.elapsed().as_secs_f64();
     profile::report();
     Ok(summary)

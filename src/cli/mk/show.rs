@@ -17,7 +17,23 @@ const EMPTY_HINT: &str = "The knowledge base is empty. Bootstrap it from trackin
 const WIDTH: usize = 160;
 
 fn badge(p: Painter, finding_type: &str) -> String {
+    finding_badge(p, finding_type, None)
+}
+
+/// A finding's badge: a theorem says `[PROVEN]` only when a checker or a compiled output
+/// vouches for it (`verified`, `high`); an unchecked one is `[UNCHECKED]`, one resting on a
+/// hole `[CONDITIONAL]`. Without a confidence (a group of theorems) it is `[THEOREM]`.
+fn finding_badge(p: Painter, finding_type: &str, confidence: Option<&str>) -> String {
     let kind = finding_type.parse::<FindingType>().ok();
+    if kind == Some(FindingType::Theorem) {
+        let (text, style) = match confidence {
+            Some("verified" | "high") => ("[PROVEN]", Style::Green),
+            Some("low") => ("[CONDITIONAL]", Style::Yellow),
+            Some(_) => ("[UNCHECKED]", Style::Yellow),
+            None => ("[THEOREM]", Style::Green),
+        };
+        return p.paint(style, text);
+    }
     let text = kind.map_or_else(
         || format!("[{}]", finding_type.to_uppercase()),
         |k| k.badge().to_string(),
@@ -111,7 +127,7 @@ pub(super) fn search(out: Out<'_>, p: Painter, hits: &[SearchHit]) -> io::Result
         writeln!(
             out,
             "{} {}",
-            badge(p, &f.finding_type),
+            finding_badge(p, &f.finding_type, f.confidence.as_deref()),
             p.paint(Style::Bold, &one_line(&f.title, WIDTH))
         )?;
         finding_details(out, p, f, "  ", now)?;
@@ -240,12 +256,17 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
                     .source_slot
                     .map(|s| format!("slot {s}, "))
                     .unwrap_or_default();
+                let confidence = f
+                    .confidence
+                    .as_deref()
+                    .map(|c| format!("{c}, "))
+                    .unwrap_or_default();
                 let t = when(&f.created_at, now).unwrap_or_default();
                 writeln!(
                     out,
                     "    {}  {}",
                     one_line(&f.title, 100),
-                    p.paint(Style::Dim, &format!("{slot}{t}"))
+                    p.paint(Style::Dim, &format!("{slot}{confidence}{t}"))
                 )?;
             }
         }
@@ -366,7 +387,7 @@ pub(super) fn failed(out: Out<'_>, p: Painter, r: &FailedReport, kb_empty: bool)
         writeln!(
             out,
             "{} {}",
-            badge(p, &f.finding_type),
+            finding_badge(p, &f.finding_type, f.confidence.as_deref()),
             p.paint(Style::Bold, &one_line(&f.title, WIDTH))
         )?;
         finding_details(out, p, f, "  ", now)?;
@@ -813,4 +834,21 @@ pub(super) fn init(
     writeln!(out, "{}", row("Problems", &r.problems))?;
     writeln!(out, "  Total: {} added", r.total_added())?;
     notes(out, p, &r.notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_theorem_is_proven_only_when_something_vouches_for_it() {
+        let p = Painter::new(false);
+        let b = |c: Option<&str>| finding_badge(p, "theorem", c);
+        assert_eq!(b(Some("verified")), "[PROVEN]");
+        assert_eq!(b(Some("high")), "[PROVEN]");
+        assert_eq!(b(Some("medium")), "[UNCHECKED]");
+        assert_eq!(b(Some("low")), "[CONDITIONAL]");
+        assert_eq!(b(None), "[THEOREM]");
+        assert_eq!(finding_badge(p, "failure", Some("high")), "[FAILED]");
+    }
 }
