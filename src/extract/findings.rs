@@ -324,7 +324,11 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
     let statement = asked_statement(outline);
     NewFinding {
         finding_type: FindingType::Insight,
-        title: format!("Asked: {} holes in {origin}", outline.sorry_count()),
+        title: format!(
+            "Asked: {} hole{} in {origin}",
+            outline.sorry_count(),
+            if outline.sorry_count() == 1 { "" } else { "s" }
+        ),
         description: format!(
             "Input for {}: holes to fill: {listed}",
             facts.problem_id.unwrap_or("(unknown problem)")
