@@ -307,4 +307,30 @@ fn context_shows_facts_constraints_failures_and_the_briefing_shows_them() {
     assert!(text.contains("n must be odd"), "{text}");
     assert!(text.contains("pigeonhole mod 8"), "{text}");
     assert!(text.len() < 8000);
+
+    // A subagent of that session (no environment naming the problem: SessionStart recorded
+    // it) gets the problem's context first, within the subagent budget.
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
+    cmd.args(["hook", "subagent-start", "--db", d])
+        .current_dir(dir);
+    common::isolate(&mut cmd, dir);
+    cmd.env_remove("MATH_FORGE_PROBLEM");
+    let out = cmd
+        .write_stdin(
+            json!({"session_id": "s2", "cwd": dir, "hook_event_name": "SubagentStart",
+                   "agent_type": "general-purpose"})
+            .to_string(),
+        )
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(text.starts_with("[math-forge] Problem erdos_364"), "{text}");
+    assert!(text.contains("n must be odd"), "{text}");
+    assert!(
+        text.chars().count() <= math_forge::hook::subagent::BUDGET_CHARS,
+        "{text}"
+    );
 }

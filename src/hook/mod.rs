@@ -282,7 +282,13 @@ pub fn subagent_start(input: &[u8], env: &Environment) -> Outcome {
         Err(e) => return Outcome::note(format!("{e}; no context added")),
     };
     let tracking = env.tracking_db.as_deref().map(Tracking::open);
-    match subagent::context(payload.task.as_deref(), &kb, tracking.as_ref()) {
+    let problem = session_problem(&kb, env.problem.as_deref(), payload.session_id.as_deref());
+    match subagent::with_problem(
+        problem.as_deref(),
+        payload.task.as_deref(),
+        &kb,
+        tracking.as_ref(),
+    ) {
         Some(text) => Outcome {
             output: Output::Context {
                 event: "SubagentStart",
@@ -294,6 +300,17 @@ pub fn subagent_start(input: &[u8], env: &Environment) -> Outcome {
     }
 }
 
+/// The problem a session works on: `$MATH_FORGE_PROBLEM`, else the one SessionStart recorded.
+pub(crate) fn session_problem(
+    kb: &Kb,
+    from_env: Option<&str>,
+    session: Option<&str>,
+) -> Option<String> {
+    from_env
+        .map(str::to_string)
+        .or_else(|| session.and_then(|s| kb.session_problem(s).ok().flatten()))
+}
+
 /// PreToolUse: the gate before a `.lean` write, and KB context in a subagent's prompt.
 pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
     pre_tool_use::run(
@@ -301,6 +318,7 @@ pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
         &pre_tool_use::Sources {
             knowledge_db: Some(env.knowledge_db.clone()),
             tracking_db: env.tracking_db.clone(),
+            problem: env.problem.clone(),
         },
     )
 }

@@ -30,6 +30,8 @@ pub const SUBAGENT_TOOLS: &[&str] = &["Agent", "Task"];
 pub struct Sources {
     pub knowledge_db: Option<PathBuf>,
     pub tracking_db: Option<PathBuf>,
+    /// The problem the session works on, when the environment names it.
+    pub problem: Option<String>,
 }
 
 /// Runs the hook on a payload.
@@ -102,7 +104,11 @@ fn subagent_prompt(value: &Value, sources: &Sources) -> Outcome {
         Err(e) => return Outcome::note(format!("{e}; no context added")),
     };
     let tracking = sources.tracking_db.as_deref().map(Tracking::open);
-    let Some(context) = subagent::context(Some(prompt), &kb, tracking.as_ref()) else {
+    let session = value.get("session_id").and_then(Value::as_str);
+    let problem = super::session_problem(&kb, sources.problem.as_deref(), session);
+    let Some(context) =
+        subagent::with_problem(problem.as_deref(), Some(prompt), &kb, tracking.as_ref())
+    else {
         return Outcome::default();
     };
     let mut updated = input.clone();

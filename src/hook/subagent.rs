@@ -1,7 +1,8 @@
 //! SubagentStart: a few KB findings relevant to the subagent's task.
 //!
-//! At most [`BUDGET_CHARS`] characters (about 200 tokens): false lemmas first, then failed
-//! approaches, then anything else the task's words find. The task text comes from the payload
+//! At most [`BUDGET_CHARS`] characters (about 200 tokens): the session's problem (its
+//! `mk context`, compact) when one is known ([`with_problem`]), then false lemmas, failed
+//! approaches and anything else the task's words find. The task text comes from the payload
 //! (`prompt`, when Claude Code sends it); without one, the newest false lemmas and failures
 //! are the most useful thing a subagent can know.
 
@@ -30,8 +31,47 @@ const STOPWORDS: &[&str] = &[
     "without", "work", "would", "write", "your",
 ];
 
+/// Most characters of the problem's context in a subagent's context; the task's findings fill
+/// the rest of [`BUDGET_CHARS`].
+pub const PROBLEM_CHARS: usize = 450;
+
+/// The context for a subagent working on `problem` (the session's, when known): the problem's
+/// context first, then [`context`]'s findings for the task, within [`BUDGET_CHARS`] together.
+pub fn with_problem(
+    problem: Option<&str>,
+    task: Option<&str>,
+    kb: &Kb,
+    tracking: Option<&Tracking>,
+) -> Option<String> {
+    let problem_text = problem
+        .and_then(|p| kb.context(p, 3).ok())
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            format!(
+                "[math-forge] {}",
+                super::context_text::render(&c, PROBLEM_CHARS)
+            )
+        });
+    let used = problem_text.as_ref().map_or(0, |t| t.chars().count() + 1);
+    let task_text = budgeted(task, kb, tracking, BUDGET_CHARS.saturating_sub(used));
+    match (problem_text, task_text) {
+        (Some(p), Some(t)) => Some(format!("{p}\n{t}")),
+        (p, t) => p.or(t),
+    }
+}
+
 /// The context for a subagent, or `None` when the KB has nothing to say.
 pub fn context(task: Option<&str>, kb: &Kb, tracking: Option<&Tracking>) -> Option<String> {
+    budgeted(task, kb, tracking, BUDGET_CHARS)
+}
+
+/// [`context`] in at most `budget` characters.
+fn budgeted(
+    task: Option<&str>,
+    kb: &Kb,
+    tracking: Option<&Tracking>,
+    budget: usize,
+) -> Option<String> {
     let task = task.map(str::trim).filter(|t| !t.is_empty());
     let mut lines: Vec<String> = Vec::new();
     let mut shown: HashSet<i64> = HashSet::new();
@@ -109,9 +149,12 @@ pub fn context(task: Option<&str>, kb: &Kb, tracking: Option<&Tracking>) -> Opti
     } else {
         "[math-forge] Newest false lemmas and failed approaches (more: `mk failed`):"
     };
+    if header.chars().count() + 3 > budget {
+        return None;
+    }
     let mut out = header.to_string();
     for l in lines {
-        if out.chars().count() + 3 + l.chars().count() > BUDGET_CHARS {
+        if out.chars().count() + 3 + l.chars().count() > budget {
             break;
         }
         out.push_str("\n- ");
