@@ -341,3 +341,23 @@ fn a_reader_that_goes_away_is_not_an_error() {
     assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
     assert!(out.status.success());
 }
+
+#[test]
+fn standard_input_stands_for_one_of_the_files() {
+    let dir = TempDir::new().unwrap();
+    let old = dir.path().join("old.lean");
+    fs::write(&old, "theorem a : True := by\n  sorry\n").unwrap();
+    mf().arg("diff")
+        .arg(&old)
+        .arg("-")
+        .write_stdin("theorem a : True := by\n  trivial\n")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("+++ <stdin>"))
+        .stdout(predicate::str::contains("1 hole closed"));
+    mf().args(["diff", "-", "-"])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not both"));
+}

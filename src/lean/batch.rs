@@ -45,13 +45,18 @@ pub const STDIN_ARG: &str = "-";
 /// The name standard input goes by in output and messages.
 pub const STDIN_NAME: &str = "<stdin>";
 
+/// Reads one file, or standard input for `-`.
+pub fn read_named(path: &std::path::Path) -> Result<Source, SourceError> {
+    if path.as_os_str() == STDIN_ARG {
+        read_stdin()
+    } else {
+        Source::read(path)
+    }
+}
+
 /// Reads one file (standard input for `-`) and parses it.
 pub fn read_and_parse(path: &std::path::Path) -> FileResult {
-    let mut source = if path.as_os_str() == STDIN_ARG {
-        read_stdin()?
-    } else {
-        Source::read(path)?
-    };
+    let mut source = read_named(path)?;
     let text = std::mem::take(&mut source.text);
     let parsed = ParsedFile::parse(text);
     Ok((source, parsed))

@@ -27,8 +27,9 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::cursor;
+use crate::lean::batch::{read_named, STDIN_ARG};
 use crate::lean::compare::{DeclarationDiff, FileComparison, Hunk, Status};
-use crate::lean::{Outline, Source};
+use crate::lean::Outline;
 
 use super::EXIT_INPUT;
 
@@ -67,7 +68,11 @@ struct JsonReport<'a> {
 }
 
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
-    let (old, new) = match (Source::read(&args.old), Source::read(&args.new)) {
+    if args.old.as_os_str() == STDIN_ARG && args.new.as_os_str() == STDIN_ARG {
+        note!("mf: standard input (`-`) can stand for one of the two files, not both");
+        return Ok(ExitCode::from(EXIT_INPUT));
+    }
+    let (old, new) = match (read_named(&args.old), read_named(&args.new)) {
         (Ok(old), Ok(new)) => (old, new),
         (old, new) => {
             for e in [old.err(), new.err()].into_iter().flatten() {
@@ -76,8 +81,8 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_INPUT));
         }
     };
-    let old_path = args.old.display().to_string();
-    let new_path = args.new.display().to_string();
+    let old_path = old.path.display().to_string();
+    let new_path = new.path.display().to_string();
     let old_parsed = cursor::parse(&old.text);
     let new_parsed = cursor::parse(&new.text);
     let comparison = FileComparison::of(
