@@ -582,3 +582,39 @@ fn a_version_1_database_is_upgraded_in_place_and_keeps_its_data() {
     assert_eq!(kb.opened().upgraded_from, None);
     assert_eq!(kb.finding_count().unwrap(), 2);
 }
+
+#[test]
+fn search_ranks_a_finding_agents_used_above_an_equally_relevant_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut kb = Kb::open(&dir.path().join("k.db")).unwrap();
+    // Two theorems the query matches alike (same words, same length).
+    kb.write_batch(vec![item(
+        "/r/a.lean",
+        "a",
+        &["zeta_bound_alpha", "zeta_bound_omega"],
+    )])
+    .unwrap();
+    let names = |kb: &Kb| -> Vec<String> {
+        kb.search("zeta bound", &SearchOptions::default())
+            .unwrap()
+            .into_iter()
+            .map(|h| h.finding.theorem_name.unwrap())
+            .collect()
+    };
+    let before = names(&kb);
+    assert_eq!(before.len(), 2, "{before:?}");
+    // Shown to a session, the one ranked second is then used by a proof of that session.
+    let second = before[1].clone();
+    let ids: Vec<i64> = kb
+        .search("zeta bound", &SearchOptions::default())
+        .unwrap()
+        .iter()
+        .map(|h| h.finding.id)
+        .collect();
+    kb.mark_shown("s1", &ids).unwrap();
+    assert_eq!(
+        kb.mark_used("s1", std::slice::from_ref(&second)).unwrap(),
+        1
+    );
+    assert_eq!(names(&kb)[0], second);
+}

@@ -372,15 +372,29 @@ impl Kb {
             }
         }
         let mut all: Vec<Candidate> = by_id.into_values().collect();
+        let used = self.times_used(all.iter().map(|c| c.finding.id))?;
+        // Relevance first, then observed usefulness: a finding agents used after it was shown
+        // to them (hook journal) weighs up to half again its text score, never a match tier.
+        let weighted = |c: &Candidate| {
+            c.bm25.map(|r| {
+                let times = used.get(&c.finding.id).copied().unwrap_or(0).min(10);
+                r * (1.0 + 0.05 * times as f64)
+            })
+        };
         all.sort_by(|a, b| {
             a.kind
                 .cmp(&b.kind)
                 .then_with(|| a.closeness.cmp(&b.closeness))
-                .then_with(|| match (a.bm25, b.bm25) {
+                .then_with(|| match (weighted(a), weighted(b)) {
                     (Some(x), Some(y)) => x.total_cmp(&y),
                     (Some(_), None) => std::cmp::Ordering::Less,
                     (None, Some(_)) => std::cmp::Ordering::Greater,
-                    (None, None) => type_order(&a.finding).cmp(&type_order(&b.finding)),
+                    (None, None) => type_order(&a.finding)
+                        .cmp(&type_order(&b.finding))
+                        .then_with(|| {
+                            let times = |c: &Candidate| used.get(&c.finding.id).copied();
+                            times(b).cmp(&times(a))
+                        }),
                 })
                 .then_with(|| b.finding.id.cmp(&a.finding.id))
         });
@@ -406,6 +420,28 @@ impl Kb {
             }
         }
         Ok(hits)
+    }
+
+    /// How many sessions used each of `ids` after it was shown to them (`finding_shown`);
+    /// empty on a knowledge base without the session journal.
+    fn times_used(&self, ids: impl Iterator<Item = i64>) -> Result<HashMap<i64, i64>> {
+        let mut out = HashMap::new();
+        if !self.has_table("finding_shown")? {
+            return Ok(out);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*) FROM finding_shown WHERE finding_id = ?1 AND used_at IS NOT NULL",
+            )
+            .at(&self.path)?;
+        for id in ids {
+            let n: i64 = stmt.query_row([id], |r| r.get(0)).at(&self.path)?;
+            if n > 0 {
+                out.insert(id, n);
+            }
+        }
+        Ok(out)
     }
 
     /// Other findings stating the same thing: their slots (ascending, without the
