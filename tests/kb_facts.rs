@@ -463,3 +463,32 @@ fn corpus_techniques_come_from_the_spine() {
     assert!(new_incidental < old_incidental);
     assert_eq!(new_incidental, 0);
 }
+
+#[test]
+fn similar_problems_are_those_whose_proofs_use_the_same_constants() {
+    let dir = TempDir::new().unwrap();
+    let files = [
+        write(dir.path(), "slot101_erdos_1_result.lean", CARD),
+        // Another problem proved with the same lemma.
+        write(
+            dir.path(),
+            "slot102_erdos_2_result.lean",
+            &CARD.replace("card_bound", "card_bound_two"),
+        ),
+        // A third one of the same domain that shares nothing.
+        write(dir.path(), "slot103_erdos_3_result.lean", NLIN),
+    ];
+    let mut kb = Kb::open(&dir.path().join("knowledge.db")).unwrap();
+    extract(&mut kb, &files);
+    let similar = kb.context("erdos_1", 8).unwrap().similar_problems;
+    let ids: Vec<(&str, i64)> = similar
+        .iter()
+        .map(|p| (p.id.as_str(), p.shared_constants))
+        .collect();
+    assert!(
+        ids.first()
+            .is_some_and(|(id, n)| *id == "erdos_2" && *n >= 1),
+        "{ids:?}"
+    );
+    assert!(!ids.iter().any(|(id, _)| *id == "erdos_1"), "{ids:?}");
+}

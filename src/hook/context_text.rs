@@ -45,8 +45,13 @@ pub fn render(ctx: &Context, max: usize) -> String {
         ctx.similar_problems
             .iter()
             .map(|p| {
+                let shared = if p.shared_constants > 0 {
+                    format!("; {} constants in common", p.shared_constants)
+                } else {
+                    String::new()
+                };
                 format!(
-                    "- {} {}: {} ({} proven, {} failed)",
+                    "- {} {}: {} ({} proven, {} failed{shared})",
                     p.id,
                     clip(&p.name, 60),
                     p.status.as_deref().unwrap_or("unknown"),

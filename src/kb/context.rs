@@ -41,7 +41,8 @@ pub struct ContextItem {
     pub used: i64,
 }
 
-/// A problem of the same domain and how it went.
+/// A similar problem and how it went: one whose proofs use constants this problem's proofs
+/// use (most shared first), else one of the same domain.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SimilarProblem {
     pub id: String,
@@ -49,6 +50,8 @@ pub struct SimilarProblem {
     pub status: Option<String>,
     pub proven_count: i64,
     pub failed_count: i64,
+    /// How many constants its proofs share with this problem's (0: same domain only).
+    pub shared_constants: i64,
 }
 
 /// What [`Kb::context`] returns.
@@ -110,25 +113,8 @@ impl Kb {
             .recommend(&query, limit)
             .map(|r| r.recommendations)
             .unwrap_or_default();
-        let similar_problems = match problem.as_ref().and_then(|p| p.domain_id.clone()) {
-            Some(domain) => self.rows(
-                &format!(
-                    "SELECT id, name, status, proven_count, failed_count FROM problems
-                     WHERE domain_id = ?1 AND {} != ?2
-                     ORDER BY proven_count DESC, submission_count DESC, id LIMIT ?3",
-                    problem_key_sql("id")
-                ),
-                params![domain, key, limit as i64],
-                |r| SimilarProblem {
-                    id: r.get(0).unwrap_or_default(),
-                    name: r.get(1).unwrap_or_default(),
-                    status: r.get(2).ok().flatten(),
-                    proven_count: int_at(r, 3).unwrap_or(0),
-                    failed_count: int_at(r, 4).unwrap_or(0),
-                },
-            )?,
-            None => Vec::new(),
-        };
+        let domain = problem.as_ref().and_then(|p| p.domain_id.clone());
+        let similar_problems = self.similar_problems(&key, domain.as_deref(), limit)?;
         Ok(Context {
             facts: self.context_items(&key, FACTS, limit)?,
             failed_approaches: self.context_items(&key, FAILED, limit)?,
@@ -141,6 +127,73 @@ impl Kb {
     }
 
     /// The problem's findings matching `filter`, best first, near-copies dropped.
+    /// Problems whose proofs use the constants this problem's proofs use, most shared first
+    /// (the same domain breaks ties), then problems of the same domain.
+    fn similar_problems(
+        &self,
+        key: &str,
+        domain: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<SimilarProblem>> {
+        let map = |r: &rusqlite::Row<'_>| SimilarProblem {
+            id: r.get(0).unwrap_or_default(),
+            name: r.get(1).unwrap_or_default(),
+            status: r.get(2).ok().flatten(),
+            proven_count: int_at(r, 3).unwrap_or(0),
+            failed_count: int_at(r, 4).unwrap_or(0),
+            shared_constants: int_at(r, 5).unwrap_or(0),
+        };
+        let mut out = Vec::new();
+        if self.has_table("finding_uses")? {
+            let pkey = problem_key_sql("s.problem_id");
+            out = self.rows(
+                &format!(
+                    "WITH mine AS (
+                         SELECT DISTINCT u.name FROM finding_uses u
+                         JOIN finding_sources fs ON fs.finding_id = u.finding_id
+                         JOIN sources s ON s.id = fs.source_id
+                         WHERE s.problem_id IS NOT NULL AND {pkey} = ?1)
+                     SELECT p.id, p.name, p.status, p.proven_count, p.failed_count,
+                            count(DISTINCT u.name) AS shared
+                     FROM mine JOIN finding_uses u ON u.name = mine.name
+                     JOIN finding_sources fs ON fs.finding_id = u.finding_id
+                     JOIN sources s ON s.id = fs.source_id
+                     JOIN problems p ON p.id = s.problem_id
+                     WHERE {} != ?1
+                     GROUP BY p.id
+                     ORDER BY shared DESC, (p.domain_id IS ?2) DESC, p.proven_count DESC, p.id
+                     LIMIT ?3",
+                    problem_key_sql("p.id")
+                ),
+                params![key, domain, limit as i64],
+                map,
+            )?;
+        }
+        if out.len() < limit {
+            if let Some(domain) = domain {
+                let more = self.rows(
+                    &format!(
+                        "SELECT id, name, status, proven_count, failed_count, 0 FROM problems
+                         WHERE domain_id = ?1 AND {} != ?2
+                         ORDER BY proven_count DESC, submission_count DESC, id LIMIT ?3",
+                        problem_key_sql("id")
+                    ),
+                    params![domain, key, limit as i64],
+                    map,
+                )?;
+                for p in more {
+                    if out.len() == limit {
+                        break;
+                    }
+                    if !out.iter().any(|o: &SimilarProblem| o.id == p.id) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
     fn context_items(&self, key: &str, filter: &str, limit: usize) -> Result<Vec<ContextItem>> {
         let used = if self.has_table("finding_shown")? {
             "(SELECT count(*) FROM finding_shown u WHERE u.finding_id = f.id AND u.used_at IS NOT NULL)"
