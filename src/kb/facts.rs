@@ -68,11 +68,13 @@ fn best_confidence_set() -> String {
 
 impl Kb {
     /// A problem is proven only by a verified proof of its target statement: a `proven`
-    /// problem whose statement is known (an input stated it) and none of whose files holds a
-    /// verified occurrence of a theorem with that statement (whitespace aside) is set back to
-    /// `partial`; a file that proved lemmas around the problem proved the lemmas, not the
-    /// problem. Problems without a known statement keep what their files showed. Returns how
-    /// many problems changed. Run after every extraction (the statement may arrive after the
+    /// problem none of whose files holds a verified occurrence of a theorem with its statement
+    /// (whitespace aside) is set back to `partial`. A file that proved lemmas around the
+    /// problem proved the lemmas, not the problem; and a problem whose statement is unknown (no
+    /// input stated it) cannot be shown proven, only to have verified results. Only problems
+    /// with extracted files are judged (a status migrated from tracking.db alone is the
+    /// pipeline's record, kept as it is). Returns how many
+    /// problems changed. Run after every extraction (the statement may arrive after the
     /// proof).
     pub fn settle_problem_status(&mut self) -> Result<usize> {
         let db = self.path.clone();
@@ -84,8 +86,8 @@ impl Kb {
             let proven: Vec<(String, String)> = {
                 let mut stmt = tx
                     .prepare(
-                        "SELECT id, statement FROM problems
-                         WHERE status = 'proven' AND statement IS NOT NULL AND statement <> ''",
+                        "SELECT id, coalesce(statement, '') FROM problems p WHERE status = 'proven'
+                         AND EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id)",
                     )
                     .at(&db)?;
                 let rows = stmt
@@ -107,6 +109,10 @@ impl Kb {
             let mut unproven = Vec::new();
             for (id, statement) in &proven {
                 let target = normalize_ws(statement);
+                if target.is_empty() {
+                    unproven.push(id.clone());
+                    continue;
+                }
                 let statements: Vec<String> = verified
                     .query_map([id], |r| r.get(0))
                     .at(&db)?
