@@ -126,7 +126,9 @@ pub fn generate(
         && outline.error_nodes == 0;
     for (index, decl) in outline.declarations.iter().enumerate() {
         let judged = facts.verdicts.iter().any(|v| v.declaration == Some(index));
-        if !is_provable(decl) || decl.sorry_count > 0 || judged {
+        // Lean rejected the file Aristotle returned: a declaration in it may not even
+        // elaborate, so it is no theorem (the failure finding says what happened).
+        if !is_provable(decl) || decl.sorry_count > 0 || judged || processing_error.is_some() {
             continue;
         }
         let waits = waits_note(facts.dependencies, index);
