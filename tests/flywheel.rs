@@ -290,19 +290,13 @@ fn context_shows_facts_constraints_failures_and_the_briefing_shows_them() {
     );
 
     // The briefing of a session on that problem carries the context.
-    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
-    cmd.args(["hook", "session-start", "--db", d])
-        .current_dir(dir);
-    common::isolate(&mut cmd, dir);
-    cmd.env("MATH_FORGE_PROBLEM", "Erdos-364");
-    let out = cmd
-        .write_stdin(json!({"session_id": "s2", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}).to_string())
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let text = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
+    let text = context_of_hook(
+        dir,
+        d,
+        "session-start",
+        Some("Erdos-364"),
+        json!({"session_id": "s2", "cwd": dir, "hook_event_name": "SessionStart", "source": "startup"}),
+    );
     assert!(text.contains("PROBLEM CONTEXT"), "{text}");
     assert!(text.contains("n must be odd"), "{text}");
     assert!(text.contains("pigeonhole mod 8"), "{text}");
@@ -310,27 +304,41 @@ fn context_shows_facts_constraints_failures_and_the_briefing_shows_them() {
 
     // A subagent of that session (no environment naming the problem: SessionStart recorded
     // it) gets the problem's context first, within the subagent budget.
-    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
-    cmd.args(["hook", "subagent-start", "--db", d])
-        .current_dir(dir);
-    common::isolate(&mut cmd, dir);
-    cmd.env_remove("MATH_FORGE_PROBLEM");
-    let out = cmd
-        .write_stdin(
-            json!({"session_id": "s2", "cwd": dir, "hook_event_name": "SubagentStart",
-                   "agent_type": "general-purpose"})
-            .to_string(),
-        )
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let text = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
+    let text = context_of_hook(
+        dir,
+        d,
+        "subagent-start",
+        None,
+        json!({"session_id": "s2", "cwd": dir, "hook_event_name": "SubagentStart",
+               "agent_type": "general-purpose"}),
+    );
     assert!(text.starts_with("[math-forge] Problem erdos_364"), "{text}");
     assert!(text.contains("n must be odd"), "{text}");
     assert!(
         text.chars().count() <= math_forge::hook::subagent::BUDGET_CHARS,
         "{text}"
     );
+}
+
+/// The `additionalContext` a hook prints for `payload`, with `$MATH_FORGE_PROBLEM` set or unset.
+fn context_of_hook(
+    dir: &Path,
+    db: &str,
+    hook: &str,
+    problem: Option<&str>,
+    payload: Value,
+) -> String {
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
+    cmd.args(["hook", hook, "--db", db]).current_dir(dir);
+    common::isolate(&mut cmd, dir);
+    match problem {
+        Some(p) => cmd.env("MATH_FORGE_PROBLEM", p),
+        None => cmd.env_remove("MATH_FORGE_PROBLEM"),
+    };
+    let out = cmd.write_stdin(payload.to_string()).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
