@@ -90,16 +90,21 @@ fn ask_once(kb: &mut Kb, session: &str, captures: &[Capture]) -> Result<Option<S
 /// soon as the failures weigh enough, while it can still answer. Stop's own request reaches
 /// only the user (its one model-visible field blocks the stop); PostToolUse's
 /// `additionalContext` reaches the model and blocks nothing.
-pub fn ask_during_session(kb: &mut Kb, session: &str) -> Result<Option<String>, String> {
-    let events = kb.session_events(session).map_err(|e| e.to_string())?;
-    if !events.iter().any(|e| {
-        matches!(
-            e.kind,
-            Some(EventKind::ProofRewritten | EventKind::HoleOpened)
-        )
-    }) {
+pub fn ask_during_session(
+    kb: &mut Kb,
+    session: &str,
+    journaled: &[crate::kb::Event],
+) -> Result<Option<String>, String> {
+    // Only a failed attempt can bring the session over the threshold, and a session is asked
+    // once: other edits never read the journal back.
+    if !journaled
+        .iter()
+        .any(|e| e.kind == Some(EventKind::ProofRewritten))
+        || kb.why_asked(session).map_err(|e| e.to_string())?
+    {
         return Ok(None);
     }
+    let events = kb.session_events(session).map_err(|e| e.to_string())?;
     // Failure candidates need no evidence: only closed holes are judged by it.
     let captures = derive_captures(session, &events, &NoEvidence);
     ask_once(kb, session, &captures)

@@ -188,7 +188,7 @@ pub fn write(
         },
         // A blocked edit already tells the agent what to do; the request waits for the next.
         Ok(_) if blocked.is_some() => Journaled::default(),
-        Ok(mut kb) => match super::capture::ask_during_session(&mut kb, session) {
+        Ok(mut kb) => match super::capture::ask_during_session(&mut kb, session, &events) {
             Ok(ask_why) => Journaled {
                 note: None,
                 ask_why,

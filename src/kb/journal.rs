@@ -263,6 +263,20 @@ impl Kb {
         })
     }
 
+    /// Whether the session was already asked why its attempts failed (a cheap check before
+    /// reading its journal).
+    pub fn why_asked(&self, session: &str) -> Result<bool> {
+        if !self.has_table("sessions")? {
+            return Ok(false);
+        }
+        self.conn
+            .prepare_cached(
+                "SELECT count(*) > 0 FROM sessions WHERE id = ?1 AND why_asked_at IS NOT NULL",
+            )
+            .and_then(|mut s| s.query_row([session], |r| r.get(0)))
+            .at(&self.path)
+    }
+
     /// Marks that the session was asked why its attempts failed; `false` when it already was
     /// (the question is asked at most once per session).
     pub fn mark_why_asked(&mut self, session: &str) -> Result<bool> {
