@@ -31,6 +31,12 @@ use origin::Origin;
 /// Files prepared in parallel and then written in one transaction.
 const BATCH: usize = 256;
 
+/// The version of the rules this extractor reads files by, stored with each source: raise it
+/// when what a file yields changes (a finding's claim, a label, a statement), so that
+/// `mf extract` re-reads files an older extractor stored instead of keeping their findings
+/// because the bytes are the same.
+pub const EXTRACTOR_VERSION: i64 = 1;
+
 /// Values given on the command line that override what file names say.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
@@ -246,10 +252,14 @@ fn prepare(
     };
     let hash = content_hash(&bytes);
     let naming = naming_of(path, overrides);
-    // Unchanged means the same bytes known under the same slot and problem: a `--slot` or
-    // `--problem-id` that corrects what is stored re-extracts the file.
+    // Unchanged means the same bytes known under the same slot and problem, read by this
+    // extractor: a `--slot` or `--problem-id` that corrects what is stored, or a newer
+    // extractor, re-extracts the file.
     if let Some(stored) = known.get(&key).filter(|k| {
-        k.content_hash == hash && k.slot == naming.slot && k.problem_id == naming.problem_id
+        k.content_hash == hash
+            && k.slot == naming.slot
+            && k.problem_id == naming.problem_id
+            && k.extractor == EXTRACTOR_VERSION
     }) {
         report.status = FileStatus::Unchanged;
         report.findings_unchanged = stored.findings;
@@ -425,6 +435,7 @@ fn extract_source(
         parse_error_count: outline.error_nodes as u32,
         sorry_count: outline.sorry_count() as u32,
         axiom_count: outline.axioms.len() as u32,
+        extractor: EXTRACTOR_VERSION,
     };
     (
         FileItem {

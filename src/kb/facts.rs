@@ -193,7 +193,49 @@ pub(crate) fn start_staging(conn: &Connection) -> rusqlite::Result<()> {
     .execute([])?;
     conn.prepare_cached("DELETE FROM temp.uses_staged")?
         .execute([])?;
+    start_touching(conn)
+}
+
+/// Creates (empty) the temporary list of facts whose occurrences changed in this transaction.
+fn start_touching(conn: &Connection) -> rusqlite::Result<()> {
+    conn.prepare_cached("CREATE TEMP TABLE IF NOT EXISTS facts_touched (id INTEGER PRIMARY KEY)")?
+        .execute([])?;
+    conn.prepare_cached("DELETE FROM temp.facts_touched")?
+        .execute([])?;
     Ok(())
+}
+
+/// Gives every fact whose occurrences changed in this transaction the title, description,
+/// notes, technique, proof length and problem of the occurrence it is shown with (its `source_id`,
+/// the file that vouches for it best): a fact never says "conditional on X", or names a
+/// proof's technique, on the word of a file other than the one it names. Occurrences stored
+/// before schema version 5 carry no such text and leave the fact as it is.
+///
+/// The title, description and technique are indexed: every touched row must be in the
+/// full-text indexes already (the update trigger replaces their entries).
+pub(crate) fn refresh_touched(conn: &Connection) -> rusqlite::Result<usize> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE findings SET (title, description, notes, proof_technique, proof_lines, problem_id) =
+                (SELECT fs.title, fs.description, fs.notes, fs.proof_technique, fs.proof_lines,
+                        coalesce(s.problem_id, findings.problem_id)
+                 FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
+                 WHERE fs.finding_id = findings.id AND fs.source_id = findings.source_id)
+             WHERE id IN (SELECT id FROM temp.facts_touched)
+               AND EXISTS (SELECT 1 FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
+                   WHERE fs.finding_id = findings.id AND fs.source_id = findings.source_id
+                     AND fs.title IS NOT NULL
+                     AND (fs.title IS NOT findings.title
+                          OR fs.description IS NOT findings.description
+                          OR fs.notes IS NOT findings.notes
+                          OR fs.proof_technique IS NOT findings.proof_technique
+                          OR fs.proof_lines IS NOT findings.proof_lines
+                          OR coalesce(s.problem_id, findings.problem_id) IS NOT findings.problem_id))",
+        )?
+        .execute([])?;
+    conn.prepare_cached("DELETE FROM temp.facts_touched")?
+        .execute([])?;
+    Ok(changed)
 }
 
 /// Stages the constants a fact's proof uses.
@@ -221,21 +263,31 @@ pub(crate) fn flush_staged(conn: &Connection, columns: &str) -> rusqlite::Result
          ORDER BY s.rowid"
     ))?
     .execute([])?;
+    // Each occurrence keeps what its own file says of the fact.
     conn.prepare_cached(
-        "INSERT OR IGNORE INTO finding_sources (finding_id, source_id, confidence)
-         SELECT f.id, s.source_id, s.confidence
+        "INSERT OR IGNORE INTO finding_sources (finding_id, source_id, confidence, title,
+             description, notes, proof_technique, proof_lines)
+         SELECT f.id, s.source_id, s.confidence, s.title, s.description, s.notes,
+             s.proof_technique, s.proof_lines
          FROM temp.findings_staged s JOIN findings f ON f.fact_key = s.fact_key
          WHERE s.fact_key IS NOT NULL AND s.source_id IS NOT NULL",
     )?
     .execute([])?;
+    conn.prepare_cached(
+        "INSERT OR IGNORE INTO temp.facts_touched (id)
+         SELECT f.id FROM findings f
+         WHERE f.fact_key IN (SELECT fact_key FROM temp.findings_staged WHERE fact_key IS NOT NULL)",
+    )?
+    .execute([])?;
     // A fact is shown with the file that vouches for it best: when a staged occurrence
-    // supports more than the fact's current file, the fact names that file and carries its
-    // notes. Only unindexed columns change here (the full-text triggers stay quiet).
+    // supports more than the fact's current file, the fact names that file. Only unindexed
+    // columns change here (the full-text triggers stay quiet); what that file says of the
+    // fact (title, technique, …) follows in [`refresh_touched`], once every row is indexed.
     let staged_rank = CONFIDENCE_RANK.replace("{}", "s.confidence");
     let fact_rank = CONFIDENCE_RANK.replace("{}", "findings.confidence");
     conn.prepare_cached(&format!(
-        "UPDATE findings SET (source_id, source_file, source_slot, source_submission_uuid, notes) =
-            (SELECT s.source_id, s.source_file, s.source_slot, s.source_submission_uuid, s.notes
+        "UPDATE findings SET (source_id, source_file, source_slot, source_submission_uuid) =
+            (SELECT s.source_id, s.source_file, s.source_slot, s.source_submission_uuid
              FROM temp.findings_staged s WHERE s.fact_key = findings.fact_key
              ORDER BY {staged_rank}, s.rowid LIMIT 1)
          WHERE fact_key IN (SELECT fact_key FROM temp.findings_staged WHERE fact_key IS NOT NULL)
@@ -271,6 +323,11 @@ pub(crate) fn detach_source(conn: &Connection, source_id: i64) -> rusqlite::Resu
         "INSERT OR IGNORE INTO temp.detached SELECT finding_id FROM finding_sources WHERE source_id = ?1",
     )?
     .execute([source_id])?;
+    // The facts that stay are shown with another file: [`refresh_touched`] gives them its text.
+    conn.prepare_cached("CREATE TEMP TABLE IF NOT EXISTS facts_touched (id INTEGER PRIMARY KEY)")?
+        .execute([])?;
+    conn.prepare_cached("INSERT OR IGNORE INTO temp.facts_touched SELECT id FROM temp.detached")?
+        .execute([])?;
     let occurrences = conn
         .prepare_cached("DELETE FROM finding_sources WHERE source_id = ?1")?
         .execute([source_id])?;

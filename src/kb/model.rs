@@ -299,6 +299,9 @@ pub struct SourceRecord {
     pub parse_error_count: u32,
     pub sorry_count: u32,
     pub axiom_count: u32,
+    /// The version of the extractor that read the file: a file stored by another version is
+    /// re-read even when its bytes are unchanged (0 for writers that are no extractor).
+    pub extractor: i64,
 }
 
 /// A problem row to create or merge into when a file about it is stored.

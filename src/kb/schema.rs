@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -45,6 +45,13 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 4,
         sql: include_str!("../../schema/migrations/004_session_journal.sql"),
+        after: None,
+    },
+    // What each file says of a fact (its own title, notes, technique), and which extractor
+    // read each file.
+    Migration {
+        version: 5,
+        sql: include_str!("../../schema/migrations/005_occurrences.sql"),
         after: None,
     },
 ];

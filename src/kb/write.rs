@@ -49,6 +49,8 @@ pub struct KnownSource {
     pub content_hash: String,
     pub slot: Option<i64>,
     pub problem_id: Option<String>,
+    /// The version of the extractor that stored its findings ([`SourceRecord::extractor`]).
+    pub extractor: i64,
     /// Findings stored for it.
     pub findings: usize,
 }
@@ -79,7 +81,7 @@ impl Kb {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT path, content_hash, slot, problem_id, \
+                "SELECT path, content_hash, slot, problem_id, extractor, \
                  (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id AND fact_key IS NULL) \
                  + (SELECT COUNT(*) FROM finding_sources WHERE finding_sources.source_id = sources.id) \
                  FROM sources",
@@ -93,7 +95,8 @@ impl Kb {
                         content_hash: r.get(1)?,
                         slot: r.get(2)?,
                         problem_id: r.get(3)?,
-                        findings: r.get::<_, i64>(4)?.max(0) as usize,
+                        extractor: r.get(4)?,
+                        findings: r.get::<_, i64>(5)?.max(0) as usize,
                     },
                 ))
             })
@@ -169,7 +172,9 @@ impl Kb {
             let removed = match id {
                 Some(id) => {
                     super::attempts::store(&tx, id, None, None).at(&path)?;
-                    super::facts::detach_source(&tx, id).at(&path)?
+                    let removed = super::facts::detach_source(&tx, id).at(&path)?;
+                    super::facts::refresh_touched(&tx).at(&path)?;
+                    removed
                 }
                 None => 0,
             };
@@ -329,12 +334,19 @@ impl Pending {
         Ok(())
     }
 
-    /// Moves the staged findings into `findings` and indexes every new finding.
+    /// Moves the staged findings into `findings`, indexes every new finding, and then shows
+    /// each fact whose occurrences changed with what its best file says of it.
     fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         self.flush_staged(conn)?;
-        if !self.unindexed {
-            return Ok(());
+        if self.unindexed {
+            self.index(conn)?;
         }
+        super::facts::refresh_touched(conn)?;
+        Ok(())
+    }
+
+    /// Adds every finding above the mark to both full-text indexes.
+    fn index(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         conn.prepare_cached(
             "INSERT INTO findings_fts(rowid, title, description, theorem_name, theorem_statement, proof_technique, tags, why_failed)
              SELECT id, title, description, theorem_name, theorem_statement, proof_technique, tags, why_failed
@@ -379,20 +391,26 @@ fn write_file(
         findings_removed: 0,
         error: None,
     };
-    let existing: Option<(i64, String, Option<i64>, Option<String>)> = conn
-        .prepare_cached("SELECT id, content_hash, slot, problem_id FROM sources WHERE path = ?1")?
+    let existing: Option<(i64, String, Option<i64>, Option<String>, i64)> = conn
+        .prepare_cached(
+            "SELECT id, content_hash, slot, problem_id, extractor FROM sources WHERE path = ?1",
+        )?
         .query_row([&src.path], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })
         .optional()?;
-    if let Some((_, hash, slot, problem)) = &existing {
-        if *hash == src.content_hash && *slot == src.slot && *problem == src.problem_id {
+    if let Some((_, hash, slot, problem, extractor)) = &existing {
+        if *hash == src.content_hash
+            && *slot == src.slot
+            && *problem == src.problem_id
+            && *extractor == src.extractor
+        {
             out.status = FileStatus::Unchanged;
             return Ok(out);
         }
     }
     let moved_from = match &existing {
-        Some((_, _, _, old)) if *old != src.problem_id => old.clone(),
+        Some((_, _, _, old, _)) if *old != src.problem_id => old.clone(),
         _ => None,
     };
     let (finding_domains, problem_domain) = match checked {
@@ -413,7 +431,7 @@ fn write_file(
                 "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
                     aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
                     parse_error_count = ?9, sorry_count = ?10, axiom_count = ?11,
-                    extracted_at = datetime('now')
+                    extractor = ?12, extracted_at = datetime('now')
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -427,7 +445,8 @@ fn write_file(
                 src.mathlib_version,
                 src.parse_error_count,
                 src.sorry_count,
-                src.axiom_count
+                src.axiom_count,
+                src.extractor
             ])?;
             out.status = FileStatus::Replaced;
             (id, old)
@@ -435,13 +454,14 @@ fn write_file(
         None => {
             conn.prepare_cached(
                 "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
-                    lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count,
+                    extractor)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
             .execute(params![
                 src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
                 src.aristotle_uuid, src.lean_version, src.mathlib_version,
-                src.parse_error_count, src.sorry_count, src.axiom_count
+                src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor
             ])?;
             out.status = FileStatus::Added;
             (conn.last_insert_rowid(), (0, 0))
