@@ -219,8 +219,10 @@ fn corpus_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
 }
 
-/// On the real corpus, distinct theorem rows equal distinct (name, normalized statement)
-/// pairs, and every extracted theorem occurrence is kept as a source.
+/// On the real corpus, distinct theorem rows equal distinct (name, normalized statement,
+/// same-file definitions the statement names) triples — (name, statement) pairs where the
+/// statement names no definition of its file — and every extracted theorem occurrence is kept
+/// as a source.
 #[test]
 fn corpus_theorem_rows_are_distinct_facts() {
     let corpus = corpus_dir();
@@ -238,26 +240,56 @@ fn corpus_theorem_rows_are_distinct_facts() {
     let keys =
         count("SELECT count(DISTINCT fact_key) FROM findings WHERE finding_type = 'theorem'");
     let occurrences = count("SELECT count(*) FROM finding_sources");
-    // Recompute the pairs from the stored text, independently of fact_key.
+    // Recompute the pairs from the stored text, independently of fact_key; the definitions a
+    // statement names are the part of the key after the statement's.
     let mut stmt = conn
         .prepare(
-            "SELECT theorem_name, theorem_statement FROM findings WHERE finding_type = 'theorem'",
+            "SELECT theorem_name, theorem_statement, fact_key FROM findings WHERE finding_type = 'theorem'",
         )
         .unwrap();
-    let pairs: std::collections::HashSet<(String, String)> = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+    let triples: Vec<(String, String, Option<String>)> = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })
         .unwrap()
-        .map(|p| {
-            let (n, s) = p.unwrap();
-            (n, s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(|t| {
+            let (n, s, key) = t.unwrap();
+            let definitions = key.split('\u{1f}').nth(2).map(str::to_string);
+            (
+                n,
+                s.split_whitespace().collect::<Vec<_>>().join(" "),
+                definitions,
+            )
         })
         .collect();
+    let distinct: std::collections::HashSet<_> = triples.iter().cloned().collect();
+    let pairs: std::collections::HashSet<_> = triples
+        .iter()
+        .map(|(n, s, _)| (n.clone(), s.clone()))
+        .collect();
+    let plain: std::collections::HashSet<_> = triples
+        .iter()
+        .filter(|(_, _, d)| d.is_none())
+        .map(|(n, s, _)| (n.clone(), s.clone()))
+        .collect();
     eprintln!(
-        "theorem rows {rows}, distinct pairs {}, occurrences {occurrences}",
+        "theorem rows {rows}, distinct (name, statement, definitions) {}, distinct pairs {}, occurrences {occurrences}",
+        distinct.len(),
         pairs.len()
     );
-    assert_eq!(rows, pairs.len() as i64);
+    assert_eq!(rows, distinct.len() as i64);
     assert_eq!(rows, keys);
+    // Statements that name no definition of their file are one row per pair.
+    assert_eq!(
+        plain.len(),
+        triples.iter().filter(|(_, _, d)| d.is_none()).count()
+    );
+    // Definitions split a pair only where files define its names differently.
+    assert!(pairs.len() as i64 <= rows);
     assert!(
         occurrences > rows,
         "the corpus repeats theorems across files"

@@ -48,6 +48,9 @@ pub struct FileFacts<'a> {
     pub dependencies: &'a Dependencies,
     /// Uses and spine of each declaration's proof, by index (empty when not computed).
     pub proofs: &'a [super::uses::Proof],
+    /// Digest of the same-file definitions each declaration's statement names, by index
+    /// ([`super::definitions::digests`]; empty when not computed).
+    pub definitions: &'a [Option<String>],
 }
 
 /// The word that marks a conditional theorem in its title and notes.
@@ -197,6 +200,7 @@ pub fn generate(
             confidence,
             tags: Some(facts.domain.to_string()),
             uses: proof.map(|p| p.uses.clone()).unwrap_or_default(),
+            definitions: facts.definitions.get(index).cloned().flatten(),
             // The spec's near-miss view reads the file's hole count from here (`sorry=N`).
             notes: (!notes.is_empty()).then(|| notes.join("; ")),
             ..base.clone()

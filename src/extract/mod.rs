@@ -4,6 +4,7 @@
 //! them in batched transactions, each file all-or-nothing. A file whose content hash is already
 //! stored for its path is skipped before parsing, so a re-run costs little and adds nothing.
 
+pub mod definitions;
 pub mod domain;
 pub mod findings;
 pub mod naming;
@@ -293,6 +294,8 @@ struct Analysis {
     domain: &'static str,
     /// What each declaration's proof uses and its spine, by declaration index.
     proofs: Vec<uses::Proof>,
+    /// The same-file definitions each declaration's statement names, digested.
+    definitions: Vec<Option<String>>,
 }
 
 fn analyse(key: &str, source: Source) -> Analysis {
@@ -304,6 +307,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
         domain::infer(&outline.imports, &parsed)
     });
     let proofs = uses::proofs(&parsed, &outline);
+    let definitions = definitions::digests(&outline, &parsed.text);
     let (text, tree) = parsed.into_parts();
     profile::charge(&profile::DROP_TREE, || drop(tree));
     Analysis {
@@ -313,6 +317,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
         dependencies,
         domain,
         proofs,
+        definitions,
     }
 }
 
@@ -402,6 +407,7 @@ fn extract_source(
         domain: analysis.domain,
         verdicts: &analysis.verdicts,
         proofs: &analysis.proofs,
+        definitions: &analysis.definitions,
     };
     let (mut findings, problem) =
         profile::charge(&profile::FINDINGS, || findings::generate(outline, &facts));

@@ -5,7 +5,10 @@
 //! # The normalized statement
 //!
 //! A fact is identified by [`fact_key`]: the theorem's full name and its statement (the
-//! declaration signature the outline gives, binders included) with whitespace runs collapsed.
+//! declaration signature the outline gives, binders included) with whitespace runs collapsed,
+//! and, when the statement names definitions of its own file, a digest of those definitions
+//! (`NewFinding::definitions`): `A.card = 3` about `def A : Finset (Fin 10)` is not the fact
+//! `A.card = 3` about another file's `def A : Finset (Fin 9)`.
 //! Binder names are kept: renaming binders would need elaboration to do soundly, and two
 //! statements that differ only in binder names are then stored twice, which never merges two
 //! different facts (truth over volume). Layout (line breaks, indentation) never separates

@@ -253,6 +253,11 @@ pub struct NewFinding {
     /// for extracted theorems only.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub uses: Vec<String>,
+    /// For an extracted theorem whose statement names definitions of its own file: a digest of
+    /// those definitions' text (and of the definitions they name in turn). Part of the fact's
+    /// identity: `A.card = 3` is another fact where `A` is defined otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definitions: Option<String>,
 }
 
 impl Default for NewFinding {
@@ -278,6 +283,7 @@ impl Default for NewFinding {
             tags: None,
             notes: None,
             uses: Vec::new(),
+            definitions: None,
         }
     }
 }
