@@ -391,7 +391,9 @@ fn write_file(
         findings_removed: 0,
         error: None,
     };
-    let existing: Option<(i64, String, Option<i64>, Option<String>, i64)> = conn
+    // (id, content hash, slot, problem id, extractor) of the stored version.
+    type Stored = (i64, String, Option<i64>, Option<String>, i64);
+    let existing: Option<Stored> = conn
         .prepare_cached(
             "SELECT id, content_hash, slot, problem_id, extractor FROM sources WHERE path = ?1",
         )?
