@@ -647,7 +647,14 @@ fn a_newer_extractor_rereads_files_whose_bytes_did_not_change() {
     kb.connection()
         .execute("UPDATE sources SET extractor = 0", [])
         .unwrap();
-    let summary = run(&mut kb, &[a.clone()], &Overrides::default(), |_| {}, |_| {}).unwrap();
+    let summary = run(
+        &mut kb,
+        std::slice::from_ref(&a),
+        &Overrides::default(),
+        |_| {},
+        |_| {},
+    )
+    .unwrap();
     assert_eq!(summary.replaced, 1, "{summary:?}");
     let version: i64 = kb
         .connection()
