@@ -185,29 +185,133 @@ fn is_induction_principle(name: &str) -> bool {
     last.contains("induction") || last.starts_with("strong_rec") || last == "rec"
 }
 
-/// The technique that carries a proof, read from its spine (its top-level steps):
-/// 1. a structuring step (`induction`, `interval_cases`, `by_contra`, …) or an induction
-///    principle applied at top level (`Nat.strong_induction_on`);
-/// 2. the closing step when it carries the proof by itself (`nlinarith`, `omega`, `calc`, …);
-/// 3. the key lemma the closing step (or a term-mode proof) applies (`key lemma
-///    Finset.card_le_card`);
-/// 4. else the most used characteristic tactic anywhere ([`primary`] without the decisive
-///    `decide`/`calc`, which nested inside a `have` prove a side fact, not the theorem).
+/// Tactics that apply a lemma to the main goal and leave its hypotheses as goals.
+const APPLYING_TO_GOAL: &[&str] = &["apply", "refine", "refine'", "convert", "convert_to"];
+
+/// Steps that only close goals left over by an applied lemma (side conditions).
+const LEFTOVER_CLOSERS: &[&str] = &[
+    "aesop",
+    "omega",
+    "norm_num",
+    "simp",
+    "simp_all",
+    "simpa",
+    "linarith",
+    "nlinarith",
+    "positivity",
+    "exact",
+    "exacts",
+    "assumption",
+    "rfl",
+    "decide",
+    "native_decide",
+    "ring",
+    "ring_nf",
+    "field_simp",
+    "tauto",
+    "trivial",
+    "norm_cast",
+    "exact_mod_cast",
+    "push_cast",
+    "gcongr",
+    "bound",
+    "grind",
+    "contradiction",
+    "·",
+    ".",
+    "all_goals",
+    "any_goals",
+    "case",
+    "next",
+    "try",
+];
+
+/// Tactics that, nested only (inside a `have`, a bullet, a term-level `by`), never name a
+/// proof: as top-level steps they are read from the spine.
+const SPINE_ONLY: &[&str] = &[
+    "decide",
+    "native_decide",
+    "calc",
+    "induction",
+    "interval_cases",
+    "fin_cases",
+];
+
+/// The technique that carries a proof, read from its spine (its top-level steps; `t <;> rest`
+/// is `t`):
+/// 1. a structuring step (`induction`, `interval_cases`, `by_contra`, a case split such as
+///    `rcases h with rfl | rfl`, …) or an induction principle applied at top level
+///    (`Nat.strong_induction_on`);
+/// 2. the lemma applied to the main goal (`apply`/`refine`/`convert LEMMA …`) when the later
+///    steps only close its leftover goals (`aesop`, `omega`, bullets, …);
+/// 3. the key lemma the closing step (or a term-mode proof) applies: the head of the applied
+///    term (`key lemma Finset.card_le_card`), a lemma of the same file included; a `have NAME
+///    … := by …` of the spine that the closing step applies gives its own technique;
+/// 4. the closing step when it carries the proof by itself (`nlinarith`, `omega`, `calc`, …);
+/// 5. else [`fallback`]: the most used characteristic tactic, without those that name a proof
+///    only as spine steps.
 ///
-/// Generic labels (simplification, rewriting, term-mode proof) come only from step 4.
+/// Generic labels (simplification, rewriting, term-mode proof) come only from step 5.
 pub fn of_proof(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -> Option<String> {
+    label(proof, tactics, 0)
+}
+
+fn label(
+    proof: &super::uses::Proof,
+    tactics: &BTreeMap<String, usize>,
+    depth: usize,
+) -> Option<String> {
+    let key = |lemma: &str| {
+        if is_induction_principle(lemma) {
+            technique_name("induction")
+        } else {
+            format!("key lemma {lemma}")
+        }
+    };
     for step in &proof.spine {
         if STRUCTURAL.contains(&step.head.as_str()) {
             return Some(technique_name(step.head.trim_end_matches('\'')));
+        }
+        if step.splits {
+            return Some("case analysis".to_string());
         }
         if step.constant.as_deref().is_some_and(is_induction_principle) {
             return Some(technique_name("induction"));
         }
     }
+    for (i, step) in proof.spine.iter().enumerate() {
+        if let Some(lemma) = &step.constant {
+            let rest = &proof.spine[i + 1..];
+            if APPLYING_TO_GOAL.contains(&step.head.as_str())
+                && !rest.is_empty()
+                && rest
+                    .iter()
+                    .all(|s| LEFTOVER_CLOSERS.contains(&s.head.as_str()))
+            {
+                return Some(key(lemma));
+            }
+        }
+    }
     if let Some(last) = proof.spine.last() {
         if APPLYING.contains(&last.head.as_str()) {
             if let Some(lemma) = &last.constant {
-                return Some(format!("key lemma {lemma}"));
+                return Some(key(lemma));
+            }
+            if let Some(local) = &last.local {
+                let have = proof
+                    .spine
+                    .iter()
+                    .rev()
+                    .find(|s| s.binds.as_deref() == Some(local.as_str()));
+                if let Some(inner) = have.and_then(|h| h.proof.as_deref()) {
+                    if depth < 4 {
+                        if let Some(l) =
+                            label(inner, &inner.tactics, depth + 1).filter(|l| !is_generic(l))
+                        {
+                            return Some(l);
+                        }
+                    }
+                }
             }
         }
         if CARRIERS.contains(&last.head.as_str()) {
@@ -215,13 +319,49 @@ pub fn of_proof(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -
         }
     }
     if let Some(lemma) = &proof.term_head {
-        return Some(if is_induction_principle(lemma) {
-            technique_name("induction")
-        } else {
-            format!("key lemma {lemma}")
-        });
+        return Some(key(lemma));
     }
-    without_incidental(tactics)
+    fallback(proof, tactics)
+}
+
+/// The most used characteristic tactic of a proof, primes dropped (`induction'` is
+/// `induction`), without the tactics that name a proof only as spine steps ([`SPINE_ONLY`]) and
+/// those in term-level `by`s of its closing step; `exact` only when nothing else is used. A
+/// generic label used once yields to the first lemma of a top-level `rw [LEMMA]`/`apply
+/// LEMMA`.
+pub fn fallback(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -> Option<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (t, n) in tactics {
+        let base = t.trim_end_matches('\'');
+        if !SPINE_ONLY.contains(&base) {
+            *counts.entry(base.to_string()).or_insert(0) += n;
+        }
+    }
+    for (t, n) in &proof.side_tactics {
+        if let Some(c) = counts.get_mut(t.trim_end_matches('\'')) {
+            *c = c.saturating_sub(*n);
+        }
+    }
+    counts.retain(|t, n| *n > 0 && CHARACTERISTIC.contains(&t.as_str()));
+    if counts.len() > 1 {
+        counts.remove("exact");
+    }
+    let best = counts
+        .iter()
+        .map(|(t, n)| (*n, t.as_str()))
+        .max_by(|a, b| a.0.cmp(&b.0).then_with(|| rank(b.1).cmp(&rank(a.1))));
+    let label = best.map(|(_, t)| technique_name(t));
+    if best.is_none_or(|(n, _)| n <= 1) && label.as_deref().is_none_or(is_generic) {
+        let lemma = proof.spine.iter().find_map(|s| {
+            matches!(s.head.as_str(), "rw" | "rewrite" | "rwa" | "apply")
+                .then_some(s.constant.as_ref())
+                .flatten()
+        });
+        if let Some(lemma) = lemma {
+            return Some(format!("key lemma {lemma}"));
+        }
+    }
+    label
 }
 
 /// [`primary`] without `decide`, `native_decide` and `calc`, which name a proof only as its
@@ -306,6 +446,7 @@ mod tests {
                 .map(|(h, c)| super::super::uses::Step {
                     head: h.to_string(),
                     constant: c.map(str::to_string),
+                    ..Default::default()
                 })
                 .collect(),
             ..Default::default()
@@ -363,5 +504,177 @@ mod tests {
     fn glue_alone_names_no_technique() {
         assert_eq!(primary(&counts(&[("have", 3), ("intro", 2)])), None);
         assert_eq!(primary(&BTreeMap::new()), None);
+    }
+
+    /// The technique of the last declaration of a hand-written file.
+    fn label_of(src: &str) -> Option<String> {
+        let file = crate::lean::ParsedFile::parse(src.to_string());
+        let outline = crate::lean::Outline::of("t.lean", &file);
+        let proofs = super::super::uses::proofs(&file, &outline);
+        let last = outline.declarations.len() - 1;
+        of_proof(&proofs[last], &outline.declarations[last].tactics)
+    }
+
+    #[test]
+    fn the_key_lemma_is_the_head_of_the_applied_term() {
+        // A type in an ascription, a lemma inside an argument, an anonymous constructor's part,
+        // a `|>.1` argument, a `fun` body: none is the key lemma.
+        let label = label_of(
+            "theorem t (h : 227 ∣ n) : P n := by\n  \
+             apply sierpinski_general_modular_reduction (by norm_num : Nat.Prime 227) h\n",
+        );
+        assert_eq!(
+            label.as_deref(),
+            Some("key lemma sierpinski_general_modular_reduction")
+        );
+        let label = label_of(
+            "theorem t (n : ℕ) (h : n ≠ 0) : P n := by\n  \
+             exact sierpinski_mul_solvable (Nat.pos_of_ne_zero (by aesop)) h\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma sierpinski_mul_solvable"));
+        let label = label_of(
+            "theorem t (q : ℕ) (hq : Q q) : P q := by\n  \
+             exact fibRank_dvd_iff q hq |>.1 (Nat.dvd_trans (dvd_refl _) hq.2)\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma fibRank_dvd_iff"));
+        let label = label_of(
+            "theorem t (q r : ℕ) (hq : A ∧ B) (hr₃ : r ≠ q) : ∃ q r, A ∧ q ≠ r := by\n  \
+             exact ⟨q, r, hq.1, Ne.symm hr₃⟩\n",
+        );
+        assert_ne!(label.as_deref(), Some("key lemma Ne.symm"));
+        let label = label_of(
+            "theorem t (k : ℕ) (hk0 : 0 < k) (h_lifting : 0 < k → (∀ m, m ∣ k) → P) : P := by\n  \
+             exact h_lifting hk0 fun h => mul_dvd_mul_left _ h\n",
+        );
+        assert_ne!(label.as_deref(), Some("key lemma mul_dvd_mul_left"));
+        let label = label_of(
+            "theorem t (h : s.card = 1) : ∃ a, s = {a} := by\n  exact @Finset.card_eq_one.mp h\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma Finset.card_eq_one"));
+    }
+
+    #[test]
+    fn a_same_file_lemma_or_a_top_level_have_carries_the_proof() {
+        let label = label_of(
+            "lemma aux (n : ℕ) : n ≤ n + 1 := Nat.le_succ n\n\n\
+             theorem main (n : ℕ) : n ≤ n + 1 := by\n  exact aux n\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma aux"));
+        // Aristotle's `have h_main …; exact h_main`: the `have`'s own technique.
+        let label = label_of(
+            "theorem t (x : ℝ) (hx : 0 < x) : 0 ≤ x ^ 2 + x := by\n  \
+             have h_main : 0 ≤ x ^ 2 + x := by\n    \
+             have h1 : 0 ≤ x := hx.le\n    \
+             nlinarith [sq_nonneg x]\n  \
+             exact h_main\n",
+        );
+        assert_eq!(label.as_deref(), Some("nonlinear arithmetic (nlinarith)"));
+        let label = label_of(
+            "theorem t (n : ℕ) : P n := by\n  \
+             have h_main : ∀ m, P m := by\n    \
+             intro m\n    \
+             induction m with\n    \
+             | zero => simp\n    \
+             | succ k ih => simp [ih]\n  \
+             simpa using h_main n\n",
+        );
+        assert_eq!(label.as_deref(), Some("induction"));
+    }
+
+    #[test]
+    fn a_real_case_split_on_the_main_goal_structures_the_proof() {
+        let label = label_of(
+            "theorem t (h : n = 1 ∨ n = 2) : n < 3 := by\n  \
+             rcases h with rfl | rfl\n  \
+             · norm_num\n  \
+             · norm_num\n",
+        );
+        assert_eq!(label.as_deref(), Some("case analysis"));
+        let label = label_of(
+            "theorem t (h : A ∨ B) : C := by\n  \
+             obtain ha | hb := h\n  \
+             all_goals aesop\n",
+        );
+        assert_eq!(label.as_deref(), Some("case analysis"));
+        let label = label_of(
+            "theorem t (h : A ∨ B) : C := by\n  \
+             cases' h with ha hb\n  \
+             · exact foo_bar ha\n  \
+             · exact foo_baz hb\n",
+        );
+        assert_eq!(label.as_deref(), Some("case analysis"));
+        // Destructuring is no split.
+        let label = label_of(
+            "theorem t (h : ∃ x, 0 < x) : Q := by\n  \
+             obtain ⟨x, hx⟩ := h\n  \
+             exact foo_of_pos hx\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma foo_of_pos"));
+        // `t <;> rest` is `t`.
+        let label = label_of(
+            "theorem t (q : ℕ) (h : q % 9 < 9) : P q := by\n  \
+             interval_cases q % 9 <;> norm_num\n",
+        );
+        assert_eq!(label.as_deref(), Some("interval case analysis"));
+    }
+
+    #[test]
+    fn nested_structural_tactics_and_primes_in_the_fallback() {
+        // The induction proves a side fact inside a `have`; simp is what the proof does.
+        let label = label_of(
+            "theorem t (n : ℕ) (h : Q n) : P n := by\n  \
+             have h1 : ∀ m, R m := by\n    \
+             intro m\n    \
+             induction' m with k ih\n    \
+             · rfl\n    \
+             · assumption\n  \
+             simp at h\n  \
+             simp [h1]\n  \
+             constructor\n",
+        );
+        assert_eq!(label.as_deref(), Some("simplification"));
+        let t = counts(&[("cases'", 2), ("simp", 1)]);
+        assert_eq!(fallback(&Default::default(), &t).as_deref(), Some("cases"));
+    }
+
+    #[test]
+    fn a_side_goal_closer_is_not_the_carrier() {
+        let label = label_of(
+            "theorem t (n : ℕ) (h : 5 ≤ n) : P n := by\n  \
+             convert foo_general n (n - 5) using 2\n  \
+             · aesop\n  \
+             · omega\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma foo_general"));
+        let label = label_of(
+            "theorem t (n : ℕ) (h : 5 ≤ n) : P n := by\n  \
+             refine bar_lemma ?_ ?_\n  \
+             norm_num\n  \
+             omega\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma bar_lemma"));
+        let label = label_of(
+            "theorem t (n : ℕ) (h : 5 ≤ n) (hp : Q (n - 5)) : ∃ m : {k // k + 5 = n}, Q m.1 := by\n  \
+             exact ⟨⟨n - 5, by omega⟩, hp⟩\n",
+        );
+        assert_ne!(label.as_deref(), Some("linear arithmetic (omega)"));
+    }
+
+    #[test]
+    fn a_rewrite_lemma_beats_a_generic_tie_and_exact_never_wins_over_another_label() {
+        let label = label_of(
+            "theorem t (a b : ℕ) (h : P (b + a)) : P (a + b) := by\n  \
+             simp only [foo] at h\n  \
+             rw [Nat.add_comm]\n  \
+             exact h\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma Nat.add_comm"));
+        let t = counts(&[("exact", 3), ("simp", 1), ("intro", 2)]);
+        assert_eq!(
+            fallback(&Default::default(), &t).as_deref(),
+            Some("simplification")
+        );
+        let t = counts(&[("exact", 3), ("intro", 2)]);
+        assert_eq!(fallback(&Default::default(), &t).as_deref(), Some("exact"));
     }
 }

@@ -7,6 +7,8 @@
 //! identifiers, so a proof's identifier counts as a constant when it is
 //! - qualified by a namespace of at least two characters starting with a capital
 //!   (`Finset.card_le_card`, `Nat.Prime.two_le`; not `h.le`, `S.card`), or
+//! - a lemma name with projections (`card_eq_one.mp`, `Finset.mem_filter.mpr.trans`): the name
+//!   up to its first lowercase segment with an `_` is the constant, tested by the rules here, or
 //! - a declaration of the same file, or
 //! - unqualified, contains `_` (`mul_pos`, `sq_nonneg`) and does not look like a hypothesis
 //!   (`h_pos`, `hx_lt`, `ih_n`: `h`/`ih`/`H` plus at most two characters before the `_`),
@@ -17,19 +19,31 @@
 //! name (its `head`) is never a use. The rules err towards leaving a lemma out rather than
 //! indexing a local as one.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use tree_sitter::Node;
 
 use crate::lean::syntax::for_each_descendant;
 use crate::lean::{Outline, ParsedFile};
 
-/// One top-level step of a tactic proof: the tactic and the first constant it names that is
-/// not a declaration of the same file.
+/// One top-level step of a tactic proof (`t <;> rest` and `open … in t` are read as `t`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Step {
     pub head: String,
+    /// The lemma the step applies: for `exact`/`apply`/`refine`/`convert` (and `simpa … using`)
+    /// the head of the applied term (after `@`, through projections such as `.mp`/`|>.1` and
+    /// `<|`), never a constant inside its arguments, ascriptions, `⟨…⟩` or `fun` bodies; for
+    /// other tactics (`rw [LEMMA]`) the first constant they name. Same-file lemmas count.
     pub constant: Option<String>,
+    /// The applied term's head when it is no constant (a hypothesis, a `have`'s name).
+    pub local: Option<String>,
+    /// A real case split: `rcases`/`obtain`/`rintro` with alternatives `|` in the pattern,
+    /// `cases`/`match` with two or more alternatives, or `cases` followed by two bullets.
+    pub splits: bool,
+    /// For `have NAME … := …`: the name it introduces (`this` when unnamed).
+    pub binds: Option<String>,
+    /// For `have NAME … := …`: its own proof (spine and tactic counts, or term head).
+    pub proof: Option<Box<Proof>>,
 }
 
 /// What one declaration's proof is made of.
@@ -39,8 +53,14 @@ pub struct Proof {
     pub uses: Vec<String>,
     /// Top-level tactic steps, in order (empty for a term-mode proof).
     pub spine: Vec<Step>,
-    /// For a term-mode proof, the constant the term applies first (`Finset.card_le_card h`).
+    /// For a term-mode proof, the head constant of the term (`Finset.card_le_card h`).
     pub term_head: Option<String>,
+    /// Tactic counts of a nested proof (a `have`'s); empty for a declaration's own proof, whose
+    /// counts the outline keeps.
+    pub tactics: BTreeMap<String, usize>,
+    /// Tactics inside term-level `by` blocks of the closing step (`exact ⟨⟨n - 5, by omega⟩,
+    /// h⟩`): they close side goals and never name the proof.
+    pub side_tactics: BTreeMap<String, usize>,
 }
 
 /// Tactics whose leading identifiers are names they bind (up to `:`/`:=`).
@@ -157,41 +177,38 @@ fn proof_of<'t>(
             && (!signature.contains(first) || first.starts_with(char::is_uppercase))
             && is_constant(name, declared)
     };
-    // A key lemma names a reusable technique: a lemma of the same file is the file's own
-    // structure, so the spine looks past it (it stays a use, and searchable).
-    let is_key = |name: &str| is_use(name) && !declared.contains(name);
     let mut uses: Vec<String> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
     for (n, is_head) in &idents {
-        let name = constant_name(text(*n));
+        let name = resolve(text(*n), declared);
         if !is_head && is_use(name) && seen.insert(name) {
             uses.push(name.to_string());
         }
     }
-    let top_level = top_level_tactics(body);
-    let spine = top_level
-        .iter()
-        .map(|t| Step {
-            head: t
-                .child_by_field_name("head")
-                .map(|h| text(h).to_string())
-                .unwrap_or_default(),
-            constant: idents
-                .iter()
-                .filter(|(n, h)| {
-                    !h && n.start_byte() >= t.start_byte() && n.end_byte() <= t.end_byte()
-                })
-                .map(|(n, _)| constant_name(text(*n)))
-                .find(|name| is_key(name))
-                .map(str::to_string),
-        })
-        .collect();
-    let term_head = if top_level.is_empty() && !has_by_block(body) {
-        idents
-            .iter()
-            .map(|(n, _)| constant_name(text(*n)))
-            .find(|name| is_key(name))
-            .map(str::to_string)
+    let ctx = Ctx {
+        file,
+        declared,
+        idents: &idents,
+        tactics: &tactics,
+        is_use: &is_use,
+    };
+    let (spine, side_tactics) = match first_by_block(body) {
+        Some(block) => ctx.spine(block, 0),
+        None => (Vec::new(), BTreeMap::new()),
+    };
+    let term_head = if spine.is_empty() && !has_by_block(body) {
+        let parts: Vec<Node<'_>> = if body.kind() == "value" {
+            let mut cursor = body.walk();
+            body.children(&mut cursor)
+                .filter(|c| c.kind() != ":=")
+                .collect()
+        } else {
+            vec![body]
+        };
+        match ctx.applied_head(&parts) {
+            Head::Constant(c) => Some(c),
+            _ => None,
+        }
     } else {
         None
     };
@@ -199,11 +216,310 @@ fn proof_of<'t>(
         uses,
         spine,
         term_head,
+        tactics: BTreeMap::new(),
+        side_tactics,
     }
 }
 
-/// The constant an identifier names: without `@` and without numeric projections
-/// (`Classical.not_not.1` → `Classical.not_not`).
+/// How deep `have`s inside `have`s are read for their own spines.
+const MAX_HAVE_DEPTH: usize = 3;
+
+/// Tactics whose applied term's head is the lemma they apply.
+const TERM_APPLYING: &[&str] = &[
+    "exact",
+    "apply",
+    "refine",
+    "refine'",
+    "convert",
+    "convert_to",
+    "exact_mod_cast",
+    "apply_mod_cast",
+];
+
+/// Tactic heads the outline does not count (bullets, `<;>`, brackets).
+const NOT_COUNTED: &[&str] = &["·", ".", "<;>", "(", "{", "["];
+
+/// The head of an applied term.
+enum Head {
+    Constant(String),
+    Local(String),
+    Other,
+}
+
+/// What the spine of a proof is read with.
+struct Ctx<'a, 't> {
+    file: &'a ParsedFile,
+    declared: &'a HashSet<&'a str>,
+    idents: &'a [(Node<'t>, bool)],
+    tactics: &'a [Node<'t>],
+    is_use: &'a dyn Fn(&str) -> bool,
+}
+
+impl<'t> Ctx<'_, 't> {
+    fn text(&self, n: Node<'_>) -> &str {
+        self.file.text_of(n)
+    }
+
+    /// The steps of a `by` block, and the tactics inside term-level `by`s of its closing step.
+    fn spine(&self, block: Node<'t>, depth: usize) -> (Vec<Step>, BTreeMap<String, usize>) {
+        let mut cursor = block.walk();
+        let tops: Vec<Node<'t>> = block
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() == "tactic")
+            .map(|t| self.unwrap(t))
+            .collect();
+        let mut steps: Vec<Step> = tops.iter().map(|t| self.step(*t, depth)).collect();
+        // `cases h` / `cases' h with a b` is a split when bullets (or `case`/`next`) follow it.
+        for i in 0..steps.len() {
+            if matches!(steps[i].head.as_str(), "cases" | "cases'" | "rcases")
+                && steps[i + 1..]
+                    .iter()
+                    .take_while(|s| matches!(s.head.as_str(), "·" | "." | "case" | "next"))
+                    .count()
+                    >= 2
+            {
+                steps[i].splits = true;
+            }
+        }
+        let side = match (tops.last(), steps.last()) {
+            (Some(t), Some(s)) if TERM_APPLYING.contains(&s.head.as_str()) => {
+                self.counts_within(*t, false)
+            }
+            _ => BTreeMap::new(),
+        };
+        (steps, side)
+    }
+
+    /// `t <;> rest`, `open X in t`, `set_option o v in t` → `t`.
+    fn unwrap(&self, mut t: Node<'t>) -> Node<'t> {
+        for _ in 0..16 {
+            let head = t
+                .child_by_field_name("head")
+                .map(|h| self.text(h))
+                .unwrap_or_default();
+            let mut cursor = t.walk();
+            let inner = match head {
+                "<;>" => t.named_children(&mut cursor).find(|c| c.kind() == "tactic"),
+                "open" | "set_option" => t
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() == "tactic")
+                    .last(),
+                _ => None,
+            };
+            match inner {
+                Some(i) => t = i,
+                None => break,
+            }
+        }
+        t
+    }
+
+    /// Counts of the tactic heads strictly inside `node` (with `node`'s own when `itself`).
+    fn counts_within(&self, node: Node<'t>, itself: bool) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for t in self.tactics {
+            let inside = t.start_byte() >= node.start_byte() && t.end_byte() <= node.end_byte();
+            if !inside || (!itself && t.id() == node.id()) {
+                continue;
+            }
+            if let Some(head) = t.child_by_field_name("head").map(|h| self.text(h)) {
+                if !NOT_COUNTED.contains(&head) {
+                    *counts.entry(head.to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    fn step(&self, t: Node<'t>, depth: usize) -> Step {
+        let head_node = t.child_by_field_name("head");
+        let head = head_node.map(|h| self.text(h)).unwrap_or_default();
+        let after_head: Vec<Node<'t>> = {
+            let mut cursor = t.walk();
+            t.children(&mut cursor)
+                .filter(|c| head_node.is_none_or(|h| c.start_byte() >= h.end_byte()))
+                .collect()
+        };
+        let mut step = Step {
+            head: head.to_string(),
+            ..Step::default()
+        };
+        let applied = if TERM_APPLYING.contains(&head) {
+            Some(self.applied_head(&after_head))
+        } else if head.starts_with("simpa") {
+            after_head
+                .iter()
+                .position(|c| c.kind() == "identifier" && self.text(*c) == "using")
+                .map(|i| self.applied_head(&after_head[i + 1..]))
+        } else {
+            None
+        };
+        match applied {
+            Some(Head::Constant(c)) => step.constant = Some(c),
+            Some(Head::Local(l)) => step.local = Some(l),
+            Some(Head::Other) => {}
+            None => step.constant = self.first_constant(t),
+        }
+        step.splits = self.splits(head, t, &after_head);
+        if head == "have" {
+            self.read_have(&mut step, &after_head, depth);
+        }
+        step
+    }
+
+    /// The first constant a step names anywhere (not its tactic name).
+    fn first_constant(&self, t: Node<'t>) -> Option<String> {
+        self.idents
+            .iter()
+            .filter(|(n, h)| !h && n.start_byte() >= t.start_byte() && n.end_byte() <= t.end_byte())
+            .map(|(n, _)| resolve(self.text(*n), self.declared))
+            .find(|name| (self.is_use)(name))
+            .map(str::to_string)
+    }
+
+    /// The head of the term made of `parts`: its first part after `@` (inside parentheses,
+    /// their first part), or the function of a trailing `x |> f`.
+    fn applied_head(&self, parts: &[Node<'t>]) -> Head {
+        let mut parts = parts.iter().copied().skip_while(|p| {
+            (p.kind() == "operator" && self.text(*p) == "@")
+                || (p.kind() == "identifier" && self.text(*p) == "mod_cast")
+        });
+        let Some(first) = parts.next() else {
+            return Head::Other;
+        };
+        let mut head = match first.kind() {
+            "identifier" => self.name_head(first),
+            "parens" => {
+                let mut cursor = first.walk();
+                let inner: Vec<Node<'t>> = first.named_children(&mut cursor).collect();
+                self.applied_head(&inner)
+            }
+            _ => Head::Other,
+        };
+        let rest: Vec<Node<'t>> = parts.collect();
+        for w in rest.windows(2) {
+            if w[0].kind() == "operator" && self.text(w[0]) == "|>" && w[1].kind() == "identifier" {
+                head = self.name_head(w[1]);
+            }
+        }
+        head
+    }
+
+    fn name_head(&self, ident: Node<'t>) -> Head {
+        let name = resolve(self.text(ident), self.declared);
+        if (self.is_use)(name) {
+            Head::Constant(name.to_string())
+        } else {
+            let first = name.trim_start_matches('@');
+            let first = first.split('.').next().unwrap_or(first);
+            Head::Local(first.to_string())
+        }
+    }
+
+    /// Whether a step splits the goal into cases (see [`Step::splits`]).
+    fn splits(&self, head: &str, t: Node<'t>, after_head: &[Node<'t>]) -> bool {
+        let whole = self.text(t);
+        let args = &whole[head.len().min(whole.len())..];
+        match head {
+            "rcases" | "rcases'" => args
+                .find(" with ")
+                .is_some_and(|w| has_alternatives(&args[w..])),
+            "obtain" => {
+                let end = [":=", " : "]
+                    .iter()
+                    .filter_map(|p| args.find(p))
+                    .min()
+                    .unwrap_or(args.len());
+                has_alternatives(&args[..end])
+            }
+            "rintro" | "rintros" => has_alternatives(args),
+            "cases" | "cases'" | "match" => {
+                let mut alternatives = 0;
+                for c in after_head {
+                    if c.kind() == "tactic_alternative" {
+                        alternatives += 1;
+                    } else if c.kind() == "with_clause" {
+                        let mut cursor = c.walk();
+                        alternatives += c
+                            .named_children(&mut cursor)
+                            .filter(|a| a.kind() == "tactic_alternative")
+                            .count();
+                    }
+                }
+                alternatives >= 2
+            }
+            _ => false,
+        }
+    }
+
+    /// `have NAME … := by …` / `have NAME … := term`: the name and its own proof.
+    fn read_have(&self, step: &mut Step, after_head: &[Node<'t>], depth: usize) {
+        step.binds = match after_head.first() {
+            Some(c) if c.kind() == "identifier" => Some(self.text(*c).to_string()),
+            Some(c) if matches!(c.kind(), ":" | ":=") => Some("this".to_string()),
+            _ => None,
+        };
+        if depth >= MAX_HAVE_DEPTH {
+            return;
+        }
+        let Some(assign) = after_head.iter().position(|c| c.kind() == ":=") else {
+            return;
+        };
+        let value = &after_head[assign + 1..];
+        let proof = match value.first() {
+            Some(b) if b.kind() == "by_block" => {
+                let (spine, side_tactics) = self.spine(*b, depth + 1);
+                Proof {
+                    spine,
+                    tactics: self.counts_within(*b, false),
+                    side_tactics,
+                    ..Proof::default()
+                }
+            }
+            Some(_) => Proof {
+                term_head: match self.applied_head(value) {
+                    Head::Constant(c) => Some(c),
+                    _ => None,
+                },
+                ..Proof::default()
+            },
+            None => return,
+        };
+        step.proof = Some(Box::new(proof));
+    }
+}
+
+/// Whether an rcases pattern has alternatives (`rfl | h`, `⟨x, rfl | rfl⟩`).
+fn has_alternatives(pattern: &str) -> bool {
+    let chars: Vec<char> = pattern.chars().collect();
+    chars.iter().enumerate().any(|(i, c)| {
+        *c == '|'
+            && !matches!(chars.get(i + 1), Some('>' | '|'))
+            && !matches!(i.checked_sub(1).map(|j| chars[j]), Some('<' | '|'))
+    })
+}
+
+/// The constant an identifier token names (see [`constant_name`]), or the longest prefix of it
+/// that is a declaration of the file (`aux.mp` → `aux`).
+fn resolve<'s>(token: &'s str, declared: &HashSet<&str>) -> &'s str {
+    let name = constant_name(token);
+    if declared.contains(name) {
+        return name;
+    }
+    let mut prefix = name;
+    while let Some((head, _)) = prefix.rsplit_once('.') {
+        if declared.contains(head) {
+            return head;
+        }
+        prefix = head;
+    }
+    name
+}
+
+/// The constant an identifier names: without `@`, without numeric projections
+/// (`Classical.not_not.1` → `Classical.not_not`) and without the projections after a lemma
+/// name, its first lowercase segment with an `_` (`card_eq_one.mp` → `card_eq_one`,
+/// `Finset.mem_filter.mpr.trans` → `Finset.mem_filter`; `Nat.Prime.two_le` stays).
 fn constant_name(token: &str) -> &str {
     let mut name = token.trim_start_matches('@');
     while let Some((head, last)) = name.rsplit_once('.') {
@@ -211,6 +527,13 @@ fn constant_name(token: &str) -> &str {
             break;
         }
         name = head;
+    }
+    let mut end = 0;
+    for (i, segment) in name.split('.').enumerate() {
+        end += segment.len() + usize::from(i > 0);
+        if segment.contains('_') && segment.starts_with(char::is_lowercase) {
+            return &name[..end];
+        }
     }
     name
 }
@@ -239,19 +562,6 @@ fn looks_like_hypothesis(name: &str) -> bool {
         .or_else(|| prefix.strip_prefix('h'))
         .or_else(|| prefix.strip_prefix('H'));
     rest.is_some_and(|r| r.chars().count() <= 2)
-}
-
-/// The tactics of the proof's outermost `by` block (through `·` focusing blocks, not into
-/// nested `by`s of `have`s).
-fn top_level_tactics(body: Node<'_>) -> Vec<Node<'_>> {
-    let Some(block) = first_by_block(body) else {
-        return Vec::new();
-    };
-    let mut cursor = block.walk();
-    block
-        .named_children(&mut cursor)
-        .filter(|c| c.kind() == "tactic")
-        .collect()
 }
 
 /// The first `by_block` at or below `body`, searched breadth-first a few levels deep (the
@@ -309,7 +619,11 @@ mod tests {
         assert_eq!(ps[0].uses, vec!["Nat.le_succ"]);
         assert_eq!(ps[0].term_head.as_deref(), Some("Nat.le_succ"));
         assert_eq!(ps[1].uses, vec!["aux"]);
-        assert_eq!(ps[1].term_head, None, "a same-file lemma is no key lemma");
+        assert_eq!(
+            ps[1].term_head.as_deref(),
+            Some("aux"),
+            "a same-file lemma carries the proof too"
+        );
         assert!(ps[1].spine.is_empty());
     }
 
@@ -326,5 +640,49 @@ mod tests {
         assert!(is_constant("Nat.Prime.two_le", &none));
         assert_eq!(constant_name("@Classical.not_not.1"), "Classical.not_not");
         assert_eq!(constant_name("foo.2.1"), "foo");
+    }
+
+    #[test]
+    fn lowercase_dotted_lemmas_are_constants_without_their_projections() {
+        let p = &proofs_of(
+            "theorem t (h_pos : 0 < n) (h : s.card = 1) : Q := by\n  \
+             have := card_eq_one.mp h\n  \
+             have := h_pos.le\n  \
+             have := Finset.mem_filter.mpr.trans foo\n  \
+             exact orderOf_dvd_iff_pow_eq_one.mpr (h.trans_le h_pos.le)\n",
+        )[0];
+        assert_eq!(
+            p.uses,
+            vec![
+                "card_eq_one",
+                "Finset.mem_filter",
+                "orderOf_dvd_iff_pow_eq_one"
+            ]
+        );
+        assert_eq!(
+            p.spine[3].constant.as_deref(),
+            Some("orderOf_dvd_iff_pow_eq_one")
+        );
+        assert_eq!(constant_name("Nat.Prime.two_le"), "Nat.Prime.two_le");
+        assert_eq!(constant_name("le_antisymm_iff.mp.trans"), "le_antisymm_iff");
+        assert_eq!(constant_name("hx.trans_le"), "hx.trans_le");
+    }
+
+    #[test]
+    fn steps_record_splits_haves_and_applied_heads() {
+        let p = &proofs_of(
+            "theorem t (h : A ∨ B) (h₂ : C) : D := by\n  \
+             have h_main : C := by\n    \
+             nlinarith\n  \
+             rcases h with ⟨x, rfl | rfl⟩\n  \
+             exact (h_main.trans (foo_le h₂)).le\n",
+        )[0];
+        assert_eq!(p.spine[0].binds.as_deref(), Some("h_main"));
+        let inner = p.spine[0].proof.as_deref().unwrap();
+        assert_eq!(inner.spine[0].head, "nlinarith");
+        assert_eq!(inner.tactics.get("nlinarith"), Some(&1));
+        assert!(p.spine[1].splits);
+        assert_eq!(p.spine[2].constant, None);
+        assert_eq!(p.spine[2].local.as_deref(), Some("h_main"));
     }
 }
