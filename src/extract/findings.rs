@@ -88,12 +88,19 @@ pub fn generate(
         .header
         .as_ref()
         .and_then(|h| h.processing_error.as_deref());
+    // Aristotle met an error of its own and gave no Lean errors: Lean did not reject the file,
+    // but nothing in it was checked (an unchecked attempt).
+    let internal_error = outline
+        .header
+        .as_ref()
+        .and_then(|h| h.internal_error.as_deref());
     // Verified means nothing in the file could hide a gap: no hole, no axiom, no code Aristotle
     // could not load or process, and a tree without errors (an error could hide a `sorry`).
     let is_proven = sorries == 0
         && axioms == 0
         && load_failures == 0
         && processing_error.is_none()
+        && internal_error.is_none()
         && outline.error_nodes == 0;
     let imports = outline
         .imports
@@ -123,6 +130,7 @@ pub fn generate(
     let compiled = matches!(facts.origin, Origin::AristotleOutput { .. })
         && load_failures == 0
         && processing_error.is_none()
+        && internal_error.is_none()
         && outline.error_nodes == 0;
     for (index, decl) in outline.declarations.iter().enumerate() {
         let judged = facts.verdicts.iter().any(|v| v.declaration == Some(index));
@@ -155,6 +163,7 @@ pub fn generate(
             waits.map(|w| format!("{CONDITIONAL}; {w}")),
             (!is_proven).then(|| format!("sorry={sorries}")),
             (!facts.origin.checked()).then(|| format!("origin={}", facts.origin.as_str())),
+            internal_error.map(|_| "unchecked: aristotle_internal_error".to_string()),
         ]
         .into_iter()
         .flatten()
@@ -274,6 +283,27 @@ pub fn generate(
             why_failed: Some(format!(
                 "Aristotle encountered an error processing this file: {}",
                 truncate(lean_error, MAX_EVIDENCE_CHARS)
+            )),
+            confidence: Confidence::High,
+            tags: Some(format!("{},failure,aristotle", facts.domain)),
+            ..base.clone()
+        });
+    }
+
+    if let Some(words) = internal_error {
+        findings.push(NewFinding {
+            finding_type: FindingType::Failure,
+            title: format!("Aristotle reported an internal error ({origin})"),
+            description: format!(
+                "Aristotle reported an internal error processing {origin} for {} and gave no \
+                 Lean errors: nothing was checked, so none of its {} declarations is verified.",
+                facts.problem_id.unwrap_or("(unknown problem)"),
+                outline.declarations.len()
+            ),
+            why_failed: Some(format!(
+                "Aristotle reported an internal error and gave no Lean errors (nothing was \
+                 checked): {}",
+                truncate(words, MAX_EVIDENCE_CHARS)
             )),
             confidence: Confidence::High,
             tags: Some(format!("{},failure,aristotle", facts.domain)),
@@ -683,6 +713,62 @@ mod tests {
             target("slot905_two_edges_cover.lean"),
             "two_edges_cover_X_externals"
         );
+    }
+
+    /// Aristotle's internal error without Lean errors: an unchecked attempt, not a file Lean
+    /// rejected. Its complete theorems are kept at `medium` at most, and the failure says no
+    /// Lean errors were given.
+    #[test]
+    fn an_internal_error_leaves_an_unchecked_attempt() {
+        let file = "slot906_simple_cover_result.lean";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/unchecked")
+            .join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let parsed = crate::lean::ParsedFile::parse(text.clone());
+        let outline = Outline::of(file, &parsed);
+        let facts = FileFacts {
+            text: &text,
+            file_name: file,
+            slot: Some(906),
+            problem_id: Some("cover"),
+            domain: "combinatorics",
+            verdicts: &[],
+            origin: Origin::of(&path, &outline),
+            dependencies: &Dependencies::of(&parsed, &outline),
+            proofs: &[],
+        };
+        let (findings, problem) = generate(&outline, &facts);
+        let theorems: Vec<(&str, Confidence)> = findings
+            .iter()
+            .filter(|f| f.finding_type == FindingType::Theorem)
+            .map(|f| (f.theorem_name.as_deref().unwrap(), f.confidence))
+            .collect();
+        assert_eq!(
+            theorems,
+            [
+                ("two_eq", Confidence::Medium),
+                ("cover_bound", Confidence::Medium)
+            ]
+        );
+        let failures: Vec<&NewFinding> = findings
+            .iter()
+            .filter(|f| f.finding_type == FindingType::Failure)
+            .collect();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        let why = failures[0].why_failed.as_deref().unwrap();
+        assert!(
+            why.starts_with(
+                "Aristotle reported an internal error and gave no Lean errors (nothing was checked)"
+            ),
+            "{why}"
+        );
+        assert!(!failures[0].description.contains("Lean rejected"));
+        assert!(
+            !findings.iter().any(|f| f.confidence == Confidence::Verified
+                || f.confidence == Confidence::High && f.finding_type == FindingType::Theorem)
+        );
+        assert_ne!(problem.unwrap().status, Some(ProblemStatus::Proven));
     }
 
     #[test]
