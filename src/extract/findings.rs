@@ -50,6 +50,10 @@ pub struct FileFacts<'a> {
     pub proofs: &'a [super::uses::Proof],
 }
 
+/// How the title of the file-level failure of an attempt (too many holes) begins: the one
+/// failure that carries the attempt's approach.
+pub const FILE_FAILURE: &str = "Failed attempt: ";
+
 /// The word that marks a conditional theorem in its title and notes.
 pub const CONDITIONAL: &str = "conditional";
 
@@ -257,7 +261,7 @@ pub fn generate(
     if facts.origin.is_attempt() && sorries > FAILED_FILE_SORRIES {
         findings.push(NewFinding {
             finding_type: FindingType::Failure,
-            title: format!("Failed attempt: {origin} ({sorries} sorry)"),
+            title: format!("{FILE_FAILURE}{origin} ({sorries} sorry)"),
             description: format!(
                 "Aristotle attempt on {} in {origin} resulted in {sorries} sorry gaps out of {} declarations.",
                 facts.problem_id.unwrap_or("(unknown problem)"),
@@ -313,7 +317,19 @@ pub fn generate(
 
     for verdict in facts.verdicts {
         let decl = verdict.declaration.map(|i| &outline.declarations[i]);
-        findings.push(verdict_finding(verdict, decl, &origin, facts.domain, &base));
+        // A verdict about one declaration fails that declaration's own proof, not the file's.
+        let technique = verdict.declaration.and_then(|i| {
+            let tactics = &outline.declarations[i].tactics;
+            match facts.proofs.get(i) {
+                Some(p) => technique::of_proof(p, tactics),
+                None => technique::primary(tactics),
+            }
+        });
+        let mut finding = verdict_finding(verdict, decl, &origin, facts.domain, &base);
+        if finding.finding_type == FindingType::Failure {
+            finding.proof_technique = technique;
+        }
+        findings.push(finding);
     }
 
     let problem = facts.problem_id.map(|id| ProblemUpsert {

@@ -402,12 +402,16 @@ fn extract_source(
         &findings,
         problem_id.as_deref(),
     );
-    // A failure carries the approach that failed.
-    if let Some(a) = &attempt {
-        for f in findings
-            .iter_mut()
-            .filter(|f| f.finding_type == crate::kb::FindingType::Failure)
-        {
+    // The file-level failure (too many holes) carries the approach that failed; a failure
+    // about one declaration carries that declaration's own technique (or none).
+    if let Some(a) = attempt
+        .as_ref()
+        .filter(|a| a.approach != technique::UNKNOWN_APPROACH)
+    {
+        for f in findings.iter_mut().filter(|f| {
+            f.finding_type == crate::kb::FindingType::Failure
+                && f.title.starts_with(findings::FILE_FAILURE)
+        }) {
             f.proof_technique.get_or_insert_with(|| a.approach.clone());
         }
     }
@@ -526,6 +530,32 @@ mod tests {
         run(&mut kb, &files, &overrides, |_| {}, |_| {}).unwrap();
         let conn = rusqlite::Connection::open(&db).unwrap();
         (dir, kb, conn)
+    }
+
+    /// A failure about one declaration carries that declaration's technique, not the file's
+    /// approach; only the file-level failure (too many holes) carries the approach.
+    #[test]
+    fn a_failure_carries_its_own_declarations_technique() {
+        let (_dir, _kb, conn) = extract_attempts();
+        let failures: Vec<(String, Option<String>)> = conn
+            .prepare(
+                "SELECT f.title, f.proof_technique FROM findings f
+                 JOIN sources s ON s.id = f.source_id
+                 WHERE f.finding_type = 'failure' AND s.path LIKE '%slot910%' ORDER BY f.title",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(failures.len(), 2, "{failures:?}");
+        let omega = Some("linear arithmetic (omega)".to_string());
+        let (file, decl): (Vec<_>, Vec<_>) = failures
+            .iter()
+            .partition(|(title, _)| title.starts_with(findings::FILE_FAILURE));
+        assert_eq!(file[0].1, omega, "{failures:?}");
+        assert!(decl[0].0.contains("no_improvement"), "{failures:?}");
+        assert_ne!(decl[0].1, omega, "{failures:?}");
     }
 
     /// Every Aristotle output with a problem id is an attempt: its approach is its main
