@@ -115,9 +115,11 @@ fn corpus_findings_claim_only_what_their_files_show() {
         .iter()
         .filter_map(|id| seen.get(id))
         .filter(|(_, s)| {
-            s.header
-                .as_ref()
-                .is_none_or(|h| h.stopped_early.is_some() || h.processing_error.is_some())
+            s.header.as_ref().is_none_or(|h| {
+                h.stopped_early.is_some()
+                    || h.processing_error.is_some()
+                    || h.internal_error.is_some()
+            })
         })
         .map(|(p, _)| p.as_str())
         .collect();

@@ -53,6 +53,10 @@ pub struct FileFacts<'a> {
     pub definitions: &'a [Option<String>],
 }
 
+/// How the title of the file-level failure of an attempt (too many holes) begins: the one
+/// failure that carries the attempt's approach.
+pub const FILE_FAILURE: &str = "Failed attempt: ";
+
 /// The word that marks a conditional theorem in its title and notes.
 pub const CONDITIONAL: &str = "conditional";
 
@@ -91,12 +95,19 @@ pub fn generate(
         .header
         .as_ref()
         .and_then(|h| h.processing_error.as_deref());
+    // Aristotle met an error of its own and gave no Lean errors: Lean did not reject the file,
+    // but nothing in it was checked (an unchecked attempt).
+    let internal_error = outline
+        .header
+        .as_ref()
+        .and_then(|h| h.internal_error.as_deref());
     // Verified means nothing in the file could hide a gap: no hole, no axiom, no code Aristotle
     // could not load or process, and a tree without errors (an error could hide a `sorry`).
     let is_proven = sorries == 0
         && axioms == 0
         && load_failures == 0
         && processing_error.is_none()
+        && internal_error.is_none()
         && outline.error_nodes == 0;
     let imports = outline
         .imports
@@ -126,6 +137,7 @@ pub fn generate(
     let compiled = matches!(facts.origin, Origin::AristotleOutput { .. })
         && load_failures == 0
         && processing_error.is_none()
+        && internal_error.is_none()
         && outline.error_nodes == 0;
     for (index, decl) in outline.declarations.iter().enumerate() {
         let judged = facts.verdicts.iter().any(|v| v.declaration == Some(index));
@@ -158,6 +170,7 @@ pub fn generate(
             waits.map(|w| format!("{CONDITIONAL}; {w}")),
             (!is_proven).then(|| format!("sorry={sorries}")),
             (!facts.origin.checked()).then(|| format!("origin={}", facts.origin.as_str())),
+            internal_error.map(|_| "unchecked: aristotle_internal_error".to_string()),
         ]
         .into_iter()
         .flatten()
@@ -252,7 +265,7 @@ pub fn generate(
     if facts.origin.is_attempt() && sorries > FAILED_FILE_SORRIES {
         findings.push(NewFinding {
             finding_type: FindingType::Failure,
-            title: format!("Failed attempt: {origin} ({sorries} sorry)"),
+            title: format!("{FILE_FAILURE}{origin} ({sorries} sorry)"),
             description: format!(
                 "Aristotle attempt on {} in {origin} resulted in {sorries} sorry gaps out of {} declarations.",
                 facts.problem_id.unwrap_or("(unknown problem)"),
@@ -285,9 +298,42 @@ pub fn generate(
         });
     }
 
+    if let Some(words) = internal_error {
+        findings.push(NewFinding {
+            finding_type: FindingType::Failure,
+            title: format!("Aristotle reported an internal error ({origin})"),
+            description: format!(
+                "Aristotle reported an internal error processing {origin} for {} and gave no \
+                 Lean errors: nothing was checked, so none of its {} declarations is verified.",
+                facts.problem_id.unwrap_or("(unknown problem)"),
+                outline.declarations.len()
+            ),
+            why_failed: Some(format!(
+                "Aristotle reported an internal error and gave no Lean errors (nothing was \
+                 checked): {}",
+                truncate(words, MAX_EVIDENCE_CHARS)
+            )),
+            confidence: Confidence::High,
+            tags: Some(format!("{},failure,aristotle", facts.domain)),
+            ..base.clone()
+        });
+    }
+
     for verdict in facts.verdicts {
         let decl = verdict.declaration.map(|i| &outline.declarations[i]);
-        findings.push(verdict_finding(verdict, decl, &origin, facts.domain, &base));
+        // A verdict about one declaration fails that declaration's own proof, not the file's.
+        let technique = verdict.declaration.and_then(|i| {
+            let tactics = &outline.declarations[i].tactics;
+            match facts.proofs.get(i) {
+                Some(p) => technique::of_proof(p, tactics),
+                None => technique::primary(tactics),
+            }
+        });
+        let mut finding = verdict_finding(verdict, decl, &origin, facts.domain, &base);
+        if finding.finding_type == FindingType::Failure {
+            finding.proof_technique = technique;
+        }
+        findings.push(finding);
     }
 
     let problem = facts.problem_id.map(|id| ProblemUpsert {
@@ -303,7 +349,7 @@ pub fn generate(
             ProblemStatus::Partial
         }),
         statement: (facts.origin == Origin::Input)
-            .then(|| asked_statement(outline))
+            .then(|| asked_statement(outline, facts.text, facts.file_name))
             .flatten(),
         ..ProblemUpsert::default()
     });
@@ -327,7 +373,7 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
     if holes.len() > HOLES_LISTED {
         listed.push_str(", …");
     }
-    let statement = asked_statement(outline);
+    let target = asked_target(outline, facts.text, facts.file_name);
     NewFinding {
         finding_type: FindingType::Insight,
         title: format!(
@@ -339,8 +385,10 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
             "Input for {}: holes to fill: {listed}",
             facts.problem_id.unwrap_or("(unknown problem)")
         ),
-        theorem_name: holes.last().map(|d| display_name(d).to_string()),
-        theorem_statement: statement,
+        theorem_name: target
+            .or(holes.last().copied())
+            .map(|d| display_name(d).to_string()),
+        theorem_statement: target.map(|d| d.statement.clone()),
         confidence: Confidence::High,
         tags: Some(format!("{},input", facts.domain)),
         notes: Some(format!(
@@ -352,15 +400,111 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
     }
 }
 
-/// The statement an input asks to prove: its last theorem with a hole (the main theorem comes
-/// after its lemmas).
-fn asked_statement(outline: &Outline) -> Option<String> {
-    outline
+/// The statement an input asks to prove: its [`asked_target`]'s.
+fn asked_statement(outline: &Outline, text: &str, file_name: &str) -> Option<String> {
+    asked_target(outline, text, file_name).map(|d| d.statement.clone())
+}
+
+/// The theorem an input asks to prove, among its theorems and lemmas with a hole: the one the
+/// file names, by its leading comment (a line ending `: NAME`, as in `Erdős Problem #409:
+/// erdos_409.termination`) or a `SKETCH for NAME` comment; else the one whose name ends the
+/// file's stem (dots read as underscores: `erdos_14_erdos_14a.lean` → `erdos_14a`, the longest
+/// such name); else the last one that is not a `.variants.` one (a file stating many variants
+/// of a problem puts its target first); else the last one (the main theorem comes after its
+/// lemmas).
+fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option<&'o Declaration> {
+    let holes: Vec<&Declaration> = outline
         .declarations
         .iter()
+        .filter(|d| d.sorry_count > 0 && matches!(d.kind.as_str(), "theorem" | "lemma"))
+        .collect();
+    let named = named_targets(outline, text);
+    let by_comment = holes
+        .iter()
         .rev()
-        .find(|d| d.sorry_count > 0 && matches!(d.kind.as_str(), "theorem" | "lemma"))
-        .map(|d| d.statement.clone())
+        .find(|d| named.iter().any(|n| names(d, n)));
+    let stem = file_name.strip_suffix(".lean").unwrap_or(file_name);
+    let by_stem = || {
+        holes
+            .iter()
+            .rev()
+            .filter_map(|d| Some((stem_match(d, stem)?, *d)))
+            .max_by_key(|(len, _)| *len)
+            .map(|(_, d)| d)
+    };
+    by_comment
+        .copied()
+        .or_else(by_stem)
+        .or_else(|| holes.iter().rev().find(|d| !is_variant(d)).copied())
+        .or_else(|| holes.last().copied())
+}
+
+/// Names a file's comments give as its target: a line of its leading comment that ends in
+/// `: NAME` (one identifier), and the `NAME` of every `SKETCH for NAME` comment.
+fn named_targets(outline: &Outline, text: &str) -> Vec<String> {
+    let is_ident = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '\'' | '!' | '?'))
+            && !s.starts_with('.')
+    };
+    let mut named = Vec::new();
+    let comment_text = |c: &crate::lean::outline::Comment| text.get(c.span.clone()).unwrap_or("");
+    // The leading comment: the first comment, with nothing but blank space before it.
+    if let Some(first) = outline.comments.first().filter(|c| {
+        text.get(..c.span.start)
+            .is_some_and(|t| t.trim().is_empty())
+    }) {
+        for line in comment_text(first).lines() {
+            let line = line.trim().trim_end_matches("-/").trim();
+            if let Some((_, name)) = line.rsplit_once(": ") {
+                let name = name.trim();
+                if is_ident(name) {
+                    named.push(name.to_string());
+                }
+            }
+        }
+    }
+    for comment in &outline.comments {
+        let mut rest = comment_text(comment);
+        while let Some(i) = rest.find("SKETCH for ") {
+            rest = &rest[i + "SKETCH for ".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| !c.is_whitespace())
+                .collect::<String>()
+                .trim_end_matches([':', ',', '.'])
+                .to_string();
+            if is_ident(&name) {
+                named.push(name);
+            }
+        }
+    }
+    named
+}
+
+/// Whether `decl` is the declaration `named`: its full name, or its last components.
+fn names(decl: &Declaration, named: &str) -> bool {
+    let full = display_name(decl);
+    full == named || decl.name == named || full.ends_with(&format!(".{named}"))
+}
+
+/// How many components of `decl`'s full name, read with underscores for dots, end the file
+/// stem (at an underscore or the stem's start); `None` when none do.
+fn stem_match(decl: &Declaration, stem: &str) -> Option<usize> {
+    let parts: Vec<&str> = display_name(decl).split('.').collect();
+    (1..=parts.len())
+        .rev()
+        .find(|&k| {
+            let tail = parts[parts.len() - k..].join("_");
+            stem == tail || stem.ends_with(&format!("_{tail}"))
+        })
+        .map(|k| parts[parts.len() - k..].join("_").len())
+}
+
+/// A `.variants.` declaration: a variant of a problem stated next to the problem itself.
+fn is_variant(decl: &Declaration) -> bool {
+    display_name(decl).split('.').any(|part| part == "variants")
 }
 
 fn verdict_finding(
@@ -524,6 +668,127 @@ mod tests {
             span: 0..1,
             body: Some(0..1),
         }
+    }
+
+    /// The target of an input: named by its comments, else by its file name, else its last
+    /// sorried theorem that is not a variant, else its last sorried one.
+    #[test]
+    fn an_input_asks_for_the_theorem_it_names() {
+        let target = |file: &str| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/asked")
+                .join(file);
+            let text = std::fs::read_to_string(path).unwrap();
+            let parsed = crate::lean::ParsedFile::parse(text.clone());
+            let outline = Outline::of(file, &parsed);
+            let statement = asked_statement(&outline, &text, file);
+            let decl = asked_target(&outline, &text, file).map(|d| d.full_name.clone());
+            assert_eq!(
+                statement,
+                asked_target(&outline, &text, file).map(|d| d.statement.clone())
+            );
+            decl.unwrap_or_default()
+        };
+        assert_eq!(
+            target("erdos_901_erdos_901_termination.lean"),
+            "Erdos901.erdos_901.termination"
+        );
+        assert_eq!(target("erdos_902_erdos_902.lean"), "Erdos902.erdos_902");
+        assert_eq!(
+            target("erdos_903_erdos_903_variants_maximal_solution.lean"),
+            "Erdos903.erdos_903.variants.maximal_solution"
+        );
+        assert_eq!(target("slot904_variants_only.lean"), "foo.variants.b");
+        // The problem row and the "Asked" insight state the named target.
+        let file = "erdos_901_erdos_901_termination.lean";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/asked");
+        let text = std::fs::read_to_string(path.join(file)).unwrap();
+        let parsed = crate::lean::ParsedFile::parse(text.clone());
+        let outline = Outline::of(file, &parsed);
+        let facts = FileFacts {
+            text: &text,
+            file_name: file,
+            slot: None,
+            problem_id: Some("erdos_901"),
+            domain: "number_theory",
+            verdicts: &[],
+            origin: Origin::of(&path.join(file), &outline),
+            dependencies: &Dependencies::of(&parsed, &outline),
+            proofs: &[],
+        };
+        let (findings, problem) = generate(&outline, &facts);
+        let wanted = "erdos_901.termination (n : ℕ) (hn : 0 < n) : ∃ k, n ≤ k";
+        assert_eq!(problem.unwrap().statement.as_deref(), Some(wanted));
+        let asked = findings
+            .iter()
+            .find(|f| f.finding_type == FindingType::Insight)
+            .unwrap();
+        assert_eq!(asked.theorem_statement.as_deref(), Some(wanted));
+        assert_eq!(
+            asked.theorem_name.as_deref(),
+            Some("Erdos901.erdos_901.termination")
+        );
+        // A sketch's own lemmas named in its comment are not its target: the last one is.
+        assert_eq!(
+            target("slot905_two_edges_cover.lean"),
+            "two_edges_cover_X_externals"
+        );
+    }
+
+    /// Aristotle's internal error without Lean errors: an unchecked attempt, not a file Lean
+    /// rejected. Its complete theorems are kept at `medium` at most, and the failure says no
+    /// Lean errors were given.
+    #[test]
+    fn an_internal_error_leaves_an_unchecked_attempt() {
+        let file = "slot906_simple_cover_result.lean";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/unchecked")
+            .join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let parsed = crate::lean::ParsedFile::parse(text.clone());
+        let outline = Outline::of(file, &parsed);
+        let facts = FileFacts {
+            text: &text,
+            file_name: file,
+            slot: Some(906),
+            problem_id: Some("cover"),
+            domain: "combinatorics",
+            verdicts: &[],
+            origin: Origin::of(&path, &outline),
+            dependencies: &Dependencies::of(&parsed, &outline),
+            proofs: &[],
+        };
+        let (findings, problem) = generate(&outline, &facts);
+        let theorems: Vec<(&str, Confidence)> = findings
+            .iter()
+            .filter(|f| f.finding_type == FindingType::Theorem)
+            .map(|f| (f.theorem_name.as_deref().unwrap(), f.confidence))
+            .collect();
+        assert_eq!(
+            theorems,
+            [
+                ("two_eq", Confidence::Medium),
+                ("cover_bound", Confidence::Medium)
+            ]
+        );
+        let failures: Vec<&NewFinding> = findings
+            .iter()
+            .filter(|f| f.finding_type == FindingType::Failure)
+            .collect();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        let why = failures[0].why_failed.as_deref().unwrap();
+        assert!(
+            why.starts_with(
+                "Aristotle reported an internal error and gave no Lean errors (nothing was checked)"
+            ),
+            "{why}"
+        );
+        assert!(!failures[0].description.contains("Lean rejected"));
+        assert!(
+            !findings.iter().any(|f| f.confidence == Confidence::Verified
+                || f.confidence == Confidence::High && f.finding_type == FindingType::Theorem)
+        );
+        assert_ne!(problem.unwrap().status, Some(ProblemStatus::Proven));
     }
 
     #[test]

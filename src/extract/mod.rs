@@ -418,12 +418,16 @@ fn extract_source(
         &findings,
         problem_id.as_deref(),
     );
-    // A failure carries the approach that failed.
-    if let Some(a) = &attempt {
-        for f in findings
-            .iter_mut()
-            .filter(|f| f.finding_type == crate::kb::FindingType::Failure)
-        {
+    // The file-level failure (too many holes) carries the approach that failed; a failure
+    // about one declaration carries that declaration's own technique (or none).
+    if let Some(a) = attempt
+        .as_ref()
+        .filter(|a| a.approach != technique::UNKNOWN_APPROACH)
+    {
+        for f in findings.iter_mut().filter(|f| {
+            f.finding_type == crate::kb::FindingType::Failure
+                && f.title.starts_with(findings::FILE_FAILURE)
+        }) {
             f.proof_technique.get_or_insert_with(|| a.approach.clone());
         }
     }
@@ -455,9 +459,10 @@ fn extract_source(
     )
 }
 
-/// The attempt a file made on its problem: only a file Aristotle returned (it has Aristotle's
-/// header) is an attempt. Its approach is the technique of its main proof (the last theorem,
-/// holes or not); its outcome is `failed` when a failure was found in it (too many holes, a
+/// The attempt a file made on its problem: every file Aristotle returned (it has Aristotle's
+/// header) with a problem id is an attempt. Its approach is the technique of its main proof
+/// (the last theorem or lemma with a body, holes or not), else the technique of its last
+/// complete theorem or lemma, else [`technique::UNKNOWN_APPROACH`]; its outcome is `failed` when a failure was found in it (too many holes, a
 /// verdict, a processing error), `proven` when the run finished and nothing in the file could
 /// hide a gap, else `partial` (a run that stopped early is partial at best).
 fn attempt_of(
@@ -473,13 +478,29 @@ fn attempt_of(
         return None;
     }
     let header = outline.header.as_ref()?;
-    let (index, main) = outline
-        .declarations
-        .iter()
-        .enumerate()
-        .rev()
-        .find(|(_, d)| d.kind == "theorem" && d.has_body())?;
-    let approach = technique::of_proof(proofs.get(index)?, &main.tactics)?;
+    let provable = |d: &crate::lean::Declaration| {
+        matches!(d.kind.as_str(), "theorem" | "lemma") && d.has_body()
+    };
+    let technique_at = |index: usize| {
+        let decl = &outline.declarations[index];
+        match proofs.get(index) {
+            Some(p) => technique::of_proof(p, &decl.tactics),
+            None => technique::primary(&decl.tactics),
+        }
+    };
+    let main = outline.declarations.iter().rposition(provable);
+    let approach = main
+        .and_then(technique_at)
+        .or_else(|| {
+            outline
+                .declarations
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(_, d)| provable(d) && d.sorry_count == 0)
+                .find_map(|(i, _)| technique_at(i))
+        })
+        .unwrap_or_else(|| technique::UNKNOWN_APPROACH.to_string());
     let failed = findings.iter().any(|f| {
         matches!(
             f.finding_type,
@@ -507,6 +528,97 @@ fn attempt_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Extracts `fixtures/attempts` for problem `bound_problem` into a fresh knowledge base.
+    fn extract_attempts() -> (tempfile::TempDir, Kb, rusqlite::Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("knowledge.db");
+        let mut kb = Kb::open(&db).unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/attempts");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let overrides = Overrides {
+            slot: None,
+            problem_id: Some("bound_problem".into()),
+        };
+        run(&mut kb, &files, &overrides, |_| {}, |_| {}).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        (dir, kb, conn)
+    }
+
+    /// A failure about one declaration carries that declaration's technique, not the file's
+    /// approach; only the file-level failure (too many holes) carries the approach.
+    #[test]
+    fn a_failure_carries_its_own_declarations_technique() {
+        let (_dir, _kb, conn) = extract_attempts();
+        let failures: Vec<(String, Option<String>)> = conn
+            .prepare(
+                "SELECT f.title, f.proof_technique FROM findings f
+                 JOIN sources s ON s.id = f.source_id
+                 WHERE f.finding_type = 'failure' AND s.path LIKE '%slot910%' ORDER BY f.title",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(failures.len(), 2, "{failures:?}");
+        let omega = Some("linear arithmetic (omega)".to_string());
+        let (file, decl): (Vec<_>, Vec<_>) = failures
+            .iter()
+            .partition(|(title, _)| title.starts_with(findings::FILE_FAILURE));
+        assert_eq!(file[0].1, omega, "{failures:?}");
+        assert!(decl[0].0.contains("no_improvement"), "{failures:?}");
+        assert_ne!(decl[0].1, omega, "{failures:?}");
+    }
+
+    /// Every Aristotle output with a problem id is an attempt: its approach is its main
+    /// (last theorem or lemma with a body) proof's technique, else its last complete proof's,
+    /// else "unknown approach", which is never recommended.
+    #[test]
+    fn every_output_with_a_problem_is_an_attempt() {
+        const OMEGA: &str = "linear arithmetic (omega)";
+        let (_dir, kb, conn) = extract_attempts();
+        let attempts: Vec<(String, String)> = conn
+            .prepare(
+                "SELECT s.path, a.approach FROM attempts a JOIN sources s ON s.id = a.source_id
+                 ORDER BY s.path",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))
+            .unwrap()
+            .map(|r| {
+                let (path, approach) = r.unwrap();
+                let file = Path::new(&path).file_name().unwrap().to_string_lossy();
+                (file.into_owned(), approach)
+            })
+            .collect();
+        let expected = [
+            ("slot907_lemmas_only_result.lean", OMEGA),
+            ("slot908_term_main_result.lean", OMEGA),
+            (
+                "slot909_sorry_main_result.lean",
+                technique::UNKNOWN_APPROACH,
+            ),
+            ("slot910_load_failure_result.lean", OMEGA),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(f, a)| (f.to_string(), a.to_string()))
+            .collect();
+        assert_eq!(attempts, expected);
+        let recommended = kb.recommend("bound_problem", 50).unwrap();
+        let names: Vec<&str> = recommended
+            .recommendations
+            .iter()
+            .chain(&recommended.excluded)
+            .map(|r| r.technique.as_str())
+            .collect();
+        assert!(!names.contains(&technique::UNKNOWN_APPROACH), "{names:?}");
+    }
 
     /// A panic in one file's work becomes that file's failed report; the batch goes on.
     #[test]

@@ -364,6 +364,9 @@ pub fn fallback(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -
     label
 }
 
+/// The approach of an attempt whose proofs name no technique: never recommended.
+pub const UNKNOWN_APPROACH: &str = "unknown approach";
+
 /// [`primary`] without `decide`, `native_decide` and `calc`, which name a proof only as its
 /// spine (nested, they prove side facts).
 pub fn without_incidental(tactics: &BTreeMap<String, usize>) -> Option<String> {

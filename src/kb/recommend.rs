@@ -79,7 +79,8 @@ impl Kb {
         let mut obs: HashMap<String, Obs> = HashMap::new();
         let mut add = |name: &str, s: f64, f: f64| {
             let key = technique_key(name);
-            if key.is_empty() {
+            // An attempt whose approach could not be read says nothing about any technique.
+            if key.is_empty() || key == technique_key(crate::extract::technique::UNKNOWN_APPROACH) {
                 return;
             }
             let o = obs.entry(key).or_insert_with(|| Obs {
@@ -280,6 +281,7 @@ impl Kb {
         for (name, n) in rows {
             *out.entry(technique_key(&name)).or_default() += n;
         }
+        out.remove(&technique_key(crate::extract::technique::UNKNOWN_APPROACH));
         Ok(out)
     }
 

@@ -8,11 +8,16 @@ pub struct AristotleHeader {
     pub lean_version: Option<String>,
     pub mathlib_version: Option<String>,
     pub uuid: Option<String>,
-    /// Why Aristotle could not process the file at all ("Aristotle encountered an error
-    /// processing this file."): Lean's errors, else Aristotle's own words. Nothing below such
-    /// a header was checked. Not part of `mf outline --json`.
+    /// Why Lean rejected the file ("Aristotle encountered an error processing this file."
+    /// followed by `Lean errors:`): Lean's errors. Nothing below such a header was checked.
+    /// Not part of `mf outline --json`.
     #[serde(skip)]
     pub processing_error: Option<String>,
+    /// Aristotle met an internal error of its own ("Aristotle encountered an error processing
+    /// this file. The team has been notified.") and gave no Lean errors: Lean did not reject
+    /// the file, but nothing in it was checked either. Aristotle's words.
+    #[serde(skip)]
+    pub internal_error: Option<String>,
     /// Aristotle stopped before it was done: its budget was reached, it ran out of time or it
     /// crashed. The file holds partial progress at best; this is Aristotle's sentence.
     #[serde(skip)]
@@ -61,7 +66,10 @@ impl AristotleHeader {
             } else if STOPPED_EARLY.iter().any(|s| line.contains(s)) {
                 header.stopped_early.get_or_insert_with(|| line.to_string());
             } else if let Some(said) = line.strip_prefix(PROCESSING_ERROR) {
-                header.processing_error = Some(processing_error(said, &mut lines));
+                match processing_error(said, &mut lines) {
+                    Said::LeanErrors(errors) => header.processing_error = Some(errors),
+                    Said::Internal(words) => header.internal_error = Some(words),
+                }
                 break;
             }
         }
@@ -89,22 +97,30 @@ impl AristotleHeader {
     }
 }
 
+/// What follows the processing-error sentence.
+enum Said {
+    /// Lean's errors: Lean rejected the file.
+    LeanErrors(String),
+    /// No Lean errors, only Aristotle's own words (the rest of the sentence's line).
+    Internal(String),
+}
+
 /// Lean's errors after the processing-error sentence, else the rest of its line.
-fn processing_error<'a>(said: &str, rest: &mut impl Iterator<Item = &'a str>) -> String {
+fn processing_error<'a>(said: &str, rest: &mut impl Iterator<Item = &'a str>) -> Said {
     let details: Vec<&str> = rest
         .take_while(|l| *l != "-/")
         .filter(|l| *l != "Lean errors:")
         .collect();
     let details = details.join("\n").trim().to_string();
     if !details.is_empty() {
-        return details;
+        return Said::LeanErrors(details);
     }
     let said = said.trim_start_matches('.').trim();
-    if said.is_empty() {
+    Said::Internal(if said.is_empty() {
         "no details given".to_string()
     } else {
         said.to_string()
-    }
+    })
 }
 
 fn value_after(line: &str, label: &str) -> Option<String> {
@@ -150,12 +166,16 @@ mod tests {
         );
         let notified = "/-\nLean version: v4\nAristotle encountered an error processing this \
                         file. The team has been notified.\n-/";
+        // Without Lean errors it is Aristotle's internal error, not a rejection by Lean.
+        let notified = AristotleHeader::from_comment(notified).unwrap();
+        assert_eq!(notified.processing_error, None);
         assert_eq!(
-            AristotleHeader::from_comment(notified)
-                .unwrap()
-                .processing_error
-                .as_deref(),
+            notified.internal_error.as_deref(),
             Some("The team has been notified.")
+        );
+        assert_eq!(
+            AristotleHeader::from_comment(c).unwrap().internal_error,
+            None
         );
         assert_eq!(
             AristotleHeader::from_comment(&c.replace("Aristotle encountered", "Aristotle met"))
