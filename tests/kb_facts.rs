@@ -688,3 +688,36 @@ fn a_newer_extractor_rereads_files_whose_bytes_did_not_change() {
     assert_eq!(summary.unchanged, 1, "{summary:?}");
     assert_eq!(theorem_rows(&kb, "card_bound").len(), 1);
 }
+
+/// A file of a project Aristotle returned unpacked is an attempt too: it has no header, so
+/// nobody checked it, and its outcome is partial at best.
+#[test]
+fn a_file_of_an_unpacked_project_is_an_attempt() {
+    let dir = TempDir::new().unwrap();
+    let project = dir
+        .path()
+        .join("1a2b3c4d-0000-4000-8000-000000000001_aristotle/RequestProject");
+    fs::create_dir_all(&project).unwrap();
+    let file = write(&project, "Bound.lean", NLIN);
+    let mut kb = Kb::open(&dir.path().join("knowledge.db")).unwrap();
+    let overrides = Overrides {
+        slot: None,
+        problem_id: Some("bound_problem".into()),
+    };
+    run(&mut kb, &[file], &overrides, |_| {}, |_| {}).unwrap();
+    let attempts: Vec<(String, String)> = kb
+        .connection()
+        .prepare("SELECT approach, outcome FROM attempts")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(
+        attempts,
+        vec![(
+            "nonlinear arithmetic (nlinarith)".to_string(),
+            "partial".to_string()
+        )]
+    );
+}

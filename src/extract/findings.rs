@@ -409,7 +409,9 @@ fn asked_statement(outline: &Outline, text: &str, file_name: &str) -> Option<Str
 /// file names, by its leading comment (a line ending `: NAME`, as in `Erdős Problem #409:
 /// erdos_409.termination`) or a `SKETCH for NAME` comment; else the one whose name ends the
 /// file's stem (dots read as underscores: `erdos_14_erdos_14a.lean` → `erdos_14a`, the longest
-/// such name); else the last one that is not a `.variants.` one (a file stating many variants
+/// such name); else the last one whose name holds the whole stem as words
+/// (`exists_optimal_minmax` in `optimal_minmax.lean`); else the last one that is not a
+/// `.variants.` one (a file stating many variants
 /// of a problem puts its target first); else the last one (the main theorem comes after its
 /// lemmas).
 fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option<&'o Declaration> {
@@ -432,9 +434,20 @@ fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option
             .max_by_key(|(len, _)| *len)
             .map(|(_, d)| d)
     };
+    // A name that holds the whole stem as words (`exists_optimal_minmax` in
+    // `optimal_minmax.lean`).
+    let containing_stem = || {
+        let words: Vec<&str> = stem.split('_').filter(|w| !w.is_empty()).collect();
+        holes.iter().rev().copied().find(|d| {
+            let name = display_name(d).replace('.', "_");
+            let own: Vec<&str> = name.split('_').collect();
+            !words.is_empty() && own.windows(words.len()).any(|w| w == words.as_slice())
+        })
+    };
     by_comment
         .copied()
         .or_else(by_stem)
+        .or_else(containing_stem)
         .or_else(|| holes.iter().rev().find(|d| !is_variant(d)).copied())
         .or_else(|| holes.last().copied())
 }
@@ -715,6 +728,7 @@ mod tests {
             origin: Origin::of(&path.join(file), &outline),
             dependencies: &Dependencies::of(&parsed, &outline),
             proofs: &[],
+            definitions: &[],
         };
         let (findings, problem) = generate(&outline, &facts);
         let wanted = "erdos_901.termination (n : ℕ) (hn : 0 < n) : ∃ k, n ≤ k";
@@ -728,6 +742,8 @@ mod tests {
             asked.theorem_name.as_deref(),
             Some("Erdos901.erdos_901.termination")
         );
+        // A name that holds the file's stem, before a later side question.
+        assert_eq!(target("optimal_pairing.lean"), "exists_optimal_pairing");
         // A sketch's own lemmas named in its comment are not its target: the last one is.
         assert_eq!(
             target("slot905_two_edges_cover.lean"),
@@ -757,6 +773,7 @@ mod tests {
             origin: Origin::of(&path, &outline),
             dependencies: &Dependencies::of(&parsed, &outline),
             proofs: &[],
+            definitions: &[],
         };
         let (findings, problem) = generate(&outline, &facts);
         let theorems: Vec<(&str, Confidence)> = findings

@@ -459,12 +459,14 @@ fn extract_source(
     )
 }
 
-/// The attempt a file made on its problem: every file Aristotle returned (it has Aristotle's
-/// header) with a problem id is an attempt. Its approach is the technique of its main proof
-/// (the last theorem or lemma with a body, holes or not), else the technique of its last
-/// complete theorem or lemma, else [`technique::UNKNOWN_APPROACH`]; its outcome is `failed` when a failure was found in it (too many holes, a
-/// verdict, a processing error), `proven` when the run finished and nothing in the file could
-/// hide a gap, else `partial` (a run that stopped early is partial at best).
+/// The attempt a file made on its problem: every file Aristotle returned with a problem id
+/// (its output, with Aristotle's header, or a file of the project it returned unpacked) is an
+/// attempt. Its approach is the technique of its main proof (the last theorem or lemma with a
+/// body, holes or not), else the technique of its last complete theorem or lemma, else
+/// [`technique::UNKNOWN_APPROACH`]; its outcome is `failed` when a failure was found in it (too
+/// many holes, a verdict, a processing error), `proven` when a checked run finished and nothing
+/// in the file could hide a gap, else `partial` (a run that stopped early, or a project file
+/// nobody checked, is partial at best).
 fn attempt_of(
     origin: Origin,
     outline: &Outline,
@@ -474,10 +476,15 @@ fn attempt_of(
 ) -> Option<crate::kb::AttemptRecord> {
     use crate::kb::{FindingType, StrategyOutcome};
     let problem_id = problem_id?;
-    if !matches!(origin, Origin::AristotleOutput { .. }) {
+    // What Aristotle returned: its output, or a file of the project it returned unpacked
+    // (no header, so never checked: partial at best).
+    if !matches!(origin, Origin::AristotleOutput { .. } | Origin::Project) {
         return None;
     }
-    let header = outline.header.as_ref()?;
+    let processing_error = outline
+        .header
+        .as_ref()
+        .and_then(|h| h.processing_error.as_ref());
     let provable = |d: &crate::lean::Declaration| {
         matches!(d.kind.as_str(), "theorem" | "lemma") && d.has_body()
     };
@@ -511,7 +518,7 @@ fn attempt_of(
         && outline.sorry_count() == 0
         && outline.axioms.is_empty()
         && outline.error_nodes == 0
-        && header.processing_error.is_none();
+        && processing_error.is_none();
     Some(crate::kb::AttemptRecord {
         problem_id: problem_id.to_string(),
         approach,
