@@ -406,7 +406,19 @@ impl<'f> Builder<'f> {
             .iter()
             .map(|c| c.span.clone())
             .filter(|c| statement_start <= c.start && c.end <= statement_end);
-        decl.statement = code_text(text, statement_start..statement_end, statement_comments);
+        let statement_comments: Vec<Range<usize>> = statement_comments.collect();
+        let breaks = binding_breaks(
+            text,
+            node,
+            statement_start..statement_end,
+            &statement_comments,
+        );
+        decl.statement = code_text_with_breaks(
+            text,
+            statement_start..statement_end,
+            statement_comments.into_iter(),
+            &breaks,
+        );
         if decl.kind == "axiom" {
             self.outline.axioms.push(Axiom {
                 name: decl.full_name.clone(),
@@ -527,17 +539,147 @@ pub(crate) fn code_text(
     range: Range<usize>,
     comments: impl Iterator<Item = Range<usize>>,
 ) -> String {
+    code_text_with_breaks(text, range, comments, &[])
+}
+
+/// Stands for a line break that ends a binding while the text is collapsed (no Lean text holds
+/// it).
+const BREAK: char = '\u{0}';
+
+/// [`code_text`], with the line breaks at the byte offsets `breaks` (sorted) written `; `: a
+/// newline that ends a `let`/`have` binding separates the binding from its body, and a space
+/// would make the body an argument of the bound value.
+fn code_text_with_breaks(
+    text: &str,
+    range: Range<usize>,
+    comments: impl Iterator<Item = Range<usize>>,
+    breaks: &[usize],
+) -> String {
     let mut code = String::with_capacity(range.len());
+    let mut breaks = breaks.iter().copied().peekable();
+    let mut push = |code: &mut String, from: usize, to: usize| {
+        let mut at = from;
+        while let Some(b) = breaks.next_if(|&b| b < to) {
+            if b >= at {
+                code.push_str(text.get(at..b).unwrap_or(""));
+                code.push(BREAK);
+                at = b;
+            }
+        }
+        code.push_str(text.get(at..to).unwrap_or(""));
+    };
     let mut at = range.start;
     for comment in comments {
         if comment.start >= at {
-            code.push_str(text.get(at..comment.start).unwrap_or(""));
+            push(&mut code, at, comment.start);
             code.push(' ');
             at = comment.end;
         }
     }
-    code.push_str(text.get(at..range.end).unwrap_or(""));
-    collapse_whitespace(&code)
+    push(&mut code, at, range.end);
+    let collapsed = collapse_whitespace(&code);
+    if !collapsed.contains(BREAK) {
+        return collapsed;
+    }
+    collapsed
+        .replace(&format!(" {BREAK}"), &BREAK.to_string())
+        .replace(BREAK, ";")
+}
+
+/// Byte offsets of the line breaks in a declaration's statement (`range`) that end a `let` or
+/// `have` binding, by Lean's rule: the bound value goes on over lines indented further than the
+/// keyword, and the first line that is not (outside brackets) is the body. A binding already
+/// ended by `;`, or closed by a bracket around it, has no such break.
+fn binding_breaks(
+    text: &str,
+    decl: Node<'_>,
+    range: Range<usize>,
+    comments: &[Range<usize>],
+) -> Vec<usize> {
+    let Some(statement) = text.get(range.clone()) else {
+        return Vec::new();
+    };
+    if !(statement.contains("let") || statement.contains("have")) || !statement.contains('\n') {
+        return Vec::new();
+    }
+    let mut binders = Vec::new();
+    let mut cursor = decl.walk();
+    for_each_descendant_where(
+        &mut cursor,
+        |n| n.start_byte() < range.end && n.end_byte() > range.start,
+        |n| {
+            if n.kind() == "have" && range.start <= n.start_byte() && n.end_byte() <= range.end {
+                binders.push(n.byte_range());
+            }
+        },
+    );
+    let mut breaks: Vec<usize> = binders
+        .into_iter()
+        .filter_map(|binder| binding_break(text, binder, range.end, comments))
+        .collect();
+    breaks.sort_unstable();
+    breaks.dedup();
+    breaks
+}
+
+/// The line break that ends the binding whose head (`let x :=`) spans `binder`, if a line
+/// break ends it before `end`.
+fn binding_break(
+    text: &str,
+    binder: Range<usize>,
+    end: usize,
+    comments: &[Range<usize>],
+) -> Option<usize> {
+    let line_start = text[..binder.start].rfind('\n').map_or(0, |i| i + 1);
+    let keyword_column = text[line_start..binder.start].chars().count();
+    let mut depth = 0usize;
+    let mut at = binder.end;
+    while at < end {
+        if let Some(c) = comments.iter().find(|c| c.start <= at && at < c.end) {
+            at = c.end;
+            continue;
+        }
+        let ch = text[at..].chars().next()?;
+        match ch {
+            '(' | '[' | '{' | '⟨' | '⦃' => depth += 1,
+            ')' | ']' | '}' | '⟩' | '⦄' => {
+                if depth == 0 {
+                    return None; // the binding ends inside a bracket around it
+                }
+                depth -= 1;
+            }
+            ';' if depth == 0 => return None,
+            '\n' if depth == 0 => {
+                // The next line with code: a body when not indented past the keyword.
+                let mut next = at + 1;
+                loop {
+                    let line_end = text[next..end.max(next)].find('\n').map(|i| next + i);
+                    let line = &text[next..line_end.unwrap_or(end).max(next)];
+                    let code = line.trim_start();
+                    let commented = comments
+                        .iter()
+                        .any(|c| c.start == next + line.len() - code.len());
+                    if code.is_empty() || commented {
+                        match line_end {
+                            Some(e) if e < end => {
+                                next = e + 1;
+                                continue;
+                            }
+                            _ => return None,
+                        }
+                    }
+                    let indent = line[..line.len() - code.len()].chars().count();
+                    if indent <= keyword_column {
+                        return Some(at);
+                    }
+                    break;
+                }
+            }
+            _ => {}
+        }
+        at += ch.len_utf8();
+    }
+    None
 }
 
 /// Collapses every run of whitespace to one space and trims the ends.
@@ -602,6 +744,49 @@ mod tests {
                 .sum::<usize>();
         }
         assert!(tactics > 0);
+    }
+
+    /// A line break that ends a `let`/`have` binding in a statement becomes `; `: the body on
+    /// the next line is not an argument of the bound value.
+    #[test]
+    fn a_binding_ended_by_a_line_break_is_kept_apart_from_its_body() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/statements/let_binders.lean");
+        let text = std::fs::read_to_string(path).unwrap();
+        let file = ParsedFile::parse(text);
+        let outline = Outline::of("let_binders.lean", &file);
+        let statements: Vec<(&str, &str)> = outline
+            .declarations
+            .iter()
+            .map(|d| (d.name.as_str(), d.statement.as_str()))
+            .collect();
+        assert_eq!(
+            statements,
+            [
+                (
+                    "sqrt_witness",
+                    "sqrt_witness (u p : ℕ) : let n := Nat.sqrt (u ^ 2 * p ^ 3); \
+                     0 < u ∧ n ^ 2 ≤ u ^ 2 * p ^ 3"
+                ),
+                (
+                    "two_lets",
+                    "two_lets (a : ℕ) : let b := a + 1; let c := b * 2; c = 2 * a + 2"
+                ),
+                (
+                    "long_value",
+                    "long_value (a : ℕ) : let b := a + 1 + a; b = 2 * a + 1"
+                ),
+                (
+                    "already_separated",
+                    "already_separated (a : ℕ) : let b := a; b = a"
+                ),
+                (
+                    "bracketed",
+                    "bracketed (a : ℕ) : (let b := a + 1; b) = a + 1"
+                ),
+                ("no_binding", "no_binding (a : ℕ) : a + 0 = a")
+            ]
+        );
     }
 
     #[test]
