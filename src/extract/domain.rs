@@ -103,8 +103,13 @@ const IMPORT_WEIGHT: usize = 25;
 /// The spec's default for this research group when nothing signals a domain.
 const DEFAULT_DOMAIN: &str = "nt";
 
-/// Infers the domain id (`nt`, `algebra`, `combinatorics`, `analysis`).
+/// Infers the domain id (`nt`, `algebra`, `combinatorics`, `analysis`): the subject
+/// classification the file's own attributes state (`@[category research open, AMS 11]`), else
+/// its imports and the names its statements and definitions use.
 pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
+    if let Some(stated) = stated_domain(&file.text) {
+        return stated;
+    }
     let mut scores = [0usize; SIGNALS.len()];
     for import in imports {
         for (i, (_, prefixes, _)) in SIGNALS.iter().enumerate() {
@@ -123,6 +128,45 @@ pub fn infer(imports: &[String], file: &ParsedFile) -> &'static str {
     match best {
         Some((i, s)) if *s > 0 => SIGNALS[i].0,
         _ => DEFAULT_DOMAIN,
+    }
+}
+
+/// The domain a file's `AMS N` attributes state (Formal Conjectures tags each problem with
+/// its Mathematics Subject Classification), by majority over the file's attribute lines; `None`
+/// when it states none or none that maps to a domain.
+fn stated_domain(text: &str) -> Option<&'static str> {
+    let mut votes = [0usize; SIGNALS.len()];
+    for line in text.lines().filter(|l| l.trim_start().starts_with("@[")) {
+        let mut rest = line;
+        while let Some(i) = rest.find("AMS") {
+            rest = &rest[i + 3..];
+            // `AMS 11 05`: every code after the word, up to the next comma or bracket.
+            let codes = rest.split([',', ']']).next().unwrap_or("");
+            for code in codes.split_whitespace() {
+                let Ok(n) = code.parse::<u32>() else { break };
+                if let Some(d) = msc_domain(n) {
+                    if let Some(i) = SIGNALS.iter().position(|(id, _, _)| *id == d) {
+                        votes[i] += 1;
+                    }
+                }
+            }
+        }
+    }
+    let (i, n) = votes
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, n)| (**n, std::cmp::Reverse(*i)))?;
+    (*n > 0).then(|| SIGNALS[i].0)
+}
+
+/// The domain of a two-digit Mathematics Subject Classification section.
+fn msc_domain(code: u32) -> Option<&'static str> {
+    match code {
+        11 => Some("nt"),
+        5 | 52 => Some("combinatorics"),
+        6 | 8 | 12..=20 | 22 => Some("algebra"),
+        26 | 28 | 30..=35 | 37 | 39..=47 | 49 | 54 | 60 => Some("analysis"),
+        _ => None,
     }
 }
 
@@ -181,6 +225,21 @@ fn node_kinds() -> &'static Kinds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stated_subject_classification_decides_the_domain() {
+        let parse = |s: &str| ParsedFile::parse(s.to_string());
+        // Analysis words, but the file says number theory (AMS 11).
+        let nt = "import Mathlib\nopen Filter\n\n@[category research open, AMS 11]\n\
+                  theorem t : Tendsto (fun n : ℕ => (n : ℝ)) atTop atTop ∧ Continuous id := sorry\n";
+        assert_eq!(infer(&[], &parse(nt)), "nt");
+        let comb =
+            "@[category research solved, AMS 5]\ntheorem t : Tendsto f atTop atTop := sorry\n";
+        assert_eq!(infer(&[], &parse(comb)), "combinatorics");
+        // A mention of AMS outside an attribute states nothing.
+        let prose = "-- see AMS 11 notes\ntheorem t : Tendsto f atTop atTop := sorry\n";
+        assert_eq!(infer(&[], &parse(prose)), "analysis");
+    }
 
     /// The scores of a walk over every node outside tactic blocks, without skipping.
     fn scores_of_full_walk(file: &ParsedFile) -> Vec<usize> {

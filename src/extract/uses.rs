@@ -317,8 +317,16 @@ impl<'t> Ctx<'_, 't> {
     /// Counts of the tactic heads strictly inside `node` (with `node`'s own when `itself`).
     fn counts_within(&self, node: Node<'t>, itself: bool) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();
-        for t in self.tactics {
-            let inside = t.start_byte() >= node.start_byte() && t.end_byte() <= node.end_byte();
+        // `tactics` are in document order (a pre-order walk): the ones inside `node` are one
+        // run, found by binary search, so reading every `have` of a long proof stays linear.
+        let from = self
+            .tactics
+            .partition_point(|t| t.start_byte() < node.start_byte());
+        for t in &self.tactics[from..] {
+            if t.start_byte() >= node.end_byte() {
+                break;
+            }
+            let inside = t.end_byte() <= node.end_byte();
             if !inside || (!itself && t.id() == node.id()) {
                 continue;
             }
@@ -369,37 +377,54 @@ impl<'t> Ctx<'_, 't> {
 
     /// The first constant a step names anywhere (not its tactic name).
     fn first_constant(&self, t: Node<'t>) -> Option<String> {
-        self.idents
+        // `idents` are in document order: the ones inside `t` are one run (binary search).
+        let from = self
+            .idents
+            .partition_point(|(n, _)| n.start_byte() < t.start_byte());
+        self.idents[from..]
             .iter()
-            .filter(|(n, h)| !h && n.start_byte() >= t.start_byte() && n.end_byte() <= t.end_byte())
+            .take_while(|(n, _)| n.start_byte() < t.end_byte())
+            .filter(|(n, h)| !h && n.end_byte() <= t.end_byte())
             .map(|(n, _)| resolve(self.text(*n), self.declared))
             .find(|name| (self.is_use)(name))
             .map(str::to_string)
     }
 
     /// The head of the term made of `parts`: its first part after `@` (inside parentheses,
-    /// their first part), or the function of a trailing `x |> f`.
+    /// their first part), or the function of a trailing `x |> f`. Nested parentheses are
+    /// descended in a loop (a term may nest them 100,000 deep), and a `|> f` of an outer level
+    /// wins over one inside.
     fn applied_head(&self, parts: &[Node<'t>]) -> Head {
-        let mut parts = parts.iter().copied().skip_while(|p| {
-            (p.kind() == "operator" && self.text(*p) == "@")
-                || (p.kind() == "identifier" && self.text(*p) == "mod_cast")
-        });
-        let Some(first) = parts.next() else {
-            return Head::Other;
-        };
-        let mut head = match first.kind() {
-            "identifier" => self.name_head(first),
-            "parens" => {
-                let mut cursor = first.walk();
-                let inner: Vec<Node<'t>> = first.named_children(&mut cursor).collect();
-                self.applied_head(&inner)
+        // What follows the first part, at each level of parentheses, outermost first.
+        let mut levels: Vec<Vec<Node<'t>>> = Vec::new();
+        let mut current: Vec<Node<'t>> = parts.to_vec();
+        let innermost = loop {
+            let mut rest = current.iter().copied().skip_while(|p| {
+                (p.kind() == "operator" && self.text(*p) == "@")
+                    || (p.kind() == "identifier" && self.text(*p) == "mod_cast")
+            });
+            let Some(first) = rest.next() else {
+                break Head::Other;
+            };
+            levels.push(rest.collect());
+            match first.kind() {
+                "identifier" => break self.name_head(first),
+                "parens" => {
+                    let mut cursor = first.walk();
+                    current = first.named_children(&mut cursor).collect();
+                }
+                _ => break Head::Other,
             }
-            _ => Head::Other,
         };
-        let rest: Vec<Node<'t>> = parts.collect();
-        for w in rest.windows(2) {
-            if w[0].kind() == "operator" && self.text(w[0]) == "|>" && w[1].kind() == "identifier" {
-                head = self.name_head(w[1]);
+        let mut head = innermost;
+        for rest in levels.iter().rev() {
+            for w in rest.windows(2) {
+                if w[0].kind() == "operator"
+                    && self.text(w[0]) == "|>"
+                    && w[1].kind() == "identifier"
+                {
+                    head = self.name_head(w[1]);
+                }
             }
         }
         head
