@@ -239,19 +239,29 @@ const SPINE_ONLY: &[&str] = &[
 
 /// The technique that carries a proof, read from its spine (its top-level steps; `t <;> rest`
 /// is `t`):
-/// 1. a structuring step (`induction`, `interval_cases`, `by_contra`, a case split such as
-///    `rcases h with rfl | rfl`, …) or an induction principle applied at top level
-///    (`Nat.strong_induction_on`);
+/// 1. a structuring step (`induction`, `interval_cases`, `by_contra`, …), a case split of the
+///    main goal (`rcases h with rfl | rfl`, `obtain h | h := …`, `by_cases`/`split_ifs`/`split`
+///    followed by bullets or `<;>`: `case analysis`) or an induction principle applied at top
+///    level (`Nat.strong_induction_on`);
 /// 2. the lemma applied to the main goal (`apply`/`refine`/`convert LEMMA …`) when the later
-///    steps only close its leftover goals (`aesop`, `omega`, bullets, …);
+///    steps only close its leftover goals (`aesop`, `omega`, bullets, …); applying a top-level
+///    `have NAME … := by …` so (`convert h_main using 2`) gives that `have`'s technique;
 /// 3. the key lemma the closing step (or a term-mode proof) applies: the head of the applied
-///    term (`key lemma Finset.card_le_card`), a lemma of the same file included; a `have NAME
-///    … := by …` of the spine that the closing step applies gives its own technique;
+///    term (`key lemma Finset.card_le_card`; a theorem, lemma or axiom of the same file
+///    included, never a `def`/`structure`/`instance`, never a glue combinator such as
+///    `le_trans`, whose first applied-lemma argument is the head instead, and for `⟨…⟩` the
+///    head of its only part that applies a lemma); a `have NAME … := by …` of the spine that
+///    the closing step applies gives its own technique; `rw [LEMMA] at h` applies nothing to
+///    the goal;
 /// 4. the closing step when it carries the proof by itself (`nlinarith`, `omega`, `calc`, …);
-/// 5. else [`fallback`]: the most used characteristic tactic, without those that name a proof
-///    only as spine steps.
+/// 5. an explicit witness (`use w`, `exact ⟨w, …⟩` for an `∃` statement): `explicit witness
+///    (use)`;
+/// 6. else [`fallback`]: the most used characteristic tactic of the top-level block (else of
+///    the nested ones), without those that name a proof only as spine steps; `exact` only when
+///    it is the proof's only tactic.
 ///
-/// Generic labels (simplification, rewriting, term-mode proof) come only from step 5.
+/// Generic labels (simplification, rewriting, term-mode proof) come from steps 1 (a case split)
+/// and 6 only.
 pub fn of_proof(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -> Option<String> {
     label(proof, tactics, 0)
 }
@@ -280,38 +290,28 @@ fn label(
         }
     }
     for (i, step) in proof.spine.iter().enumerate() {
-        if let Some(lemma) = &step.constant {
-            let rest = &proof.spine[i + 1..];
-            if APPLYING_TO_GOAL.contains(&step.head.as_str())
-                && !rest.is_empty()
-                && rest
-                    .iter()
-                    .all(|s| LEFTOVER_CLOSERS.contains(&s.head.as_str()))
-            {
+        let rest = &proof.spine[i + 1..];
+        if APPLYING_TO_GOAL.contains(&step.head.as_str())
+            && !rest.is_empty()
+            && rest
+                .iter()
+                .all(|s| LEFTOVER_CLOSERS.contains(&s.head.as_str()))
+        {
+            if let Some(lemma) = &step.constant {
                 return Some(key(lemma));
+            }
+            if let Some(l) = have_label(&proof.spine[..i], step, depth) {
+                return Some(l);
             }
         }
     }
-    if let Some(last) = proof.spine.last() {
+    if let Some((last, before)) = proof.spine.split_last() {
         if APPLYING.contains(&last.head.as_str()) {
             if let Some(lemma) = &last.constant {
                 return Some(key(lemma));
             }
-            if let Some(local) = &last.local {
-                let have = proof
-                    .spine
-                    .iter()
-                    .rev()
-                    .find(|s| s.binds.as_deref() == Some(local.as_str()));
-                if let Some(inner) = have.and_then(|h| h.proof.as_deref()) {
-                    if depth < 4 {
-                        if let Some(l) =
-                            label(inner, &inner.tactics, depth + 1).filter(|l| !is_generic(l))
-                        {
-                            return Some(l);
-                        }
-                    }
-                }
+            if let Some(l) = have_label(before, last, depth) {
+                return Some(l);
             }
         }
         if CARRIERS.contains(&last.head.as_str()) {
@@ -321,15 +321,62 @@ fn label(
     if let Some(lemma) = &proof.term_head {
         return Some(key(lemma));
     }
+    if proof.spine.iter().any(|s| s.witness) {
+        return Some(technique_name("use"));
+    }
     fallback(proof, tactics)
 }
 
-/// The most used characteristic tactic of a proof, primes dropped (`induction'` is
-/// `induction`), without the tactics that name a proof only as spine steps ([`SPINE_ONLY`]) and
-/// those in term-level `by`s of its closing step; `exact` only when nothing else is used. A
-/// generic label used once yields to the first lemma of a top-level `rw [LEMMA]`/`apply
-/// LEMMA`.
+/// The technique of the `have` of `before` (the steps before `step`) whose name `step`
+/// applies (`exact h_main`, `convert h_main using 2`), when it is informative.
+fn have_label(
+    before: &[super::uses::Step],
+    step: &super::uses::Step,
+    depth: usize,
+) -> Option<String> {
+    let local = step.local.as_deref()?;
+    let have = before
+        .iter()
+        .rev()
+        .find(|s| s.binds.as_deref() == Some(local))?;
+    let inner = have.proof.as_deref()?;
+    if depth >= 4 {
+        return None;
+    }
+    label(inner, &inner.tactics, depth + 1).filter(|l| !is_generic(l))
+}
+
+/// The most used characteristic tactic of a proof's own block (its top-level steps, bullets
+/// included), else of the whole proof (nested `have … := by …` and argument `by`s included),
+/// primes dropped (`induction'` is `induction`), without the tactics that name a proof only as
+/// spine steps ([`SPINE_ONLY`]) and those in term-level `by`s of its closing step; `exact` only
+/// when the proof uses no other tactic. A generic label used once yields to the first lemma of
+/// a top-level `rw [LEMMA]`/`apply LEMMA` (one that rewrites the goal, not `at h`).
 pub fn fallback(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -> Option<String> {
+    let only_exact = tactics.keys().all(|t| t == "exact");
+    let best = most_used(&proof.top_tactics, proof, only_exact)
+        .or_else(|| most_used(tactics, proof, only_exact));
+    let label = best.as_ref().map(|(_, t)| technique_name(t));
+    if best.as_ref().is_none_or(|(n, _)| *n <= 1) && label.as_deref().is_none_or(is_generic) {
+        let lemma = proof.spine.iter().find_map(|s| {
+            matches!(s.head.as_str(), "rw" | "rewrite" | "rwa" | "apply")
+                .then_some(s.constant.as_ref())
+                .flatten()
+        });
+        if let Some(lemma) = lemma {
+            return Some(format!("key lemma {lemma}"));
+        }
+    }
+    label
+}
+
+/// The most used characteristic tactic among `tactics` and how often it is used (see
+/// [`fallback`]).
+fn most_used(
+    tactics: &BTreeMap<String, usize>,
+    proof: &super::uses::Proof,
+    only_exact: bool,
+) -> Option<(usize, String)> {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for (t, n) in tactics {
         let base = t.trim_end_matches('\'');
@@ -343,25 +390,14 @@ pub fn fallback(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -
         }
     }
     counts.retain(|t, n| *n > 0 && CHARACTERISTIC.contains(&t.as_str()));
-    if counts.len() > 1 {
+    if !only_exact {
         counts.remove("exact");
     }
-    let best = counts
+    counts
         .iter()
         .map(|(t, n)| (*n, t.as_str()))
-        .max_by(|a, b| a.0.cmp(&b.0).then_with(|| rank(b.1).cmp(&rank(a.1))));
-    let label = best.map(|(_, t)| technique_name(t));
-    if best.is_none_or(|(n, _)| n <= 1) && label.as_deref().is_none_or(is_generic) {
-        let lemma = proof.spine.iter().find_map(|s| {
-            matches!(s.head.as_str(), "rw" | "rewrite" | "rwa" | "apply")
-                .then_some(s.constant.as_ref())
-                .flatten()
-        });
-        if let Some(lemma) = lemma {
-            return Some(format!("key lemma {lemma}"));
-        }
-    }
-    label
+        .max_by(|a, b| a.0.cmp(&b.0).then_with(|| rank(b.1).cmp(&rank(a.1))))
+        .map(|(n, t)| (n, t.to_string()))
 }
 
 /// The approach of an attempt whose proofs name no technique: never recommended.
@@ -677,7 +713,163 @@ mod tests {
             fallback(&Default::default(), &t).as_deref(),
             Some("simplification")
         );
+        // `exact` names a proof only when it is the proof's only tactic.
         let t = counts(&[("exact", 3), ("intro", 2)]);
+        assert_eq!(fallback(&Default::default(), &t), None);
+        let t = counts(&[("exact", 1)]);
         assert_eq!(fallback(&Default::default(), &t).as_deref(), Some("exact"));
+    }
+
+    #[test]
+    fn a_definition_or_a_hypothesis_rewrite_is_no_key_lemma() {
+        // Item: a same-file `def` unfolded by `rw … at hp` while a local closes the proof.
+        let label = label_of(
+            "def Primes3Mod4_below (n : ℕ) : Finset ℕ := (Finset.range n).filter (fun p => p ∈ S)\n\n\
+             lemma Primes3Mod4_below_subset {n : ℕ} : ∀ p ∈ Primes3Mod4_below n, p ∈ S := by\n  \
+             intro p hp\n  \
+             rw [Primes3Mod4_below, Finset.mem_filter] at hp\n  \
+             exact hp.2\n",
+        );
+        assert!(
+            label.as_deref().is_none_or(|l| !l.starts_with("key lemma")),
+            "{label:?}"
+        );
+        // A `def` applied by the closing step is no key lemma either; a rewrite of the goal
+        // by a lemma still is.
+        let label = label_of(
+            "def good_set (n : ℕ) : Prop := n > 0\n\n\
+             theorem t (n : ℕ) (h : 0 < n) : good_set n := by\n  \
+             unfold good_set\n  \
+             exact good_set h\n",
+        );
+        assert_ne!(label.as_deref(), Some("key lemma good_set"));
+        let label = label_of(
+            "theorem t (a b : ℕ) (h : P (b + a)) : P (a + b) := by\n  \
+             rw [Nat.add_comm] at h ⊢\n  \
+             exact h\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma Nat.add_comm"));
+    }
+
+    #[test]
+    fn by_cases_split_ifs_and_split_are_case_splits_on_the_main_goal() {
+        for src in [
+            "theorem t (p : ℕ) : Q p := by\n  by_cases h : Squarefree p <;> simp_all\n",
+            "theorem t (a : ℕ) : Q a := by\n  \
+             by_cases ha_even : Even a;\n  \
+             · simp [ha_even]\n  \
+             · simp [ha_even]\n",
+            "theorem t (a : ℕ) : Q (if a = 0 then 1 else a) := by\n  \
+             split_ifs with h\n  \
+             · simp\n  \
+             · simp [h]\n",
+            "theorem t (a : ℕ) : Q (match a with | 0 => 1 | _ => a) := by\n  split <;> simp\n",
+            "theorem t : ∀ n : ℕ, n % 2 = 0 ∨ n % 2 = 1 → Q n := by\n  \
+             intro n hn\n  \
+             rcases hn with h | h\n  \
+             · simp [h]\n  \
+             · simp [h]\n",
+            "theorem t : ∀ n : ℕ, n % 2 = 0 ∨ n % 2 = 1 → Q n := by\n  \
+             intro n hn; obtain h | h := hn <;> simp [h]\n",
+        ] {
+            assert_eq!(label_of(src).as_deref(), Some("case analysis"), "{src}");
+        }
+    }
+
+    #[test]
+    fn a_constructor_with_one_lemma_part_or_a_witness_names_the_proof() {
+        let label = label_of(
+            "theorem t (T : ℕ) (h : ∃ m, A m ∧ B m) : ∃ m, A m ∧ C T m := by\n  \
+             obtain ⟨m, hm, hm_inter⟩ := h; exact ⟨m, hm, mem_inter_of_foo T m |>.mpr hm_inter⟩\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma mem_inter_of_foo"));
+        // No lemma among the parts: the witness names it, never "exact".
+        let label = label_of(
+            "theorem t (h : ∃ m, A m ∧ B m) : ∃ m, B m := by\n  \
+             obtain ⟨m, hm, hb⟩ := h\n  \
+             exact ⟨m, hb⟩\n",
+        );
+        assert_eq!(label.as_deref(), Some("explicit witness (use)"));
+        let label = label_of("theorem t : ∃ n : ℕ, n = n := by\n  use 3\n");
+        assert_eq!(label.as_deref(), Some("explicit witness (use)"));
+        // Two lemma parts: none is the key lemma.
+        let label = label_of(
+            "theorem t (h : A) : B ∧ C := by\n  \
+             intro x\n  \
+             exact ⟨foo_left h, foo_right h⟩\n",
+        );
+        assert_ne!(label.as_deref(), Some("key lemma foo_left"));
+        assert_ne!(label.as_deref(), Some("exact"));
+    }
+
+    #[test]
+    fn glue_combinators_are_no_key_lemma() {
+        let label = label_of(
+            "theorem t (h : A ⊆ B) (hB : B.card ≤ 3) : A.card ≤ 3 := by\n  \
+             exact le_trans (Finset.card_le_card h) hB\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma Finset.card_le_card"));
+        let label = label_of("theorem t (x : ℕ) (h : x = 2) : 2 = x := by\n  exact Eq.symm h\n");
+        assert_ne!(label.as_deref(), Some("key lemma Eq.symm"));
+        let label =
+            label_of("theorem t (x : ℕ) (h : 0 < x) : 0 < x ∨ x = 0 := by\n  exact Or.inl h\n");
+        assert_ne!(label.as_deref(), Some("key lemma Or.inl"));
+        // `h ▸ e` casts `e`: its head is `e`'s.
+        let label = label_of(
+            "theorem t (a b : ℕ) (h : g = Nat.gcd a b) : d ∣ g := by\n  \
+             have h_gcd_odd : Odd 3 := by\n    \
+             norm_num\n  \
+             exact h ▸ Nat.dvd_gcd (dvd_a d) (dvd_b d)\n",
+        );
+        assert_eq!(label.as_deref(), Some("key lemma Nat.dvd_gcd"));
+    }
+
+    #[test]
+    fn applying_a_top_level_have_takes_its_technique() {
+        for closing in [
+            "convert h_main using 2",
+            "refine h_main _ ?_",
+            "apply h_main",
+        ] {
+            let src = format!(
+                "theorem t (x : ℝ) (hx : 0 < x) : 0 ≤ x ^ 2 + x := by\n  \
+                 have h_main : ∀ y : ℝ, 0 < y → 0 ≤ y ^ 2 + y := by\n    \
+                 intro y hy\n    \
+                 nlinarith [sq_nonneg y]\n  \
+                 {closing}\n  \
+                 · simp\n  \
+                 · exact hx\n"
+            );
+            assert_eq!(
+                label_of(&src).as_deref(),
+                Some("nonlinear arithmetic (nlinarith)"),
+                "{closing}"
+            );
+        }
+    }
+
+    #[test]
+    fn top_level_tactics_win_the_fallback_over_nested_ones() {
+        let label = label_of(
+            "theorem t (a b : ℕ) (h : Q a b) : P a b := by\n  \
+             have h1 : R a := by\n    \
+             norm_num\n    \
+             norm_num\n  \
+             simp at h\n  \
+             constructor\n  \
+             · exact h1\n  \
+             · exact h.2\n",
+        );
+        assert_eq!(label.as_deref(), Some("simplification"));
+        // Nothing characteristic at top level: the nested tactics decide.
+        let label = label_of(
+            "theorem t (a b : ℕ) (h : Q a b) : P a b := by\n  \
+             have h1 : R a := by\n    \
+             norm_num\n  \
+             constructor\n  \
+             · exact h1\n  \
+             · exact h.2\n",
+        );
+        assert_eq!(label.as_deref(), Some("numerical normalization"));
     }
 }

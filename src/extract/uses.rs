@@ -33,13 +33,21 @@ pub struct Step {
     /// The lemma the step applies: for `exact`/`apply`/`refine`/`convert` (and `simpa … using`)
     /// the head of the applied term (after `@`, through projections such as `.mp`/`|>.1` and
     /// `<|`), never a constant inside its arguments, ascriptions, `⟨…⟩` or `fun` bodies; for
-    /// other tactics (`rw [LEMMA]`) the first constant they name. Same-file lemmas count.
+    /// other tactics (`rw [LEMMA]`) the first constant they name. Same-file theorems, lemmas
+    /// and axioms count, other same-file declarations (`def`, `structure`, …) never; a
+    /// [`GLUE`] head yields to its first argument that applies a lemma; none for a step on
+    /// hypotheses only (`rw [LEMMA] at h`).
     pub constant: Option<String>,
     /// The applied term's head when it is no constant (a hypothesis, a `have`'s name).
     pub local: Option<String>,
     /// A real case split: `rcases`/`obtain`/`rintro` with alternatives `|` in the pattern,
-    /// `cases`/`match` with two or more alternatives, or `cases` followed by two bullets.
+    /// `cases`/`match` with two or more alternatives, `cases` followed by two bullets,
+    /// `by_cases`/`split_ifs`/`split` followed by two bullets or by `<;>`.
     pub splits: bool,
+    /// The step provides an explicit witness: `use`/`exists`/`existsi`, or (a step of the
+    /// declaration's own proof of an `∃` statement) `exact`/`refine` of an anonymous
+    /// constructor `⟨w, …⟩`.
+    pub witness: bool,
     /// For `have NAME … := …`: the name it introduces (`this` when unnamed).
     pub binds: Option<String>,
     /// For `have NAME … := …`: its own proof (spine and tactic counts, or term head).
@@ -61,7 +69,15 @@ pub struct Proof {
     /// Tactics inside term-level `by` blocks of the closing step (`exact ⟨⟨n - 5, by omega⟩,
     /// h⟩`): they close side goals and never name the proof.
     pub side_tactics: BTreeMap<String, usize>,
+    /// Tactic counts of the proof's own block (its steps, bullets and `<;>` included), without
+    /// the tactics of nested `by` blocks (a `have … := by …`, an argument's `by`).
+    pub top_tactics: BTreeMap<String, usize>,
 }
+
+/// How deeply nested a term's head is looked for (parentheses, `▸`, glue arguments,
+/// constructor parts): real proofs apply their lemma within a few levels, and a bound keeps
+/// the reader's recursion shallow on generated text nested 100,000 deep.
+const MAX_TERM_DEPTH: usize = 32;
 
 /// Tactics whose leading identifiers are names they bind (up to `:`/`:=`).
 const BINDING_HEADS: &[&str] = &[
@@ -94,6 +110,25 @@ pub fn proofs(file: &ParsedFile, outline: &Outline) -> Vec<Proof> {
         .flat_map(|d| [d.name.as_str(), d.full_name.as_str()])
         .filter(|n| !n.is_empty())
         .collect();
+    // Same-file declarations that state no proposition (`def`, `abbrev`, `structure`,
+    // `instance`, …; a theorem, lemma or axiom does): uses, but never the lemma a step applies.
+    let not_lemmas: HashSet<&str> = outline
+        .declarations
+        .iter()
+        .filter(|d| !matches!(d.kind.as_str(), "theorem" | "lemma" | "axiom"))
+        .flat_map(|d| [d.name.as_str(), d.full_name.as_str()])
+        .filter(|n| !n.is_empty())
+        .collect();
+    // A name a theorem of another namespace shares stays a lemma.
+    let not_lemmas: HashSet<&str> = not_lemmas
+        .into_iter()
+        .filter(|n| {
+            !outline.declarations.iter().any(|d| {
+                matches!(d.kind.as_str(), "theorem" | "lemma" | "axiom")
+                    && (d.name == *n || d.full_name == *n)
+            })
+        })
+        .collect();
     let root = file.root();
     outline
         .declarations
@@ -106,7 +141,13 @@ pub fn proofs(file: &ParsedFile, outline: &Outline) -> Vec<Proof> {
                     .filter(|w| !w.is_empty())
                     .collect();
                 match root.descendant_for_byte_range(body.start, body.end) {
-                    Some(node) => proof_of(file, node, &declared, &signature, decl),
+                    Some(node) => {
+                        let names = Names {
+                            declared: &declared,
+                            not_lemmas: &not_lemmas,
+                        };
+                        proof_of(file, node, &names, &signature, decl)
+                    }
                     None => Proof::default(),
                 }
             }
@@ -115,13 +156,20 @@ pub fn proofs(file: &ParsedFile, outline: &Outline) -> Vec<Proof> {
         .collect()
 }
 
+/// The same file's declaration names.
+struct Names<'a> {
+    declared: &'a HashSet<&'a str>,
+    not_lemmas: &'a HashSet<&'a str>,
+}
+
 fn proof_of<'t>(
     file: &ParsedFile,
     body: Node<'t>,
-    declared: &HashSet<&str>,
+    names: &Names<'_>,
     signature: &HashSet<&str>,
     decl: &crate::lean::Declaration,
 ) -> Proof {
+    let declared = names.declared;
     let text = |n: Node<'_>| file.text_of(n);
     // Names the proof binds, and every identifier in order (with whether it is a tactic head).
     let mut bound: HashSet<String> = HashSet::new();
@@ -188,13 +236,18 @@ fn proof_of<'t>(
     let ctx = Ctx {
         file,
         declared,
+        not_lemmas: names.not_lemmas,
         idents: &idents,
         tactics: &tactics,
         is_use: &is_use,
+        existential: conclusion(&decl.statement).contains('∃'),
     };
-    let (spine, side_tactics) = match first_by_block(body) {
-        Some(block) => ctx.spine(block, 0),
-        None => (Vec::new(), BTreeMap::new()),
+    let (spine, side_tactics, top_tactics) = match first_by_block(body) {
+        Some(block) => {
+            let (spine, side) = ctx.spine(block, 0);
+            (spine, side, ctx.top_counts(block))
+        }
+        None => (Vec::new(), BTreeMap::new(), BTreeMap::new()),
     };
     let term_head = if spine.is_empty() && !has_by_block(body) {
         let parts: Vec<Node<'_>> = if body.kind() == "value" {
@@ -218,7 +271,24 @@ fn proof_of<'t>(
         term_head,
         tactics: BTreeMap::new(),
         side_tactics,
+        top_tactics,
     }
+}
+
+/// The type of a declaration's statement: what follows its first `:` outside brackets.
+fn conclusion(statement: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in statement.char_indices() {
+        match c {
+            '(' | '[' | '{' | '⦃' | '⟨' => depth += 1,
+            ')' | ']' | '}' | '⦄' | '⟩' => depth -= 1,
+            ':' if depth == 0 && !statement[i + 1..].starts_with('=') => {
+                return &statement[i + 1..];
+            }
+            _ => {}
+        }
+    }
+    ""
 }
 
 /// How deep `have`s inside `have`s are read for their own spines.
@@ -236,6 +306,35 @@ const TERM_APPLYING: &[&str] = &[
     "apply_mod_cast",
 ];
 
+/// Logical and order combinators of core Lean and Mathlib: glue, never the key lemma. When an
+/// applied term's head is one of them, its head is its first argument that is an applied lemma
+/// (`le_trans (Finset.card_le_card h) hB` → `Finset.card_le_card`), else none.
+const GLUE: &[&str] = &[
+    "le_trans",
+    "lt_trans",
+    "lt_of_lt_of_le",
+    "lt_of_le_of_lt",
+    "Eq.symm",
+    "Eq.trans",
+    "Eq.mp",
+    "Eq.mpr",
+    "Ne.symm",
+    "Iff.intro",
+    "Iff.symm",
+    "And.intro",
+    "congr_arg",
+    "congrArg",
+    "congr_fun",
+    "congrFun",
+    "Or.inl",
+    "Or.inr",
+    "absurd",
+    "False.elim",
+    "Exists.intro",
+    "id",
+    "trivial",
+];
+
 /// Tactic heads the outline does not count (bullets, `<;>`, brackets).
 const NOT_COUNTED: &[&str] = &["·", ".", "<;>", "(", "{", "["];
 
@@ -250,9 +349,13 @@ enum Head {
 struct Ctx<'a, 't> {
     file: &'a ParsedFile,
     declared: &'a HashSet<&'a str>,
+    /// Same-file declarations that are no theorem or lemma: never an applied lemma.
+    not_lemmas: &'a HashSet<&'a str>,
     idents: &'a [(Node<'t>, bool)],
     tactics: &'a [Node<'t>],
     is_use: &'a dyn Fn(&str) -> bool,
+    /// The declaration's statement concludes with an `∃` (somewhere in its type).
+    existential: bool,
 }
 
 impl<'t> Ctx<'_, 't> {
@@ -263,22 +366,28 @@ impl<'t> Ctx<'_, 't> {
     /// The steps of a `by` block, and the tactics inside term-level `by`s of its closing step.
     fn spine(&self, block: Node<'t>, depth: usize) -> (Vec<Step>, BTreeMap<String, usize>) {
         let mut cursor = block.walk();
-        let tops: Vec<Node<'t>> = block
+        let written: Vec<Node<'t>> = block
             .named_children(&mut cursor)
             .filter(|c| c.kind() == "tactic")
-            .map(|t| self.unwrap(t))
             .collect();
+        let tops: Vec<Node<'t>> = written.iter().map(|t| self.unwrap(*t)).collect();
         let mut steps: Vec<Step> = tops.iter().map(|t| self.step(*t, depth)).collect();
-        // `cases h` / `cases' h with a b` is a split when bullets (or `case`/`next`) follow it.
         for i in 0..steps.len() {
-            if matches!(steps[i].head.as_str(), "cases" | "cases'" | "rcases")
-                && steps[i + 1..]
-                    .iter()
-                    .take_while(|s| matches!(s.head.as_str(), "·" | "." | "case" | "next"))
-                    .count()
-                    >= 2
-            {
-                steps[i].splits = true;
+            let bullets = steps[i + 1..]
+                .iter()
+                .take_while(|s| matches!(s.head.as_str(), "·" | "." | "case" | "next"))
+                .count();
+            let chained = written[i].id() != tops[i].id();
+            match steps[i].head.as_str() {
+                // `cases h` / `cases' h with a b` is a split when bullets (or `case`/`next`)
+                // follow it.
+                "cases" | "cases'" | "rcases" if bullets >= 2 => steps[i].splits = true,
+                // `by_cases h : P`, `split_ifs`, `split`: when the cases go on as bullets or
+                // after `<;>`.
+                "by_cases" | "by_cases!" | "split_ifs" | "split" => {
+                    steps[i].splits = bullets >= 2 || chained;
+                }
+                _ => {}
             }
         }
         let side = match (tops.last(), steps.last()) {
@@ -315,17 +424,49 @@ impl<'t> Ctx<'_, 't> {
     }
 
     /// Counts of the tactic heads strictly inside `node` (with `node`'s own when `itself`).
-    fn counts_within(&self, node: Node<'t>, itself: bool) -> BTreeMap<String, usize> {
-        let mut counts = BTreeMap::new();
-        // `tactics` are in document order (a pre-order walk): the ones inside `node` are one
-        // run, found by binary search, so reading every `have` of a long proof stays linear.
+    /// The tactics that start inside `node`: `tactics` are in document order (a pre-order
+    /// walk), so they are one run, found by binary search; reading every `have` of a long
+    /// proof stays linear.
+    fn tactics_in(&self, node: Node<'t>) -> impl Iterator<Item = &Node<'t>> {
         let from = self
             .tactics
             .partition_point(|t| t.start_byte() < node.start_byte());
-        for t in &self.tactics[from..] {
-            if t.start_byte() >= node.end_byte() {
-                break;
+        self.tactics[from..]
+            .iter()
+            .take_while(move |t| t.start_byte() < node.end_byte())
+    }
+
+    /// Counts of the tactic heads of `block` itself (its steps, bullets and `<;>` parts), not
+    /// of the `by` blocks nested in it.
+    fn top_counts(&self, block: Node<'t>) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for t in self.tactics_in(block) {
+            let inside = t.end_byte() <= block.end_byte();
+            if !inside {
+                continue;
             }
+            let mut up = t.parent();
+            while let Some(p) = up {
+                if p.kind() == "by_block" {
+                    break;
+                }
+                up = p.parent();
+            }
+            if up.is_none_or(|p| p.id() != block.id()) {
+                continue;
+            }
+            if let Some(head) = t.child_by_field_name("head").map(|h| self.text(h)) {
+                if !NOT_COUNTED.contains(&head) {
+                    *counts.entry(head.to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    fn counts_within(&self, node: Node<'t>, itself: bool) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for t in self.tactics_in(node) {
             let inside = t.end_byte() <= node.end_byte();
             if !inside || (!itself && t.id() == node.id()) {
                 continue;
@@ -368,7 +509,36 @@ impl<'t> Ctx<'_, 't> {
             Some(Head::Other) => {}
             None => step.constant = self.first_constant(t),
         }
+        // `rw [LEMMA] at h` rewrites a hypothesis: it applies no lemma to the main goal.
+        if let Some(at) = after_head
+            .iter()
+            .position(|c| c.kind() == "identifier" && self.text(*c) == "at")
+        {
+            let goal = after_head[at + 1..]
+                .iter()
+                .any(|c| matches!(self.text(*c), "⊢" | "|-"));
+            if !goal {
+                step.constant = None;
+                step.local = None;
+            }
+        }
         step.splits = self.splits(head, t, &after_head);
+        step.witness = match head {
+            "use" | "use!" | "exists" | "existsi" => true,
+            "exact" | "refine" | "refine'" => {
+                // `⟨w, …⟩` whose first part is a term, not a hole left for later steps.
+                depth == 0
+                    && self.existential
+                    && after_head.first().is_some_and(|c| {
+                        let mut cursor = c.walk();
+                        let first = c.named_children(&mut cursor).next();
+                        c.kind() == "anonymous_constructor"
+                            && first.is_some_and(|f| !matches!(self.text(f), "_" | "?_"))
+                            && first.is_some_and(|f| !self.text(f).starts_with('?'))
+                    })
+            }
+            _ => false,
+        };
         if head == "have" {
             self.read_have(&mut step, &after_head, depth);
         }
@@ -386,53 +556,118 @@ impl<'t> Ctx<'_, 't> {
             .take_while(|(n, _)| n.start_byte() < t.end_byte())
             .filter(|(n, h)| !h && n.end_byte() <= t.end_byte())
             .map(|(n, _)| resolve(self.text(*n), self.declared))
-            .find(|name| (self.is_use)(name))
+            .find(|name| (self.is_use)(name) && !self.not_lemmas.contains(name))
             .map(str::to_string)
     }
 
     /// The head of the term made of `parts`: its first part after `@` (inside parentheses,
-    /// their first part), or the function of a trailing `x |> f`. Nested parentheses are
-    /// descended in a loop (a term may nest them 100,000 deep), and a `|> f` of an outer level
-    /// wins over one inside.
+    /// their first part), or the function of a trailing `x |> f`, or of `e` in `h ▸ e`; for a
+    /// [`GLUE`] head its first argument that is an applied lemma; for an anonymous constructor
+    /// without holes (`⟨w, hw, LEMMA x |>.mpr h⟩`) the head of its only part whose head is a
+    /// lemma.
     fn applied_head(&self, parts: &[Node<'t>]) -> Head {
-        // What follows the first part, at each level of parentheses, outermost first.
-        let mut levels: Vec<Vec<Node<'t>>> = Vec::new();
-        let mut current: Vec<Node<'t>> = parts.to_vec();
-        let innermost = loop {
-            let mut rest = current.iter().copied().skip_while(|p| {
+        self.applied_head_within(parts, 0)
+    }
+
+    /// [`Ctx::applied_head`] at `depth` levels of nesting: a term nested deeper than
+    /// [`MAX_TERM_DEPTH`] (parentheses, casts, glue arguments, constructor parts) has no head
+    /// this reader names, so the walk stays bounded however deep the text nests.
+    fn applied_head_within(&self, parts: &[Node<'t>], depth: usize) -> Head {
+        if depth >= MAX_TERM_DEPTH {
+            return Head::Other;
+        }
+        let parts: Vec<Node<'t>> = parts
+            .iter()
+            .copied()
+            .skip_while(|p| {
                 (p.kind() == "operator" && self.text(*p) == "@")
                     || (p.kind() == "identifier" && self.text(*p) == "mod_cast")
-            });
-            let Some(first) = rest.next() else {
-                break Head::Other;
-            };
-            levels.push(rest.collect());
-            match first.kind() {
-                "identifier" => break self.name_head(first),
-                "parens" => {
-                    let mut cursor = first.walk();
-                    current = first.named_children(&mut cursor).collect();
-                }
-                _ => break Head::Other,
-            }
+            })
+            .collect();
+        // `h ▸ e` casts `e`: its head is `e`'s.
+        if let Some(cast) = parts
+            .iter()
+            .position(|p| p.kind() == "operator" && self.text(*p) == "▸")
+        {
+            return self.applied_head_within(&parts[cast + 1..], depth + 1);
+        }
+        let mut parts = parts.into_iter();
+        let Some(first) = parts.next() else {
+            return Head::Other;
         };
-        let mut head = innermost;
-        for rest in levels.iter().rev() {
-            for w in rest.windows(2) {
-                if w[0].kind() == "operator"
-                    && self.text(w[0]) == "|>"
-                    && w[1].kind() == "identifier"
-                {
-                    head = self.name_head(w[1]);
-                }
+        let mut head = match first.kind() {
+            "identifier" => self.name_head(first),
+            "parens" => {
+                let mut cursor = first.walk();
+                let inner: Vec<Node<'t>> = first.named_children(&mut cursor).collect();
+                self.applied_head_within(&inner, depth + 1)
+            }
+            "anonymous_constructor" => self.constructor_head(first, depth + 1),
+            _ => Head::Other,
+        };
+        let rest: Vec<Node<'t>> = parts.collect();
+        if let Head::Constant(c) = &head {
+            if GLUE.contains(&c.as_str()) {
+                head = rest
+                    .iter()
+                    .take_while(|p| !matches!(p.kind(), "operator"))
+                    .find_map(|p| match p.kind() {
+                        "identifier" | "parens" => match self.applied_head_within(&[*p], depth + 1)
+                        {
+                            Head::Constant(c) => Some(Head::Constant(c)),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .unwrap_or(Head::Other);
+            }
+        }
+        for w in rest.windows(2) {
+            if w[0].kind() == "operator" && self.text(w[0]) == "|>" && w[1].kind() == "identifier" {
+                head = self.name_head(w[1]);
             }
         }
         head
     }
 
+    /// The head of `⟨a, b, …⟩`: the head of its only part whose head is a lemma, when it has
+    /// no hole (`?_`, `_`) left for later steps.
+    fn constructor_head(&self, node: Node<'t>, depth: usize) -> Head {
+        let mut cursor = node.walk();
+        let mut components: Vec<Vec<Node<'t>>> = vec![Vec::new()];
+        for c in node.children(&mut cursor) {
+            match c.kind() {
+                "," => components.push(Vec::new()),
+                "⟨" | "⟩" => {}
+                _ => components.last_mut().expect("one component").push(c),
+            }
+        }
+        let mut lemmas = Vec::new();
+        for part in &components {
+            if part.is_empty() {
+                continue;
+            }
+            if part
+                .iter()
+                .any(|p| matches!(self.text(*p), "?_" | "_") || self.text(*p).starts_with('?'))
+            {
+                return Head::Other;
+            }
+            if let Head::Constant(c) = self.applied_head_within(part, depth) {
+                lemmas.push(c);
+            }
+        }
+        match lemmas.len() {
+            1 => Head::Constant(lemmas.remove(0)),
+            _ => Head::Other,
+        }
+    }
+
     fn name_head(&self, ident: Node<'t>) -> Head {
         let name = resolve(self.text(ident), self.declared);
-        if (self.is_use)(name) {
+        if self.not_lemmas.contains(name) {
+            Head::Other
+        } else if (self.is_use)(name) {
             Head::Constant(name.to_string())
         } else {
             let first = name.trim_start_matches('@');
@@ -632,7 +867,8 @@ mod tests {
         assert_eq!(p.uses, vec!["Finset.card_le_card", "le_trans", "le_refl"]);
         let heads: Vec<&str> = p.spine.iter().map(|s| s.head.as_str()).collect();
         assert_eq!(heads, vec!["have", "have", "exact"]);
-        assert_eq!(p.spine[2].constant.as_deref(), Some("le_trans"));
+        // `le_trans` is glue: its first argument that is an applied lemma is the head.
+        assert_eq!(p.spine[2].constant.as_deref(), Some("le_refl"));
     }
 
     #[test]
