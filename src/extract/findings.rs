@@ -435,14 +435,16 @@ fn asked_statement(outline: &Outline, text: &str, file_name: &str) -> Option<Str
 }
 
 /// The theorem an input asks to prove, among its theorems and lemmas with a hole: the one the
-/// file names, by its leading comment (a line ending `: NAME`, as in `Erdős Problem #409:
-/// erdos_409.termination`) or a `SKETCH for NAME` comment; else the one whose name ends the
-/// file's stem (dots read as underscores: `erdos_14_erdos_14a.lean` → `erdos_14a`, the longest
-/// such name); else the last one whose name holds the whole stem as words
-/// (`exists_optimal_minmax` in `optimal_minmax.lean`); else the last one that is not a
-/// `.variants.` one (a file stating many variants
-/// of a problem puts its target first); else the last one (the main theorem comes after its
-/// lemmas).
+/// file names by its leading comment (a line ending `: NAME`, as in `Erdős Problem #409:
+/// erdos_409.termination`); else the one whose name ends the file's stem (dots read as
+/// underscores: `erdos_14_erdos_14a.lean` → `erdos_14a`, the longest such name); else the last
+/// one whose name holds the whole stem as words (`exists_optimal_minmax` in
+/// `optimal_minmax.lean`); else the last one the file calls its main or key theorem (a comment
+/// or docstring between it and the declaration before it: `/-- KEY THEOREM: … -/`,
+/// `/-! ### Main Theorem -/`); else the last one that is not a `.variants.` one (a file stating
+/// many variants of a problem puts its target first); else the last one (the main theorem
+/// comes after its lemmas). A `PROOF SKETCH for NAME` comment says how to prove NAME, which
+/// may be a helper lemma, not what the file asks.
 fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option<&'o Declaration> {
     let holes: Vec<&Declaration> = outline
         .declarations
@@ -473,16 +475,46 @@ fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option
             !words.is_empty() && own.windows(words.len()).any(|w| w == words.as_slice())
         })
     };
+    // The file calls it its main or key theorem, in the comments right before it (not in the
+    // file's leading comment, which speaks of the whole file).
+    let leading_end = outline
+        .comments
+        .first()
+        .filter(|c| {
+            text.get(..c.span.start)
+                .is_some_and(|t| t.trim().is_empty())
+        })
+        .map_or(0, |c| c.span.end);
+    let marked_main = || {
+        holes.iter().rev().copied().find(|d| {
+            let index = outline
+                .declarations
+                .iter()
+                .position(|x| std::ptr::eq(x, *d))
+                .unwrap_or(0);
+            let before = index
+                .checked_sub(1)
+                .map_or(0, |i| outline.declarations[i].span.end)
+                .max(leading_end);
+            let name_at = text
+                .get(d.span.clone())
+                .and_then(|t| t.find(d.name.as_str()))
+                .map_or(d.span.start, |i| d.span.start + i);
+            text.get(before.min(name_at)..name_at)
+                .is_some_and(calls_itself_main)
+        })
+    };
     by_comment
         .copied()
         .or_else(by_stem)
         .or_else(containing_stem)
+        .or_else(marked_main)
         .or_else(|| holes.iter().rev().find(|d| !is_variant(d)).copied())
         .or_else(|| holes.last().copied())
 }
 
-/// Names a file's comments give as its target: a line of its leading comment that ends in
-/// `: NAME` (one identifier), and the `NAME` of every `SKETCH for NAME` comment.
+/// Names a file's leading comment gives as its target: a line that ends in `: NAME` (one
+/// identifier).
 fn named_targets(outline: &Outline, text: &str) -> Vec<String> {
     let is_ident = |s: &str| {
         !s.is_empty()
@@ -507,21 +539,6 @@ fn named_targets(outline: &Outline, text: &str) -> Vec<String> {
             }
         }
     }
-    for comment in &outline.comments {
-        let mut rest = comment_text(comment);
-        while let Some(i) = rest.find("SKETCH for ") {
-            rest = &rest[i + "SKETCH for ".len()..];
-            let name: String = rest
-                .chars()
-                .take_while(|c| !c.is_whitespace())
-                .collect::<String>()
-                .trim_end_matches([':', ',', '.'])
-                .to_string();
-            if is_ident(&name) {
-                named.push(name);
-            }
-        }
-    }
     named
 }
 
@@ -542,6 +559,15 @@ fn stem_match(decl: &Declaration, stem: &str) -> Option<usize> {
             stem == tail || stem.ends_with(&format!("_{tail}"))
         })
         .map(|k| parts[parts.len() - k..].join("_").len())
+}
+
+/// Whether the text before a declaration (its comments and docstring) calls it the file's
+/// main or key theorem.
+fn calls_itself_main(before: &str) -> bool {
+    let lower = before.to_lowercase();
+    ["main theorem", "key theorem", "main result"]
+        .iter()
+        .any(|m| lower.contains(m))
 }
 
 /// A `.variants.` declaration: a variant of a problem stated next to the problem itself.
@@ -771,6 +797,12 @@ mod tests {
             asked.theorem_name.as_deref(),
             Some("Erdos901.erdos_901.termination")
         );
+        // A sketch of a helper lemma does not make it the target; the main theorem is.
+        assert_eq!(target("slot907_helper_sketch.lean"), "main_bound");
+        // The file's key theorem, before a later corollary.
+        assert_eq!(target("slot908_key_theorem.lean"), "share_bound");
+        // The leading comment speaks of the file, not of its first declaration.
+        assert_eq!(target("slot909_header_main_result.lean"), "second_bound");
         // A name that holds the file's stem, before a later side question.
         assert_eq!(target("optimal_pairing.lean"), "exists_optimal_pairing");
         // A sketch's own lemmas named in its comment are not its target: the last one is.

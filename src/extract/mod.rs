@@ -463,8 +463,9 @@ fn extract_source(
 /// (its output, with Aristotle's header, or a file of the project it returned unpacked) is an
 /// attempt. Its approach is the technique of its main proof (the last theorem or lemma with a
 /// body, holes or not), else the technique of its last complete theorem or lemma, else
-/// [`technique::UNKNOWN_APPROACH`]; its outcome is `failed` when a failure was found in it (too
-/// many holes, a verdict, a processing error), `proven` when a checked run finished and nothing
+/// [`technique::UNKNOWN_APPROACH`]; its outcome is `failed` when it proves nothing (every
+/// theorem and lemma ends in a hole) or a failure was found in it (too many holes, a verdict, a
+/// processing error), `proven` when a checked run finished and nothing
 /// in the file could hide a gap, else `partial` (a run that stopped early, or a project file
 /// nobody checked, is partial at best).
 fn attempt_of(
@@ -508,12 +509,19 @@ fn attempt_of(
                 .find_map(|(i, _)| technique_at(i))
         })
         .unwrap_or_else(|| technique::UNKNOWN_APPROACH.to_string());
-    let failed = findings.iter().any(|f| {
-        matches!(
-            f.finding_type,
-            FindingType::Failure | FindingType::FalseLemma
-        )
-    });
+    // An attempt that proves nothing (every theorem and lemma it states ends in a hole) failed,
+    // however few holes it left.
+    let proved_something = outline
+        .declarations
+        .iter()
+        .any(|d| provable(d) && d.sorry_count == 0);
+    let failed = !proved_something
+        || findings.iter().any(|f| {
+            matches!(
+                f.finding_type,
+                FindingType::Failure | FindingType::FalseLemma
+            )
+        });
     let clean = origin.checked()
         && outline.sorry_count() == 0
         && outline.axioms.is_empty()
@@ -618,6 +626,18 @@ mod tests {
             .map(|(f, a)| (f.to_string(), a.to_string()))
             .collect();
         assert_eq!(attempts, expected);
+        // One hole and nothing proven is a failed attempt, a complete lemma is not.
+        let outcome = |file: &str| -> String {
+            conn.query_row(
+                "SELECT a.outcome FROM attempts a JOIN sources s ON s.id = a.source_id
+                 WHERE s.path LIKE '%' || ?1",
+                [file],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(outcome("slot909_sorry_main_result.lean"), "failed");
+        assert_eq!(outcome("slot907_lemmas_only_result.lean"), "proven");
         let recommended = kb.recommend("bound_problem", 50).unwrap();
         let names: Vec<&str> = recommended
             .recommendations

@@ -335,6 +335,27 @@ const GLUE: &[&str] = &[
     "trivial",
 ];
 
+/// Whether `name` is a [`GLUE`] combinator, or a namespaced copy of one (`Nat.le_trans`,
+/// `Nat.lt_of_lt_of_le`), or the symmetry or transitivity of a relation (`Nat.ModEq.symm`,
+/// `Int.ModEq.trans`, `Finset.Subset.trans`).
+fn is_glue(name: &str) -> bool {
+    if GLUE.contains(&name) {
+        return true;
+    }
+    let (namespace, last) = name.rsplit_once('.').unwrap_or(("", name));
+    let namespaced_copy = GLUE.contains(&last) && !last.contains('.');
+    let relation_step = !namespace.is_empty()
+        && namespace
+            .rsplit('.')
+            .next()
+            .is_some_and(|r| r.starts_with(char::is_uppercase))
+        && matches!(
+            last,
+            "symm" | "trans" | "trans_le" | "trans_lt" | "le" | "mp" | "mpr"
+        );
+    namespaced_copy || relation_step
+}
+
 /// Tactic heads the outline does not count (bullets, `<;>`, brackets).
 const NOT_COUNTED: &[&str] = &["·", ".", "<;>", "(", "{", "["];
 
@@ -607,7 +628,7 @@ impl<'t> Ctx<'_, 't> {
         };
         let rest: Vec<Node<'t>> = parts.collect();
         if let Head::Constant(c) = &head {
-            if GLUE.contains(&c.as_str()) {
+            if is_glue(c) {
                 head = rest
                     .iter()
                     .take_while(|p| !matches!(p.kind(), "operator"))
@@ -849,6 +870,36 @@ fn has_by_block(body: Node<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn namespaced_glue_and_relation_steps_are_glue() {
+        for glue in [
+            "le_trans",
+            "Nat.le_trans",
+            "Nat.lt_of_lt_of_le",
+            "Nat.ModEq.symm",
+            "Int.ModEq.trans",
+            "Iff.mp",
+        ] {
+            assert!(is_glue(glue), "{glue}");
+        }
+        for lemma in [
+            "Finset.card_le_card",
+            "Nat.Prime.two_le",
+            "Nat.modEq_of_dvd",
+            "triangle_card_3",
+        ] {
+            assert!(!is_glue(lemma), "{lemma}");
+        }
+        let p = &proofs_of(
+            "theorem t (A : Finset ℕ) (hA : A.card = 3) : 2 < A.card := by\n  \
+             exact Nat.lt_of_lt_of_le (by norm_num) (Finset.card_le_card (le_refl A) |>.trans hA.ge)\n",
+        )[0];
+        assert_eq!(
+            p.spine.last().and_then(|s| s.constant.as_deref()),
+            Some("Finset.card_le_card")
+        );
+    }
 
     fn proofs_of(src: &str) -> Vec<Proof> {
         let file = ParsedFile::parse(src.to_string());
