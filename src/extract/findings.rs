@@ -378,7 +378,7 @@ pub fn generate(
             ProblemStatus::Partial
         }),
         statement: (facts.origin == Origin::Input)
-            .then(|| asked_statement(outline, facts.text, facts.file_name))
+            .then(|| asked_statement(outline, &Asking::of(facts)))
             .flatten(),
         ..ProblemUpsert::default()
     });
@@ -402,7 +402,7 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
     if holes.len() > HOLES_LISTED {
         listed.push_str(", …");
     }
-    let target = asked_target(outline, facts.text, facts.file_name);
+    let target = asked_target(outline, &Asking::of(facts));
     NewFinding {
         finding_type: FindingType::Insight,
         title: format!(
@@ -429,36 +429,87 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
     }
 }
 
-/// The statement an input asks to prove: its [`asked_target`]'s.
-fn asked_statement(outline: &Outline, text: &str, file_name: &str) -> Option<String> {
-    asked_target(outline, text, file_name).map(|d| d.statement.clone())
+/// What [`asked_target`] reads besides the outline.
+struct Asking<'a> {
+    text: &'a str,
+    file_name: &'a str,
+    /// The problem the file's name gives (`tuza_nu2`).
+    problem_id: Option<&'a str>,
+    /// Which declarations rest on incomplete ones (the file's holes).
+    dependencies: Option<&'a Dependencies>,
 }
 
-/// The theorem an input asks to prove, among its theorems and lemmas with a hole: the one the
-/// file names by its leading comment (a line ending `: NAME`, as in `Erdős Problem #409:
-/// erdos_409.termination`); else the one whose name ends the file's stem (dots read as
+impl<'a> Asking<'a> {
+    fn of(facts: &'a FileFacts<'a>) -> Asking<'a> {
+        Asking {
+            text: facts.text,
+            file_name: facts.file_name,
+            problem_id: facts.problem_id,
+            dependencies: Some(facts.dependencies),
+        }
+    }
+}
+
+/// The statement an input asks to prove: its [`asked_target`]'s.
+fn asked_statement(outline: &Outline, asking: &Asking<'_>) -> Option<String> {
+    asked_target(outline, asking).map(|d| d.statement.clone())
+}
+
+/// The theorem an input asks to prove, among its theorems and lemmas with a hole or proven only
+/// through one: the one the file names by its leading comment (a line ending `: NAME`, as in
+/// `Erdős Problem #409: erdos_409.termination`); else the one whose name ends the file's stem
+/// and holds its problem's id (`erdos_903.variants.maximal_solution`); else the one named after
+/// the file's problem (`tuza_nu2` in `tuza_nu2_dichotomy.lean`); else the one whose name ends
+/// the file's stem (dots read as
 /// underscores: `erdos_14_erdos_14a.lean` → `erdos_14a`, the longest such name); else the last
 /// one whose name holds the whole stem as words (`exists_optimal_minmax` in
 /// `optimal_minmax.lean`); else the last one the file calls its main or key theorem (a comment
 /// or docstring between it and the declaration before it: `/-- KEY THEOREM: … -/`,
-/// `/-! ### Main Theorem -/`); else the last one that is not a `.variants.` one (a file stating
-/// many variants of a problem puts its target first); else the last one (the main theorem
-/// comes after its lemmas). A `PROOF SKETCH for NAME` comment says how to prove NAME, which
+/// `/-! ### Main Theorem -/`); else, among its holes only, the last one that is not a
+/// `.variants.` one (a file stating many variants of a problem puts its target first); else the
+/// last hole (the main theorem comes after its lemmas). A `PROOF SKETCH for NAME` comment says how to prove NAME, which
 /// may be a helper lemma, not what the file asks.
-fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option<&'o Declaration> {
+fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Declaration> {
+    let (text, file_name) = (asking.text, asking.file_name);
+    let is_claim = |d: &Declaration| matches!(d.kind.as_str(), "theorem" | "lemma");
     let holes: Vec<&Declaration> = outline
         .declarations
         .iter()
-        .filter(|d| d.sorry_count > 0 && matches!(d.kind.as_str(), "theorem" | "lemma"))
+        .filter(|d| d.sorry_count > 0 && is_claim(d))
         .collect();
+    // What the file may name as its question: its holes, and the theorems it proves only
+    // through them (`erdos_593 … := by constructor …` resting on two sorried helpers).
+    let asked: Vec<&Declaration> = outline
+        .declarations
+        .iter()
+        .enumerate()
+        .filter(|(i, d)| {
+            is_claim(d)
+                && (d.sorry_count > 0
+                    || asking
+                        .dependencies
+                        .is_some_and(|deps| deps.is_conditional(*i)))
+        })
+        .map(|(_, d)| d)
+        .collect();
+    let holes_and_asked = asked;
     let named = named_targets(outline, text);
-    let by_comment = holes
+    let by_comment = holes_and_asked
         .iter()
         .rev()
         .find(|d| named.iter().any(|n| names(d, n)));
+    // The theorem named after the problem (`tuza_nu2` in `tuza_nu2_dichotomy.lean`).
+    let by_problem = || {
+        let problem = asking.problem_id?;
+        holes_and_asked
+            .iter()
+            .rev()
+            .copied()
+            .find(|d| names(d, problem))
+    };
     let stem = file_name.strip_suffix(".lean").unwrap_or(file_name);
     let by_stem = || {
-        holes
+        holes_and_asked
             .iter()
             .rev()
             .filter_map(|d| Some((stem_match(d, stem)?, *d)))
@@ -469,7 +520,7 @@ fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option
     // `optimal_minmax.lean`).
     let containing_stem = || {
         let words: Vec<&str> = stem.split('_').filter(|w| !w.is_empty()).collect();
-        holes.iter().rev().copied().find(|d| {
+        holes_and_asked.iter().rev().copied().find(|d| {
             let name = display_name(d).replace('.', "_");
             let own: Vec<&str> = name.split('_').collect();
             !words.is_empty() && own.windows(words.len()).any(|w| w == words.as_slice())
@@ -486,7 +537,7 @@ fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option
         })
         .map_or(0, |c| c.span.end);
     let marked_main = || {
-        holes.iter().rev().copied().find(|d| {
+        holes_and_asked.iter().rev().copied().find(|d| {
             let index = outline
                 .declarations
                 .iter()
@@ -504,8 +555,17 @@ fn asked_target<'o>(outline: &'o Outline, text: &str, file_name: &str) -> Option
                 .is_some_and(calls_itself_main)
         })
     };
+    // A name the stem ends with that also holds the problem's id is the file's own question
+    // about the problem (`erdos_903.variants.maximal_solution` in
+    // `erdos_903_erdos_903_variants_maximal_solution.lean`): more precise than the problem.
+    let by_stem_on_problem = || {
+        let problem = asking.problem_id?;
+        by_stem().filter(|d| display_name(d).replace('.', "_").contains(problem))
+    };
     by_comment
         .copied()
+        .or_else(by_stem_on_problem)
+        .or_else(by_problem)
         .or_else(by_stem)
         .or_else(containing_stem)
         .or_else(marked_main)
@@ -749,11 +809,19 @@ mod tests {
             let text = std::fs::read_to_string(path).unwrap();
             let parsed = crate::lean::ParsedFile::parse(text.clone());
             let outline = Outline::of(file, &parsed);
-            let statement = asked_statement(&outline, &text, file);
-            let decl = asked_target(&outline, &text, file).map(|d| d.full_name.clone());
+            let dependencies = Dependencies::of(&parsed, &outline);
+            let naming = super::super::naming::from_path(std::path::Path::new(file));
+            let asking = Asking {
+                text: &text,
+                file_name: file,
+                problem_id: naming.problem_id.as_deref(),
+                dependencies: Some(&dependencies),
+            };
+            let statement = asked_statement(&outline, &asking);
+            let decl = asked_target(&outline, &asking).map(|d| d.full_name.clone());
             assert_eq!(
                 statement,
-                asked_target(&outline, &text, file).map(|d| d.statement.clone())
+                asked_target(&outline, &asking).map(|d| d.statement.clone())
             );
             decl.unwrap_or_default()
         };
@@ -797,6 +865,10 @@ mod tests {
             asked.theorem_name.as_deref(),
             Some("Erdos901.erdos_901.termination")
         );
+        // The theorem named after the problem, proven here only through sorried helpers.
+        assert_eq!(target("erdos910_enhanced.lean"), "erdos_910");
+        // Named after the problem, before a name that ends the file's stem.
+        assert_eq!(target("tuza_nu9_dichotomy.lean"), "tuza_nu9");
         // A sketch of a helper lemma does not make it the target; the main theorem is.
         assert_eq!(target("slot907_helper_sketch.lean"), "main_bound");
         // The file's key theorem, before a later corollary.

@@ -496,7 +496,9 @@ fn attempt_of(
             None => technique::primary(&decl.tactics),
         }
     };
-    let main = outline.declarations.iter().rposition(provable);
+    // A file that states no theorem or lemma (a module of definitions, a scratch snippet, an
+    // empty stub) attempted nothing.
+    let main = Some(outline.declarations.iter().rposition(provable)?);
     let approach = main
         .and_then(technique_at)
         .or_else(|| {
@@ -620,6 +622,7 @@ mod tests {
                 technique::UNKNOWN_APPROACH,
             ),
             ("slot910_load_failure_result.lean", OMEGA),
+            // slot911 states no theorem or lemma: no attempt.
         ];
         let expected: Vec<(String, String)> = expected
             .iter()

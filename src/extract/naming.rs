@@ -47,12 +47,27 @@ pub fn from_path(path: &Path) -> FileNaming {
         .filter_map(|a| a.file_name().and_then(|n| n.to_str()))
         .collect();
     let uuid = ancestors.iter().find_map(|dir| leading_uuid(dir));
-    let name = if GENERIC_STEMS.contains(&stem.to_ascii_lowercase().as_str()) {
-        ancestors.into_iter().find(|dir| is_meaningful_dir(dir))
+    let directory = || ancestors.iter().copied().find(|dir| is_meaningful_dir(dir));
+    // A file of a project Aristotle returned unpacked (`…_aristotle/RequestProject/X.lean`)
+    // is named by the directory the project was unpacked into, like its `Main.lean`: a module
+    // name (`Definitions`, `PowerfulConsecutive`) is no problem. Its own name counts only
+    // where the directory names no problem and the module names an Erdős problem
+    // (`results_v07/<uuid>/…_aristotle/RequestProject/Erdos389.lean`).
+    let in_project = ancestors.iter().any(|dir| {
+        dir.to_ascii_lowercase()
+            .strip_suffix("_aristotle")
+            .is_some()
+    });
+    let (slot, problem_id) = if GENERIC_STEMS.contains(&stem.to_ascii_lowercase().as_str()) {
+        directory().map_or((None, None), slot_and_problem)
+    } else if in_project {
+        let (dir_slot, dir_problem) = directory().map_or((None, None), slot_and_problem);
+        let (own_slot, own_problem) = slot_and_problem(stem);
+        let own_problem = own_problem.filter(|p| p.starts_with("erdos_"));
+        (dir_slot.or(own_slot), dir_problem.or(own_problem))
     } else {
-        Some(stem)
+        slot_and_problem(stem)
     };
-    let (slot, problem_id) = name.map_or((None, None), slot_and_problem);
     FileNaming {
         slot,
         problem_id,
@@ -75,7 +90,7 @@ fn slot_and_problem(name: &str) -> (Option<i64>, Option<String>) {
         });
     words.retain(|w| {
         let lower = w.to_ascii_lowercase();
-        !DECORATIONS.contains(&lower.as_str()) && !is_version(&lower)
+        !DECORATIONS.contains(&lower.as_str()) && !is_version(&lower) && !is_hex_fragment(&lower)
     });
     while words
         .first()
@@ -109,6 +124,15 @@ fn slot_number(word: &str) -> Option<i64> {
     digits.parse().ok()
 }
 
+/// `f0a24a15`: the first group of a request uuid (8 hex digits, letters and digits both),
+/// which names a submission, never a problem.
+fn is_hex_fragment(word: &str) -> bool {
+    word.len() == 8
+        && word.chars().all(|c| c.is_ascii_hexdigit())
+        && word.chars().any(|c| c.is_ascii_digit())
+        && word.chars().any(|c| c.is_ascii_alphabetic())
+}
+
 /// `v2`, `v3`, `v1b`: a version of a submission, not a problem.
 fn is_version(word: &str) -> bool {
     let (letters, digits, rest) = letters_digits_rest(word);
@@ -134,7 +158,7 @@ fn is_meaningful_dir(dir: &str) -> bool {
     if GENERIC_DIRS.contains(&lower.as_str()) || lower.starts_with("tmp") {
         return false;
     }
-    if leading_uuid(dir).is_some() {
+    if leading_uuid(dir).is_some() || is_hex_fragment(&lower) {
         return false;
     }
     lower
@@ -280,6 +304,35 @@ mod tests {
             naming("slot50_e8_lattice.lean"),
             (Some(50), Some("e_8".into()))
         );
+    }
+
+    #[test]
+    fn every_file_of_an_unpacked_project_is_named_by_its_directory() {
+        let project = "yolo_results/yolo_d2_e940_golomb_pell_extracted/\
+                       db335337-0000-4000-8000-000000000000_aristotle/RequestProject";
+        for module in ["Main.lean", "PowerfulConsecutive.lean", "Definitions.lean"] {
+            assert_eq!(
+                naming(&format!("{project}/{module}")),
+                (None, Some("erdos_940".into())),
+                "{module}"
+            );
+        }
+        // Where the directories name no problem, a module that names an Erdős problem does;
+        // a module that names none gives none.
+        let bare =
+            "results_v07/7a7fbaf5/7a7fbaf5-f424-45d6-8139-eac2c6f08f49_aristotle/RequestProject";
+        assert_eq!(
+            naming(&format!("{bare}/Erdos828.lean")),
+            (None, Some("erdos_828".into()))
+        );
+        assert_eq!(naming(&format!("{bare}/Definitions.lean")), (None, None));
+        // A uuid's first group is no problem, in a directory or a file name.
+        assert_eq!(
+            naming("proven/tuza/nu4/slot72_f0a24a15/output.lean"),
+            (Some(72), None)
+        );
+        assert!(is_hex_fragment("f0a24a15") && !is_hex_fragment("deadbeef"));
+        assert!(!is_hex_fragment("erdos850"));
     }
 
     #[test]

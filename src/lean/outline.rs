@@ -586,10 +586,11 @@ fn code_text_with_breaks(
         .replace(BREAK, ";")
 }
 
-/// Byte offsets of the line breaks in a declaration's statement (`range`) that end a `let` or
-/// `have` binding, by Lean's rule: the bound value goes on over lines indented further than the
-/// keyword, and the first line that is not (outside brackets) is the body. A binding already
-/// ended by `;`, or closed by a bracket around it, has no such break.
+/// Byte offsets of the line breaks in a declaration's statement (`range`) that separate what a
+/// space would join: the break that ends a `let` or `have` binding, by Lean's rule (the bound
+/// value goes on over lines indented further than the keyword, and the first line that is not,
+/// outside brackets, is the body; a binding already ended by `;`, or closed by a bracket around
+/// it, has no such break), and the break between two tactics of a `by` block in the statement.
 fn binding_breaks(
     text: &str,
     decl: Node<'_>,
@@ -599,23 +600,47 @@ fn binding_breaks(
     let Some(statement) = text.get(range.clone()) else {
         return Vec::new();
     };
-    if !(statement.contains("let") || statement.contains("have")) || !statement.contains('\n') {
+    let might_bind = statement.contains("let") || statement.contains("have");
+    if !(might_bind || statement.contains("by")) || !statement.contains('\n') {
         return Vec::new();
     }
     let mut binders = Vec::new();
+    let mut tactic_breaks = Vec::new();
     let mut cursor = decl.walk();
     for_each_descendant_where(
         &mut cursor,
         |n| n.start_byte() < range.end && n.end_byte() > range.start,
         |n| {
-            if n.kind() == "have" && range.start <= n.start_byte() && n.end_byte() <= range.end {
+            let inside = range.start <= n.start_byte() && n.end_byte() <= range.end;
+            if n.kind() == "have" && inside {
                 binders.push(n.byte_range());
+            }
+            // A `by` block inside the statement: a line break between two of its tactics
+            // separates them, as `;` would.
+            if n.kind() == "by_block" && inside {
+                let mut steps = n.walk();
+                let tactics: Vec<Node<'_>> = n
+                    .named_children(&mut steps)
+                    .filter(|c| c.kind() == "tactic")
+                    .collect();
+                for pair in tactics.windows(2) {
+                    let gap = pair[0].end_byte()..pair[1].start_byte();
+                    let Some(between) = text.get(gap.clone()) else {
+                        continue;
+                    };
+                    if !between.contains(';') {
+                        if let Some(i) = between.find('\n') {
+                            tactic_breaks.push(gap.start + i);
+                        }
+                    }
+                }
             }
         },
     );
     let mut breaks: Vec<usize> = binders
         .into_iter()
         .filter_map(|binder| binding_break(text, binder, range.end, comments))
+        .chain(tactic_breaks)
         .collect();
     breaks.sort_unstable();
     breaks.dedup();
@@ -784,7 +809,12 @@ mod tests {
                     "bracketed",
                     "bracketed (a : ℕ) : (let b := a + 1; b) = a + 1"
                 ),
-                ("no_binding", "no_binding (a : ℕ) : a + 0 = a")
+                ("no_binding", "no_binding (a : ℕ) : a + 0 = a"),
+                (
+                    "tactic_block_in_statement",
+                    "tactic_block_in_statement (a b : ℕ) (h : a = b) : \
+                     (⟨a, by subst h; rfl⟩ : { n : ℕ // n = b }).1 = a"
+                )
             ]
         );
     }
