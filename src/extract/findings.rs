@@ -463,7 +463,7 @@ fn asked_statement(outline: &Outline, asking: &Asking<'_>) -> Option<String> {
 /// the file's stem (dots read as
 /// underscores: `erdos_14_erdos_14a.lean` → `erdos_14a`, the longest such name); else the last
 /// one whose name holds the whole stem as words (`exists_optimal_minmax` in
-/// `optimal_minmax.lean`); else the last one the file calls its main or key theorem (a comment
+/// `optimal_minmax.lean`); else the last hole the file calls its main or key theorem (a comment
 /// or docstring between it and the declaration before it: `/-- KEY THEOREM: … -/`,
 /// `/-! ### Main Theorem -/`); else, among its holes only, the last one that is not a
 /// `.variants.` one (a file stating many variants of a problem puts its target first); else the
@@ -526,8 +526,9 @@ fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Dec
             !words.is_empty() && own.windows(words.len()).any(|w| w == words.as_slice())
         })
     };
-    // The file calls it its main or key theorem, in the comments right before it (not in the
-    // file's leading comment, which speaks of the whole file).
+    // A hole the file calls its main or key theorem, in the comments right before it (not in
+    // the file's leading comment, which speaks of the whole file). Only a hole: a "main
+    // theorem" the file proves, even through holes, is an answer, not the question.
     let leading_end = outline
         .comments
         .first()
@@ -537,7 +538,7 @@ fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Dec
         })
         .map_or(0, |c| c.span.end);
     let marked_main = || {
-        holes_and_asked.iter().rev().copied().find(|d| {
+        holes.iter().rev().copied().find(|d| {
             let index = outline
                 .declarations
                 .iter()
@@ -867,6 +868,8 @@ mod tests {
         );
         // The theorem named after the problem, proven here only through sorried helpers.
         assert_eq!(target("erdos910_enhanced.lean"), "erdos_910");
+        // A "main theorem" the file proves (through a hole) is an answer, not the question.
+        assert_eq!(target("erdos911_proven_main.lean"), "limit_statement");
         // Named after the problem, before a name that ends the file's stem.
         assert_eq!(target("tuza_nu9_dichotomy.lean"), "tuza_nu9");
         // A sketch of a helper lemma does not make it the target; the main theorem is.
