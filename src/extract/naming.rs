@@ -124,13 +124,12 @@ fn slot_number(word: &str) -> Option<i64> {
     digits.parse().ok()
 }
 
-/// `f0a24a15`: the first group of a request uuid (8 hex digits, letters and digits both),
-/// which names a submission, never a problem.
+/// `f0a24a15`, `02054340`: the first group of a request uuid (8 hex digits, at least one a
+/// decimal digit), which names a submission, never a problem.
 fn is_hex_fragment(word: &str) -> bool {
     word.len() == 8
         && word.chars().all(|c| c.is_ascii_hexdigit())
         && word.chars().any(|c| c.is_ascii_digit())
-        && word.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 /// `v2`, `v3`, `v1b`: a version of a submission, not a problem.
@@ -331,7 +330,12 @@ mod tests {
             naming("proven/tuza/nu4/slot72_f0a24a15/output.lean"),
             (Some(72), None)
         );
-        assert!(is_hex_fragment("f0a24a15") && !is_hex_fragment("deadbeef"));
+        assert!(is_hex_fragment("f0a24a15") && is_hex_fragment("02054340"));
+        assert!(!is_hex_fragment("deadbeef"));
+        assert_eq!(
+            naming("results_v07/02054340/02054340-0366-4c4c-ad53-251e673e3a4b_aristotle/RequestProject/Basic2.lean"),
+            (None, None)
+        );
         assert!(!is_hex_fragment("erdos850"));
     }
 
