@@ -940,3 +940,27 @@ fn a_problem_is_proven_only_by_a_verified_proof_of_its_target_statement() {
     assert_eq!(status("around"), "partial");
     assert_eq!(status("hit"), "proven");
 }
+
+/// `mf extract` sets a problem's statement from the theorem its input names (comment, file
+/// stem), not from the input's last sorried variant.
+#[test]
+fn a_problems_statement_is_the_target_its_input_names() {
+    let p = Project::with_fixtures("asked");
+    let (_, stderr, code) = p.extract_all();
+    assert_eq!(code, 0, "{stderr}");
+    let statement = |id: &str| -> String {
+        p.conn()
+            .query_row("SELECT statement FROM problems WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        statement("erdos_901"),
+        "erdos_901.termination (n : ℕ) (hn : 0 < n) : ∃ k, n ≤ k"
+    );
+    assert_eq!(
+        statement("erdos_902"),
+        "erdos_902 : Set.Infinite {n : ℕ | 2 ∣ n}"
+    );
+}
