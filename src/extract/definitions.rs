@@ -49,8 +49,8 @@ pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
     }
     let named_in = |s: &str, before: usize, out: &mut Vec<usize>| {
         for word in words(s) {
-            // `A`, `Foo.bar`, and each dotted component (`hA.card` names `A`? no: only
-            // whole prefixes and components that are names of their own).
+            // The word as written (`A`, `G.cover`) and each of its dotted components
+            // (`A.card` names `A`); a component only matches a whole name (`hA` is not `A`).
             let mut candidates = vec![word];
             candidates.extend(word.split('.').filter(|c| !c.is_empty()));
             for c in candidates {

@@ -200,11 +200,8 @@ pub fn generate(
         .collect::<Vec<_>>();
         technique::merge(&mut proven_tactics, &decl.tactics);
         let proof = facts.proofs.get(index);
-        let technique = match proof {
-            Some(p) => technique::of_proof(p, &decl.tactics),
-            None => technique::primary(&decl.tactics),
-        }
-        .or_else(|| decl.tactics.is_empty().then(|| TERM_MODE.to_string()));
+        let technique = technique::of_declaration(proof, &decl.tactics)
+            .or_else(|| decl.tactics.is_empty().then(|| TERM_MODE.to_string()));
         findings.push(NewFinding {
             finding_type: FindingType::Theorem,
             title: match &conditional_on {
@@ -352,11 +349,7 @@ pub fn generate(
         let decl = verdict.declaration.map(|i| &outline.declarations[i]);
         // A verdict about one declaration fails that declaration's own proof, not the file's.
         let technique = verdict.declaration.and_then(|i| {
-            let tactics = &outline.declarations[i].tactics;
-            match facts.proofs.get(i) {
-                Some(p) => technique::of_proof(p, tactics),
-                None => technique::primary(tactics),
-            }
+            technique::of_declaration(facts.proofs.get(i), &outline.declarations[i].tactics)
         });
         let mut finding = verdict_finding(verdict, decl, &origin, facts.domain, &base);
         if finding.finding_type == FindingType::Failure {
@@ -467,32 +460,28 @@ fn asked_statement(outline: &Outline, asking: &Asking<'_>) -> Option<String> {
 /// or docstring between it and the declaration before it: `/-- KEY THEOREM: … -/`,
 /// `/-! ### Main Theorem -/`); else, among its holes only, the last one that is not a
 /// `.variants.` one (a file stating many variants of a problem puts its target first); else the
-/// last hole (the main theorem comes after its lemmas). A `PROOF SKETCH for NAME` comment says how to prove NAME, which
-/// may be a helper lemma, not what the file asks.
+/// last hole (the main theorem comes after its lemmas). A `PROOF SKETCH for NAME` comment says
+/// how to prove NAME, which may be a helper lemma, not what the file asks.
 fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Declaration> {
     let (text, file_name) = (asking.text, asking.file_name);
     let is_claim = |d: &Declaration| matches!(d.kind.as_str(), "theorem" | "lemma");
-    let holes: Vec<&Declaration> = outline
-        .declarations
-        .iter()
-        .filter(|d| d.sorry_count > 0 && is_claim(d))
-        .collect();
+    let is_hole = |d: &Declaration| d.sorry_count > 0 && is_claim(d);
+    let holes: Vec<&Declaration> = outline.declarations.iter().filter(|d| is_hole(d)).collect();
     // What the file may name as its question: its holes, and the theorems it proves only
     // through them (`erdos_593 … := by constructor …` resting on two sorried helpers).
-    let asked: Vec<&Declaration> = outline
+    let holes_and_asked: Vec<&Declaration> = outline
         .declarations
         .iter()
         .enumerate()
         .filter(|(i, d)| {
-            is_claim(d)
-                && (d.sorry_count > 0
-                    || asking
+            is_hole(d)
+                || (is_claim(d)
+                    && asking
                         .dependencies
                         .is_some_and(|deps| deps.is_conditional(*i)))
         })
         .map(|(_, d)| d)
         .collect();
-    let holes_and_asked = asked;
     let named = named_targets(outline, text);
     let by_comment = holes_and_asked
         .iter()
@@ -529,32 +518,26 @@ fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Dec
     // A hole the file calls its main or key theorem, in the comments right before it (not in
     // the file's leading comment, which speaks of the whole file). Only a hole: a "main
     // theorem" the file proves, even through holes, is an answer, not the question.
-    let leading_end = outline
-        .comments
-        .first()
-        .filter(|c| {
-            text.get(..c.span.start)
-                .is_some_and(|t| t.trim().is_empty())
-        })
-        .map_or(0, |c| c.span.end);
+    let leading_end = leading_comment(outline, text).map_or(0, |c| c.span.end);
     let marked_main = || {
-        holes.iter().rev().copied().find(|d| {
-            let index = outline
-                .declarations
-                .iter()
-                .position(|x| std::ptr::eq(x, *d))
-                .unwrap_or(0);
-            let before = index
-                .checked_sub(1)
-                .map_or(0, |i| outline.declarations[i].span.end)
-                .max(leading_end);
-            let name_at = text
-                .get(d.span.clone())
-                .and_then(|t| t.find(d.name.as_str()))
-                .map_or(d.span.start, |i| d.span.start + i);
-            text.get(before.min(name_at)..name_at)
-                .is_some_and(calls_itself_main)
-        })
+        let mut indexed = outline.declarations.iter().enumerate().rev();
+        indexed
+            .find(|(index, d)| {
+                if !is_hole(d) {
+                    return false;
+                }
+                let before = index
+                    .checked_sub(1)
+                    .map_or(0, |i| outline.declarations[i].span.end)
+                    .max(leading_end);
+                let name_at = text
+                    .get(d.span.clone())
+                    .and_then(|t| t.find(d.name.as_str()))
+                    .map_or(d.span.start, |i| d.span.start + i);
+                text.get(before.min(name_at)..name_at)
+                    .is_some_and(calls_itself_main)
+            })
+            .map(|(_, d)| d)
     };
     // A name the stem ends with that also holds the problem's id is the file's own question
     // about the problem (`erdos_903.variants.maximal_solution` in
@@ -574,6 +557,17 @@ fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Dec
         .or_else(|| holes.last().copied())
 }
 
+/// The file's leading comment: its first comment, with nothing but blank space before it.
+fn leading_comment<'o>(
+    outline: &'o Outline,
+    text: &str,
+) -> Option<&'o crate::lean::outline::Comment> {
+    outline.comments.first().filter(|c| {
+        text.get(..c.span.start)
+            .is_some_and(|t| t.trim().is_empty())
+    })
+}
+
 /// Names a file's leading comment gives as its target: a line that ends in `: NAME` (one
 /// identifier).
 fn named_targets(outline: &Outline, text: &str) -> Vec<String> {
@@ -584,13 +578,8 @@ fn named_targets(outline: &Outline, text: &str) -> Vec<String> {
             && !s.starts_with('.')
     };
     let mut named = Vec::new();
-    let comment_text = |c: &crate::lean::outline::Comment| text.get(c.span.clone()).unwrap_or("");
-    // The leading comment: the first comment, with nothing but blank space before it.
-    if let Some(first) = outline.comments.first().filter(|c| {
-        text.get(..c.span.start)
-            .is_some_and(|t| t.trim().is_empty())
-    }) {
-        for line in comment_text(first).lines() {
+    if let Some(first) = leading_comment(outline, text) {
+        for line in text.get(first.span.clone()).unwrap_or("").lines() {
             let line = line.trim().trim_end_matches("-/").trim();
             if let Some((_, name)) = line.rsplit_once(": ") {
                 let name = name.trim();

@@ -490,17 +490,12 @@ fn attempt_of(
         matches!(d.kind.as_str(), "theorem" | "lemma") && d.has_body()
     };
     let technique_at = |index: usize| {
-        let decl = &outline.declarations[index];
-        match proofs.get(index) {
-            Some(p) => technique::of_proof(p, &decl.tactics),
-            None => technique::primary(&decl.tactics),
-        }
+        technique::of_declaration(proofs.get(index), &outline.declarations[index].tactics)
     };
     // A file that states no theorem or lemma (a module of definitions, a scratch snippet, an
     // empty stub) attempted nothing.
-    let main = Some(outline.declarations.iter().rposition(provable)?);
-    let approach = main
-        .and_then(technique_at)
+    let main = outline.declarations.iter().rposition(provable)?;
+    let approach = technique_at(main)
         .or_else(|| {
             outline
                 .declarations

@@ -266,6 +266,18 @@ pub fn of_proof(proof: &super::uses::Proof, tactics: &BTreeMap<String, usize>) -
     label(proof, tactics, 0)
 }
 
+/// The technique of a declaration: [`of_proof`] when its proof was read, else [`primary`] of
+/// its tactic counts.
+pub fn of_declaration(
+    proof: Option<&super::uses::Proof>,
+    tactics: &BTreeMap<String, usize>,
+) -> Option<String> {
+    match proof {
+        Some(p) => of_proof(p, tactics),
+        None => primary(tactics),
+    }
+}
+
 fn label(
     proof: &super::uses::Proof,
     tactics: &BTreeMap<String, usize>,

@@ -27,9 +27,14 @@ use super::error::{AtPath, Result};
 use super::sql::{int_at, normalize_ws, text_at};
 use super::{retry_busy, Kb};
 
-/// The identity of a theorem fact: full name and whitespace-collapsed statement.
-pub fn fact_key(name: &str, statement: &str) -> String {
-    format!("{}\u{1f}{}", name.trim(), normalize_ws(statement))
+/// The identity of a theorem fact: full name, whitespace-collapsed statement and, when the
+/// statement names definitions of its own file, their digest (`NewFinding::definitions`).
+pub fn fact_key(name: &str, statement: &str, definitions: Option<&str>) -> String {
+    let key = format!("{}\u{1f}{}", name.trim(), normalize_ws(statement));
+    match definitions {
+        Some(digest) => format!("{key}\u{1f}{digest}"),
+        None => key,
+    }
 }
 
 /// The last dot-separated component of a constant, `«»` quoting removed.
@@ -201,9 +206,15 @@ pub(crate) fn start_staging(conn: &Connection) -> rusqlite::Result<()> {
 
 /// Creates (empty) the temporary list of facts whose occurrences changed in this transaction.
 fn start_touching(conn: &Connection) -> rusqlite::Result<()> {
-    conn.prepare_cached("CREATE TEMP TABLE IF NOT EXISTS facts_touched (id INTEGER PRIMARY KEY)")?
-        .execute([])?;
+    create_touched(conn)?;
     conn.prepare_cached("DELETE FROM temp.facts_touched")?
+        .execute([])?;
+    Ok(())
+}
+
+/// The temporary list of facts to refresh ([`refresh_touched`]), created if missing.
+fn create_touched(conn: &Connection) -> rusqlite::Result<()> {
+    conn.prepare_cached("CREATE TEMP TABLE IF NOT EXISTS facts_touched (id INTEGER PRIMARY KEY)")?
         .execute([])?;
     Ok(())
 }
@@ -327,8 +338,7 @@ pub(crate) fn detach_source(conn: &Connection, source_id: i64) -> rusqlite::Resu
     )?
     .execute([source_id])?;
     // The facts that stay are shown with another file: [`refresh_touched`] gives them its text.
-    conn.prepare_cached("CREATE TEMP TABLE IF NOT EXISTS facts_touched (id INTEGER PRIMARY KEY)")?
-        .execute([])?;
+    create_touched(conn)?;
     conn.prepare_cached("INSERT OR IGNORE INTO temp.facts_touched SELECT id FROM temp.detached")?
         .execute([])?;
     let occurrences = conn
@@ -385,7 +395,8 @@ pub(crate) fn merge_duplicates(conn: &Connection) -> rusqlite::Result<()> {
     let mut set_key = conn.prepare("UPDATE findings SET fact_key = ?2 WHERE id = ?1")?;
     let mut delete = conn.prepare("DELETE FROM findings WHERE id = ?1")?;
     for (id, name, statement, source, confidence) in rows {
-        let key = fact_key(&name, &statement);
+        // Rows stored before the digest existed: their definitions are unknown.
+        let key = fact_key(&name, &statement, None);
         let kept = *keeper.entry(key.clone()).or_insert(id);
         occurrence.execute(params![kept, source, confidence])?;
         if kept == id {

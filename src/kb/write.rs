@@ -646,11 +646,11 @@ fn source_fact_key(f: &NewFinding, from_file: bool) -> Option<String> {
     if !from_file || f.finding_type != FindingType::Theorem {
         return None;
     }
-    let key = super::facts::fact_key(f.theorem_name.as_deref()?, f.theorem_statement.as_deref()?);
-    Some(match &f.definitions {
-        Some(digest) => format!("{key}\u{1f}{digest}"),
-        None => key,
-    })
+    Some(super::facts::fact_key(
+        f.theorem_name.as_deref()?,
+        f.theorem_statement.as_deref()?,
+        f.definitions.as_deref(),
+    ))
 }
 
 /// (verified theorems, failures) of a stored source: what its problem's counters include.

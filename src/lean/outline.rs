@@ -407,7 +407,7 @@ impl<'f> Builder<'f> {
             .map(|c| c.span.clone())
             .filter(|c| statement_start <= c.start && c.end <= statement_end);
         let statement_comments: Vec<Range<usize>> = statement_comments.collect();
-        let breaks = binding_breaks(
+        let breaks = statement_breaks(
             text,
             node,
             statement_start..statement_end,
@@ -542,13 +542,13 @@ pub(crate) fn code_text(
     code_text_with_breaks(text, range, comments, &[])
 }
 
-/// Stands for a line break that ends a binding while the text is collapsed (no Lean text holds
-/// it).
+/// Stands for a line break that separates two parts while the text is collapsed (no Lean text
+/// holds it).
 const BREAK: char = '\u{0}';
 
 /// [`code_text`], with the line breaks at the byte offsets `breaks` (sorted) written `; `: a
-/// newline that ends a `let`/`have` binding separates the binding from its body, and a space
-/// would make the body an argument of the bound value.
+/// newline that ends a `let`/`have` binding, or separates two tactics ([`statement_breaks`]),
+/// separates what a space would join (the body would become an argument of the bound value).
 fn code_text_with_breaks(
     text: &str,
     range: Range<usize>,
@@ -591,7 +591,7 @@ fn code_text_with_breaks(
 /// value goes on over lines indented further than the keyword, and the first line that is not,
 /// outside brackets, is the body; a binding already ended by `;`, or closed by a bracket around
 /// it, has no such break), and the break between two tactics of a `by` block in the statement.
-fn binding_breaks(
+fn statement_breaks(
     text: &str,
     decl: Node<'_>,
     range: Range<usize>,
