@@ -444,7 +444,6 @@ impl<'t> Ctx<'_, 't> {
         t
     }
 
-    /// Counts of the tactic heads strictly inside `node` (with `node`'s own when `itself`).
     /// The tactics that start inside `node`: `tactics` are in document order (a pre-order
     /// walk), so they are one run, found by binary search; reading every `have` of a long
     /// proof stays linear.
@@ -457,23 +456,16 @@ impl<'t> Ctx<'_, 't> {
             .take_while(move |t| t.start_byte() < node.end_byte())
     }
 
-    /// Counts of the tactic heads of `block` itself (its steps, bullets and `<;>` parts), not
-    /// of the `by` blocks nested in it.
-    fn top_counts(&self, block: Node<'t>) -> BTreeMap<String, usize> {
+    /// Counts of the heads of the tactics inside `node` that `keep` accepts (bullets, `<;>`
+    /// and brackets are not counted).
+    fn count_heads(
+        &self,
+        node: Node<'t>,
+        keep: impl Fn(&Node<'t>) -> bool,
+    ) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();
-        for t in self.tactics_in(block) {
-            let inside = t.end_byte() <= block.end_byte();
-            if !inside {
-                continue;
-            }
-            let mut up = t.parent();
-            while let Some(p) = up {
-                if p.kind() == "by_block" {
-                    break;
-                }
-                up = p.parent();
-            }
-            if up.is_none_or(|p| p.id() != block.id()) {
+        for t in self.tactics_in(node) {
+            if t.end_byte() > node.end_byte() || !keep(t) {
                 continue;
             }
             if let Some(head) = t.child_by_field_name("head").map(|h| self.text(h)) {
@@ -485,20 +477,24 @@ impl<'t> Ctx<'_, 't> {
         counts
     }
 
-    fn counts_within(&self, node: Node<'t>, itself: bool) -> BTreeMap<String, usize> {
-        let mut counts = BTreeMap::new();
-        for t in self.tactics_in(node) {
-            let inside = t.end_byte() <= node.end_byte();
-            if !inside || (!itself && t.id() == node.id()) {
-                continue;
-            }
-            if let Some(head) = t.child_by_field_name("head").map(|h| self.text(h)) {
-                if !NOT_COUNTED.contains(&head) {
-                    *counts.entry(head.to_string()).or_insert(0) += 1;
+    /// Counts of the tactic heads of `block` itself (its steps, bullets and `<;>` parts), not
+    /// of the `by` blocks nested in it.
+    fn top_counts(&self, block: Node<'t>) -> BTreeMap<String, usize> {
+        self.count_heads(block, |t| {
+            let mut up = t.parent();
+            while let Some(p) = up {
+                if p.kind() == "by_block" {
+                    break;
                 }
+                up = p.parent();
             }
-        }
-        counts
+            up.is_some_and(|p| p.id() == block.id())
+        })
+    }
+
+    /// Counts of the tactic heads strictly inside `node` (with `node`'s own when `itself`).
+    fn counts_within(&self, node: Node<'t>, itself: bool) -> BTreeMap<String, usize> {
+        self.count_heads(node, |t| itself || t.id() != node.id())
     }
 
     fn step(&self, t: Node<'t>, depth: usize) -> Step {
