@@ -760,24 +760,50 @@ fn session_start_reads_an_older_tracking_db_defensively() {
     assert_eq!(run.stderr, "");
 }
 
+/// `mk ARGS --json` from the shell in `cwd`: the user's environment, no Claude Code variables.
+fn shell_mk(cwd: &Path, home: &Path, args: &[&str]) -> Value {
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"));
+    common::isolate(&mut cmd, home);
+    let out = cmd
+        .args(args)
+        .arg("--json")
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "mk {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
-fn session_start_without_tracking_or_kb_creates_the_kb_under_plugin_data() {
+fn session_start_and_the_shell_find_the_same_knowledge_base() {
     // As Claude Code runs a plugin's hook: CLAUDE_PLUGIN_ROOT is the install folder (replaced
-    // on every update), CLAUDE_PLUGIN_DATA the folder that survives updates.
+    // on every update), CLAUDE_PLUGIN_DATA the plugin's own folder, CLAUDE_PROJECT_DIR the
+    // project; the hook's working directory may be elsewhere.
     let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("project");
+    let sub = project.join("Proofs");
+    std::fs::create_dir_all(&sub).unwrap();
     let root = dir.path().join("plugin-root");
     let data = dir.path().join("plugin-data");
-    let kb = data.join("knowledge.db");
     let env_file = dir.path().join("claude-env");
-    let mut cmd = mf_hook("session-start", dir.path());
-    cmd.env("CLAUDE_PLUGIN_ROOT", &root)
-        .env("CLAUDE_PLUGIN_DATA", &data)
-        .env("CLAUDE_PROJECT_DIR", dir.path())
-        .env("CLAUDE_ENV_FILE", &env_file);
-    let run = Run::of(
-        &mut cmd,
-        br#"{"hook_event_name":"SessionStart","source":"clear"}"#,
-    );
+    let session_start = |cwd: &Path| {
+        let mut cmd = mf_hook("session-start", cwd);
+        cmd.env("HOME", &home)
+            .env("CLAUDE_PLUGIN_ROOT", &root)
+            .env("CLAUDE_PLUGIN_DATA", &data)
+            .env("CLAUDE_PROJECT_DIR", &project)
+            .env("CLAUDE_ENV_FILE", &env_file);
+        Run::of(
+            &mut cmd,
+            br#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+        )
+    };
+    let run = session_start(dir.path());
     assert_eq!(
         briefing_body(&run.context("SessionStart")),
         format!(
@@ -785,52 +811,142 @@ fn session_start_without_tracking_or_kb_creates_the_kb_under_plugin_data() {
              KB: empty (`mk init` migrates tracking.db; `mf extract <results>` adds result files)\n\
              \n\
              Use `mk search <query>` for KB queries, `mk find <problem>` for one problem, `mk failed <keyword>` before retrying an approach.",
-            dir.path().join("submissions/tracking.db").display()
+            project.join("submissions/tracking.db").display()
         )
     );
+    let user_kb = common::user_kb(&home);
+    assert!(user_kb.is_file(), "the user-level knowledge.db");
     assert!(
-        kb.is_file(),
-        "knowledge.db created under CLAUDE_PLUGIN_DATA"
+        !data.join("knowledge.db").exists(),
+        "none in the plugin's data folder"
     );
     assert!(!root.exists(), "nothing written under CLAUDE_PLUGIN_ROOT");
+    // Only PATH is exported: the shell finds the knowledge base by the same rule.
     let exports = std::fs::read_to_string(&env_file).unwrap();
+    assert!(!exports.contains("MATH_FORGE_DB"), "{exports}");
+    let stats = shell_mk(&sub, &home, &["stats"]);
+    assert_eq!(stats["knowledge_db"]["path"], user_kb.to_str().unwrap());
+    assert_eq!(
+        stats["knowledge_db"]["why"],
+        "in the user data directory (no .math-forge/ here or above)"
+    );
+
+    // `mk init` in the project makes a project knowledge base; a finding recorded from the
+    // shell is in the briefing of the next session, whose hooks start from the project.
+    let init = shell_mk(&project, &home, &["init"]);
+    let project_kb = project.join(".math-forge/knowledge.db");
+    assert_eq!(init["knowledge_db"], project_kb.to_str().unwrap());
+    shell_mk(
+        &sub,
+        &home,
+        &[
+            "record",
+            "failure",
+            "--problem",
+            "erdos_1",
+            "--approach",
+            "pigeonhole",
+            "--why",
+            "bound too weak",
+        ],
+    );
+    let stats = shell_mk(&sub, &home, &["stats"]);
+    assert_eq!(stats["knowledge_db"]["path"], project_kb.to_str().unwrap());
+    assert_eq!(stats["findings"], 1, "{stats}");
+    let run = session_start(dir.path());
+    let text = run.context("SessionStart");
+    assert!(!text.contains("KB: empty"), "{text}");
+    assert!(text.contains("KB: 1"), "{text}");
+}
+
+#[test]
+fn a_knowledge_base_left_in_the_plugin_data_folder_is_adopted_or_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let old_data = home.join(".claude/plugins/data/math-forge-inline");
+    let old = old_data.join("knowledge.db");
+    {
+        let mut kb = math_forge::kb::Kb::open(&old).unwrap();
+        kb.record_failure(&math_forge::kb::FailureInput {
+            problem: "erdos_1".into(),
+            approach: "pigeonhole".into(),
+            why: "bound too weak".into(),
+            avoid: None,
+            description: None,
+            category: None,
+            domain: None,
+            slot: None,
+            uuid: None,
+        })
+        .unwrap();
+    }
+    // `mk stats` from the shell before any session: the old one is named.
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"));
+    common::isolate(&mut cmd, &home);
+    let out = cmd.arg("stats").current_dir(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        exports.contains(&format!("export MATH_FORGE_DB='{}'\n", kb.display())),
-        "{exports}"
+        !out.status.success() && err.contains(&old.display().to_string()),
+        "{err}"
     );
-    // `mk` in the session's shell: the env file sourced, run from the project directory
-    // with the same plugin variables. It reads the database the hook created.
-    let shell = format!(
-        ". '{}' && '{}' stats --json",
-        env_file.display(),
-        env!("CARGO_BIN_EXE_mk")
+    let session_start = || {
+        let mut cmd = mf_hook("session-start", dir.path());
+        cmd.env("HOME", &home)
+            .env("CLAUDE_PLUGIN_DATA", &old_data)
+            .env("CLAUDE_PROJECT_DIR", dir.path());
+        Run::of(
+            &mut cmd,
+            br#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+        )
+        .json()
+    };
+    // The first session copies it where the rule now looks, and says so.
+    let v = session_start();
+    let msg = v["systemMessage"].as_str().unwrap();
+    let user_kb = common::user_kb(&home);
+    assert!(
+        msg.starts_with(&format!(
+            "math-forge copied the knowledge base an earlier version kept at {} to {}",
+            old.display(),
+            user_kb.display()
+        )),
+        "{msg}"
     );
-    let mut sh = assert_cmd::Command::new("/bin/sh");
-    common::isolate(&mut sh, dir.path());
-    let out = sh
-        .args(["-c", &shell])
-        .current_dir(dir.path())
-        .env("CLAUDE_PLUGIN_ROOT", &root)
-        .env("CLAUDE_PLUGIN_DATA", &data)
-        .output()
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
         .unwrap();
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        context.contains("KB: 1") && context.contains(msg),
+        "{context}"
     );
-    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(stats["knowledge_db"]["path"], kb.to_str().unwrap());
-    assert_eq!(stats["knowledge_db"]["why"], "from $MATH_FORGE_DB");
-    // Without the export, the same rule finds the same file.
-    let out = common::mk(dir.path())
-        .env("CLAUDE_PLUGIN_DATA", &data)
-        .args(["stats", "--json"])
-        .output()
-        .unwrap();
-    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(stats["knowledge_db"]["path"], kb.to_str().unwrap());
-    assert_eq!(stats["knowledge_db"]["why"], "under $CLAUDE_PLUGIN_DATA");
+    assert!(old.is_file(), "the old file is kept");
+    let stats = shell_mk(dir.path(), &home, &["stats"]);
+    assert_eq!(stats["findings"], 1, "the shell sees the findings: {stats}");
+    assert_eq!(stats["old_knowledge_dbs"], serde_json::json!([]));
+    // Once: the next session says nothing.
+    assert!(session_start().get("systemMessage").is_none());
+
+    // Another old one, beside a knowledge base that exists: named, not merged, untouched.
+    let other_data = home.join(".claude/plugins/data/math-forge-math-forge");
+    let other = other_data.join("knowledge.db");
+    std::fs::create_dir_all(&other_data).unwrap();
+    std::fs::copy(&old, &other).unwrap();
+    let before = std::fs::read(&other).unwrap();
+    let v = session_start();
+    let msg = v["systemMessage"].as_str().unwrap();
+    assert!(
+        msg.contains(&format!(
+            "an earlier version's knowledge base at {} is no longer used",
+            other.display()
+        )),
+        "{msg}"
+    );
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+    let stats = shell_mk(dir.path(), &home, &["stats"]);
+    assert_eq!(
+        stats["old_knowledge_dbs"],
+        serde_json::json!([other.to_str().unwrap()])
+    );
 }
 
 #[test]
@@ -854,11 +970,7 @@ fn session_start_exports_path_once_and_survives_bad_input() {
     }
     assert_eq!(
         std::fs::read_to_string(&env_file).unwrap(),
-        format!(
-            "export PATH='{}':\"$PATH\"\nexport MATH_FORGE_DB='{}'\n",
-            bin_dir.display(),
-            dir.path().join("k.db").display()
-        )
+        format!("export PATH='{}':\"$PATH\"\n", bin_dir.display())
     );
 }
 

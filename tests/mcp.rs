@@ -25,6 +25,8 @@ impl Session {
             .arg("--tracking")
             .arg(tracking)
             .current_dir(cwd)
+            // The project is the working directory, as when Claude Code starts the server.
+            .env_remove("CLAUDE_PROJECT_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
@@ -62,6 +64,27 @@ impl Session {
                 return v;
             }
         }
+    }
+
+    /// The handshake, for `version`.
+    fn initialize(&mut self, version: &str) -> Value {
+        let init = self.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {},
+                   "clientInfo": {"name": "math-forge-test", "version": "1"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
+    /// tools/call answered with a JSON-RPC error: (code, message).
+    fn call_protocol_error(&mut self, name: &str, arguments: Value) -> (i64, String) {
+        let r = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        assert!(r.get("result").is_none(), "{name}: {r}");
+        (
+            r["error"]["code"].as_i64().unwrap(),
+            r["error"]["message"].as_str().unwrap().to_string(),
+        )
     }
 
     /// tools/call: (isError, structured result or the error text).
@@ -217,16 +240,135 @@ fn a_client_session_lists_and_calls_every_tool() {
     let (_, holes) = s.call("holes", json!({"file": file}));
     assert_eq!(holes["holes"], json!([]));
 
-    // Bad calls are tool errors the model can read, not protocol failures.
-    let (err, msg) = s.call("search", json!({}));
-    assert!(err);
-    assert_eq!(msg, "missing argument 'query'");
+    // A tool that fails is a tool error the model can read.
     let (err, msg) = s.call("holes", json!({"file": dir.path().join("none.lean")}));
     assert!(err);
     assert!(msg.as_str().unwrap().contains("none.lean"), "{msg}");
-    let (err, msg) = s.call("nope", json!({}));
-    assert!(err);
-    assert!(msg.as_str().unwrap().starts_with("no tool named 'nope'"));
+    // Under 2025-06-18, arguments the schema forbids and unknown tools are protocol errors.
+    assert_eq!(
+        s.call_protocol_error("search", json!({})),
+        (-32602, "missing argument 'query'".to_string())
+    );
+    assert_eq!(
+        s.call_protocol_error("nope", json!({})),
+        (-32602, "Unknown tool: nope".to_string())
+    );
+}
+
+/// The 2025-11-25 revision of the specification ("Error Handling" of Tools): an unknown tool
+/// is a protocol error; arguments the input schema forbids are a tool execution error, refused
+/// before the tool runs.
+#[test]
+fn calls_are_checked_against_the_schema_as_the_specification_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = common::build_kb(dir.path());
+    let tracking = common::build_tracking(dir.path(), "tracking.sql");
+    let mut s = Session::start(&db, &tracking, dir.path());
+    let init = s.initialize("2025-11-25");
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        s.call_protocol_error("nope", json!({})),
+        (-32602, "Unknown tool: nope".to_string())
+    );
+    for (name, args, want) in [
+        ("search", json!({}), "missing argument 'query'"),
+        (
+            "search",
+            json!({"query": "x", "limit": 0}),
+            "argument 'limit' must be an integer of at least 1, not 0",
+        ),
+        (
+            "search",
+            json!({"query": "x", "type": "lemma"}),
+            "argument 'type' must be one of \"theorem\", \"technique\", \"failure\", \"false_lemma\", \"insight\", not \"lemma\"",
+        ),
+        (
+            "search",
+            json!({"query": 7}),
+            "argument 'query' must be a string, not 7",
+        ),
+        (
+            "splice",
+            json!({"file": "A.lean", "declaration": "a", "proof": "sorry", "allow_sorry": true}),
+            "unknown argument 'allow_sorry' for splice; its arguments are declaration, dry_run, file, hole, proof",
+        ),
+        (
+            "holes",
+            json!({"file": "A.lean", "dry_run": "yes"}),
+            "unknown argument 'dry_run' for holes; its arguments are file",
+        ),
+    ] {
+        let (err, msg) = s.call(name, args);
+        assert!(err, "{name}");
+        assert_eq!(msg, want);
+    }
+    let (err, hits) = s.call("search", json!({"query": "erdos_850", "limit": 2}));
+    assert!(!err, "{hits}");
+}
+
+/// `splice` takes the edit gate's decision, and the file tools act on the project's .lean
+/// files only, resolved through links.
+#[test]
+fn the_file_tools_stay_in_the_project_and_splice_is_gated() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let db = common::build_kb(dir.path());
+    let tracking = common::build_tracking(dir.path(), "tracking.sql");
+    let proven = "theorem a : 1 = 1 := by\n  rfl\n\ntheorem b : 2 = 2 := by\n  sorry\n";
+    let inside = project.join("A.lean");
+    let foreign = outside.join("B.lean");
+    std::fs::write(&inside, proven).unwrap();
+    std::fs::write(&foreign, proven).unwrap();
+    std::os::unix::fs::symlink(&foreign, project.join("Link.lean")).unwrap();
+    std::os::unix::fs::symlink(&outside, project.join("linked-dir")).unwrap();
+    std::fs::write(project.join("notes.txt"), "sorry").unwrap();
+    let mut s = Session::start(&db, &tracking, &project);
+    s.initialize("2025-11-25");
+
+    let refused = |s: &mut Session, file: &str, proof: &str, declaration: &str| {
+        let (err, msg) = s.call(
+            "splice",
+            json!({"file": file, "declaration": declaration, "proof": proof}),
+        );
+        assert!(err, "{file}: {msg}");
+        msg.as_str().unwrap().to_string()
+    };
+    for file in [
+        foreign.to_str().unwrap().to_string(),
+        "../outside/B.lean".to_string(),
+        "Link.lean".to_string(),
+        "linked-dir/B.lean".to_string(),
+    ] {
+        let msg = refused(&mut s, &file, "rfl", "b");
+        assert!(
+            msg.starts_with(&format!("{file}: refused, outside the project")),
+            "{msg}"
+        );
+        let (err, _) = s.call("holes", json!({"file": file}));
+        assert!(err, "{file}");
+    }
+    let msg = refused(&mut s, "notes.txt", "rfl", "b");
+    assert!(msg.contains("not a .lean file"), "{msg}");
+    assert_eq!(std::fs::read_to_string(&foreign).unwrap(), proven);
+
+    // Gutting a complete proof, or adding an axiom, is refused like an Edit.
+    let msg = refused(&mut s, "A.lean", "sorry", "a");
+    assert!(msg.contains("has a complete proof"), "{msg}");
+    // A proof that smuggles in an axiom command changes the declarations: refused too.
+    let msg = refused(&mut s, "A.lean", "rfl\n\naxiom cheat : False", "b");
+    assert!(msg.contains("splice refused, file left untouched"), "{msg}");
+    assert_eq!(std::fs::read_to_string(&inside).unwrap(), proven);
+    // Filling a hole is what splice is for.
+    let (err, done) = s.call(
+        "splice",
+        json!({"file": "A.lean", "declaration": "b", "proof": "rfl"}),
+    );
+    assert!(!err, "{done}");
+    assert_eq!(done["holes_in_file"], 0);
+    assert!(!std::fs::read_to_string(&inside).unwrap().contains("sorry"));
 }
 
 #[test]

@@ -88,8 +88,12 @@ fn a_second_run_adds_nothing_and_a_changed_row_is_updated() {
     let tracking = build_tracking(dir.path(), "tracking.sql");
     let args = ["init", "--from-tracking", tracking.to_str().unwrap()];
     let first = mk_json(dir.path(), &args);
+    // `mk init` makes the project's knowledge base, which every tool then finds from here.
+    let project_kb = dir.path().join(".math-forge/knowledge.db");
+    assert_eq!(first["knowledge_db"], project_kb.to_str().unwrap());
+    assert!(!common::user_kb(dir.path()).exists());
     let count = |dir: &std::path::Path| -> i64 {
-        let kb = Kb::open_existing(&common::user_kb(dir)).unwrap();
+        let kb = Kb::open_existing(&dir.join(".math-forge/knowledge.db")).unwrap();
         kb.finding_count().unwrap()
     };
     let n = count(dir.path());
@@ -225,6 +229,20 @@ fn init_uses_the_resolved_tracking_db_and_reports_a_missing_one() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("tracking.db not found at nope.db"));
+}
+
+#[test]
+fn init_user_makes_the_user_level_knowledge_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = mk_json(dir.path(), &["init", "--user"]);
+    assert_eq!(
+        r["knowledge_db"],
+        common::user_kb(dir.path()).to_str().unwrap()
+    );
+    assert!(!dir.path().join(".math-forge").exists());
+    // With no project knowledge base, every command finds it.
+    let stats = mk_json(dir.path(), &["stats"]);
+    assert_eq!(stats["knowledge_db"]["path"], r["knowledge_db"]);
 }
 
 #[test]

@@ -19,8 +19,8 @@ fn mf() -> assert_cmd::Command {
     assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"))
 }
 
-/// (event, matcher, command, timeout) of every hook in hooks.json.
-fn hooks() -> Vec<(String, String, String, u64)> {
+/// (event, matcher, command, timeout in seconds) of every hook in hooks.json.
+fn hooks() -> Vec<(String, String, String, f64)> {
     let v = json("hooks/hooks.json");
     assert!(v["description"].as_str().is_some_and(|d| !d.is_empty()));
     let mut out = Vec::new();
@@ -37,7 +37,7 @@ fn hooks() -> Vec<(String, String, String, u64)> {
                     event.clone(),
                     matcher.clone(),
                     h["command"].as_str().expect("command").to_string(),
-                    h["timeout"].as_u64().expect("timeout in seconds"),
+                    h["timeout"].as_f64().expect("timeout in seconds"),
                 ));
             }
         }
@@ -75,6 +75,8 @@ fn manifest_is_valid() {
         3,
         "{version}"
     );
+    // Installed copies update when the crate's version does: one version for both.
+    assert_eq!(version, env!("CARGO_PKG_VERSION"), "plugin.json's version");
     assert!(m["description"].as_str().is_some_and(|d| d.len() > 20));
     assert!(
         m["author"]["name"].is_string(),
@@ -89,32 +91,38 @@ fn manifest_is_valid() {
 
 #[test]
 fn hooks_wire_the_five_events() {
-    let got: Vec<(String, String, String, u64)> = hooks()
+    let got: Vec<(String, String, String, f64)> = hooks()
         .into_iter()
         .map(|(e, m, c, t)| (e, m, hook_subcommand(&c), t))
         .collect();
+    // Matchers name tools Claude Code has (2.1.197: `Agent` starts a subagent; there is no
+    // `MultiEdit` and no `Task` tool). SessionEnd: Claude Code gives all SessionEnd hooks
+    // 1.5 s whatever a plugin asks for (CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS is the
+    // user's), so the hook says so and answers within 1 s.
     let want = [
-        ("PostToolUse", "Write|Edit|MultiEdit", "post-tool-use", 5),
-        (
-            "PreToolUse",
-            "Write|Edit|MultiEdit|Agent|Task",
-            "pre-tool-use",
-            5,
-        ),
-        ("SessionEnd", "", "session-end", 15),
+        ("PostToolUse", "Write|Edit", "post-tool-use", 5.0),
+        ("PreToolUse", "Write|Edit|Agent", "pre-tool-use", 5.0),
+        ("SessionEnd", "", "session-end", 1.5),
         (
             "SessionStart",
             "startup|resume|clear|compact",
             "session-start",
-            10,
+            10.0,
         ),
-        ("Stop", "", "stop", 15),
+        ("Stop", "", "stop", 15.0),
     ];
-    let want: Vec<(String, String, String, u64)> = want
+    let want: Vec<(String, String, String, f64)> = want
         .iter()
         .map(|(e, m, c, t)| (e.to_string(), m.to_string(), c.to_string(), *t))
         .collect();
     assert_eq!(got, want);
+    for tool in ["MultiEdit", "Task"] {
+        assert!(
+            got.iter()
+                .all(|(_, m, _, _)| !m.split('|').any(|t| t == tool)),
+            "{tool} is no Claude Code tool"
+        );
+    }
 }
 
 #[test]
@@ -234,18 +242,42 @@ fn launcher_runs_mf_from_math_forge_bin() {
 /// A copy of the launchers outside the repository, run with a PATH and HOME that hold no
 /// `mf`/`mk` and no build next to them.
 fn bare_launcher(dir: &Path, tool: &str, args: &[&str], stdin: &str) -> std::process::Output {
+    bare_launcher_with(dir, tool, args, stdin, &[])
+}
+
+/// The launcher copy of [`bare_launcher`], not started.
+fn bare_command(dir: &Path, tool: &str, env: &[(&str, String)]) -> std::process::Command {
     let bin = dir.join("plugin/bin");
     std::fs::create_dir_all(&bin).unwrap();
     for t in ["mf", "mk"] {
         std::fs::copy(plugin_dir().join("bin").join(t), bin.join(t)).unwrap();
     }
-    let mut child = std::process::Command::new("/bin/sh")
-        .arg(bin.join(tool))
-        .args(args)
+    std::fs::copy(
+        plugin_dir().join("mcp-tools.json"),
+        dir.join("plugin/mcp-tools.json"),
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new("/bin/sh");
+    cmd.arg(bin.join(tool))
         .env_clear()
         .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
         .env("HOME", dir)
-        .env("CLAUDE_PLUGIN_DATA", dir.join("data"))
+        .env("CLAUDE_PLUGIN_DATA", dir.join("data"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+fn bare_launcher_with(
+    dir: &Path,
+    tool: &str,
+    args: &[&str],
+    stdin: &str,
+    env: &[(&str, String)],
+) -> std::process::Output {
+    let mut child = bare_command(dir, tool, env)
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -361,26 +393,37 @@ fn claude_plugin_validate_passes() {
         );
         return;
     };
-    let home = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(&claude)
-        .args(["plugin", "validate"])
-        .arg(plugin_dir())
-        .env("HOME", home.path())
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success(),
-        "claude plugin validate failed:\n{text}"
-    );
-    assert!(text.contains("Validation passed"), "{text}");
+    // The plugin, and the repository root as a marketplace, with warnings as errors.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
+    for (target, what) in [
+        (plugin_dir(), "plugin manifest"),
+        (root, "marketplace manifest"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(&claude)
+            .args(["plugin", "validate", "--strict"])
+            .arg(&target)
+            .env("HOME", home.path())
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success(),
+            "claude plugin validate --strict {} failed:\n{text}",
+            target.display()
+        );
+        assert!(
+            text.contains(&format!("Validating {what}")) && text.contains("Validation passed"),
+            "{text}"
+        );
+    }
 }
 
 /// Claude Code splices `$ARGUMENTS` into a `!`-command as raw text, so no quoting there is
@@ -450,4 +493,316 @@ fn the_skill_has_frontmatter_and_names_only_real_tools() {
     ] {
         assert!(text.contains(cmd), "{cmd}");
     }
+}
+
+/// The marketplace at the repository root lists the plugin, so that
+/// `claude plugin marketplace add <repo>` and `claude plugin install math-forge@math-forge`
+/// install it (https://code.claude.com/docs/en/plugins/marketplace-reference).
+#[test]
+fn the_repository_is_a_marketplace_of_the_plugin() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join(".claude-plugin/marketplace.json")).unwrap();
+    let m: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(m["name"], "math-forge");
+    assert!(m["owner"]["name"].is_string());
+    let plugins = m["plugins"].as_array().unwrap();
+    assert_eq!(plugins.len(), 1);
+    let entry = &plugins[0];
+    assert_eq!(
+        entry["name"],
+        json("/.claude-plugin/plugin.json".trim_start_matches('/'))["name"]
+    );
+    let source = entry["source"].as_str().unwrap();
+    assert!(
+        source.starts_with("./") && !source.contains(".."),
+        "{source}"
+    );
+    assert_eq!(
+        root.join(source).canonicalize().unwrap(),
+        plugin_dir().canonicalize().unwrap()
+    );
+    // One version, in plugin.json: an entry's own would be one more to keep equal.
+    assert!(entry.get("version").is_none());
+}
+
+/// Every MCP tool a slash command tells the model to call is pre-approved by its full name
+/// (`mcp__plugin_<plugin>_<server>__<tool>`, as Claude Code 2.1.197 names a plugin's tools).
+#[test]
+fn slash_commands_allow_the_mcp_tools_they_use() {
+    let tools: Vec<&str> = math_forge::mcp::tools::specs()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(plugin_dir().join("commands")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let allowed: Vec<String> = text
+            .lines()
+            .find_map(|l| l.strip_prefix("allowed-tools: "))
+            .unwrap_or_else(|| panic!("{}: no allowed-tools", path.display()))
+            .split(", ")
+            .map(str::to_string)
+            .collect();
+        for tool in &tools {
+            let named = format!("MCP tool `{tool}`");
+            let named_plural = format!("MCP tools `{tool}`");
+            let also = format!("and `{tool}`");
+            if text.contains(&named) || text.contains(&named_plural) || text.contains(&also) {
+                let full = format!("mcp__plugin_math-forge_math-forge__{tool}");
+                assert!(
+                    allowed.contains(&full),
+                    "{}: calls {tool} but allows {allowed:?}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(
+        checked, 4,
+        "search, failed, problem and recommend are named"
+    );
+}
+
+/// The launcher answers MCP itself when math-forge is missing, listing the tools of
+/// plugin/mcp-tools.json: the same list as `mf mcp`'s. After a change of the tools, rewrite
+/// it with `MF_UPDATE_MCP_TOOLS=1 cargo test --test plugin`.
+#[test]
+fn the_launchers_tool_list_is_mf_mcps() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mf"))
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    mcp_exchange(&mut stdin, &mut stdout, "initialize-only", &Value::Null);
+    let list = mcp_exchange(
+        &mut stdin,
+        &mut stdout,
+        "tools/list",
+        &serde_json::json!({}),
+    );
+    drop(stdin);
+    let _ = child.wait();
+    let path = plugin_dir().join("mcp-tools.json");
+    let fresh = &list["result"];
+    if std::env::var_os("MF_UPDATE_MCP_TOOLS").is_some() {
+        std::fs::write(
+            &path,
+            format!("{}\n", serde_json::to_string_pretty(fresh).unwrap()),
+        )
+        .unwrap();
+    }
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        &stored, fresh,
+        "plugin/mcp-tools.json is not `mf mcp`'s tools/list; rewrite it with MF_UPDATE_MCP_TOOLS=1 cargo test --test plugin"
+    );
+}
+
+use std::io::{BufRead, BufReader};
+
+/// Sends `method` and returns its response; `initialize-only` sends the handshake
+/// (initialize, notifications/initialized) and returns initialize's response.
+fn mcp_exchange(
+    stdin: &mut impl std::io::Write,
+    stdout: &mut impl BufRead,
+    method: &str,
+    params: &Value,
+) -> Value {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(100);
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if method == "initialize-only" {
+        writeln!(stdin, "{}", serde_json::json!({"method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}, "jsonrpc": "2.0", "id": 0})).unwrap();
+        writeln!(
+            stdin,
+            "{}",
+            serde_json::json!({"method": "notifications/initialized", "jsonrpc": "2.0"})
+        )
+        .unwrap();
+    }
+    if method != "initialize-only" {
+        writeln!(
+            stdin,
+            "{}",
+            serde_json::json!({"method": method, "params": params, "jsonrpc": "2.0", "id": id})
+        )
+        .unwrap();
+    }
+    stdin.flush().unwrap();
+    let want = if method == "initialize-only" { 0 } else { id };
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the server closed stdout"
+        );
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if v["id"] == serde_json::json!(want) {
+            return v;
+        }
+    }
+}
+
+/// Claude Code marks an MCP server that fails to start as failed and keeps it off for a long
+/// while; the launcher stays a working server instead, and hands over to math-forge as soon
+/// as it is installed, within the same session.
+#[test]
+fn launcher_answers_mcp_until_math_forge_is_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("A.lean"), "theorem a : True := by\n  sorry\n").unwrap();
+    let mut child = bare_command(dir.path(), "mf", &[])
+        .arg("mcp")
+        .current_dir(&project)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let init = mcp_exchange(&mut stdin, &mut stdout, "initialize-only", &Value::Null);
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+    assert!(init["result"]["instructions"]
+        .as_str()
+        .unwrap()
+        .starts_with("math-forge is not installed"));
+    let list = mcp_exchange(
+        &mut stdin,
+        &mut stdout,
+        "tools/list",
+        &serde_json::json!({}),
+    );
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"splice") && names.contains(&"search"),
+        "{names:?}"
+    );
+    let call = serde_json::json!({"name": "holes", "arguments": {"file": "A.lean"}});
+    let r = mcp_exchange(&mut stdin, &mut stdout, "tools/call", &call);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("math-forge is not installed") && text.contains("cargo install"),
+        "{text}"
+    );
+    let r = mcp_exchange(&mut stdin, &mut stdout, "ping", &serde_json::json!({}));
+    assert_eq!(r["result"], serde_json::json!({}));
+
+    // Installed now (where the launcher looks): the next call is math-forge's own answer.
+    let data_bin = dir.path().join("data/bin");
+    std::fs::create_dir_all(&data_bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mf"), data_bin.join("mf")).unwrap();
+    let r = mcp_exchange(&mut stdin, &mut stdout, "tools/call", &call);
+    assert_ne!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        r["result"]["structuredContent"]["holes"][0]["line"], 2,
+        "{r}"
+    );
+    let r = mcp_exchange(
+        &mut stdin,
+        &mut stdout,
+        "tools/list",
+        &serde_json::json!({}),
+    );
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), names.len());
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success());
+}
+
+/// TeX's METAFONT is also called `mf`, often first on PATH. A program named `mf` that is not
+/// math-forge's is never run, wherever it is; math-forge's own is found after it.
+#[test]
+fn launcher_never_runs_another_mf() {
+    let dir = tempfile::tempdir().unwrap();
+    let tex = dir.path().join("texbin");
+    std::fs::create_dir_all(&tex).unwrap();
+    let ran = dir.path().join("metafont-ran");
+    let fake = tex.join("mf");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho 'This is METAFONT'\ntouch '{}'\n",
+            ran.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let real = dir.path().join("real");
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mf"), real.join("mf")).unwrap();
+    let bin = dir.path().join("plugin/bin");
+    // METAFONT first on PATH, named in MATH_FORGE_BIN and CARGO_HOME too; math-forge later.
+    let env = [
+        (
+            "PATH",
+            format!(
+                "{}:{}:{}:/usr/bin:/bin",
+                tex.display(),
+                bin.display(),
+                real.display()
+            ),
+        ),
+        ("MATH_FORGE_BIN", tex.display().to_string()),
+        ("CARGO_HOME", dir.path().display().to_string()),
+    ];
+    std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+    std::fs::copy(&fake, dir.path().join("bin/mf")).unwrap();
+    let out = bare_launcher_with(dir.path(), "mf", &["--version"], "", &env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("mf "),
+        "math-forge's mf ran"
+    );
+    assert!(!ran.exists(), "METAFONT was run");
+    // With only METAFONT: not found, visibly, and still never run.
+    let env = [(
+        "PATH",
+        format!("{}:{}:/usr/bin:/bin", tex.display(), bin.display()),
+    )];
+    let out = bare_launcher_with(dir.path(), "mf", &["--version"], "", &env);
+    assert_eq!(out.status.code(), Some(127));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("METAFONT"), "{err}");
+    assert!(!ran.exists(), "METAFONT was run");
+}
+
+/// Where `cargo install` puts binaries: `$CARGO_HOME/bin` (and `~/.cargo/bin` without it).
+#[test]
+fn launcher_finds_mf_where_cargo_installs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cargo_bin = dir.path().join("cargo/bin");
+    std::fs::create_dir_all(&cargo_bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mk"), cargo_bin.join("mk")).unwrap();
+    let env = [("CARGO_HOME", dir.path().join("cargo").display().to_string())];
+    let out = bare_launcher_with(dir.path(), "mk", &["--version"], "", &env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("mk "));
+    let home_bin = dir.path().join(".cargo/bin");
+    std::fs::create_dir_all(&home_bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mf"), home_bin.join("mf")).unwrap();
+    let out = bare_launcher(dir.path(), "mf", &["--version"], "");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("mf "));
 }

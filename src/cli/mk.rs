@@ -34,7 +34,8 @@ Examples:
   mk search -- -card            (words that start with '-' go after --)
 
 knowledge.db: --db > $MATH_FORGE_DB > nearest .math-forge/knowledge.db (or .math-forge/) here or above
-              > $CLAUDE_PLUGIN_DATA/knowledge.db > $XDG_DATA_HOME/math-forge/knowledge.db (~/.local/share/…)
+              (from $CLAUDE_PROJECT_DIR in Claude Code's hooks and MCP server)
+              > $XDG_DATA_HOME/math-forge/knowledge.db (~/.local/share/…); `mk init` makes ./.math-forge/
 tracking.db:  --tracking > $MATH_FORGE_TRACKING_DB > $CLAUDE_PROJECT_DIR/submissions/tracking.db > ./submissions/tracking.db
 
 Exit status: 0 success; 1 the check found something (lint findings, verification failed);
@@ -61,11 +62,15 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Create knowledge.db (or upgrade its schema) and migrate tracking.db into it
+    /// Create knowledge.db (or upgrade its schema) and migrate tracking.db into it: the project's
+    /// (the nearest .math-forge/ here or above, else a new ./.math-forge/), or --db's
     Init {
         /// tracking.db to migrate from (default: the resolved tracking.db, if it exists)
         #[arg(long, value_name = "PATH")]
         from_tracking: Option<PathBuf>,
+        /// The user-level knowledge.db ($XDG_DATA_HOME/math-forge/, ~/.local/share/math-forge/) instead of a project one
+        #[arg(long)]
+        user: bool,
     },
     /// Full-text search; names and problem ids that match exactly come first
     Search {
@@ -345,7 +350,23 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             };
             write!(out, "{help}")?;
         }
-        Command::Init { from_tracking } => init(&ctx, from_tracking.as_deref(), out)?,
+        Command::Init {
+            from_tracking,
+            user,
+        } => {
+            let target = if user {
+                kb::user_knowledge_db().ok_or_else(|| {
+                    KbError::Invalid(
+                        "--user: neither $XDG_DATA_HOME nor $HOME is set; use --db PATH".into(),
+                    )
+                })?
+            } else if matches!(ctx.db.reason, kb::Reason::Flag | kb::Reason::Env(_)) {
+                ctx.db.clone()
+            } else {
+                kb::init_knowledge_db(None)
+            };
+            init(&ctx, &target, from_tracking.as_deref(), out)?
+        }
         Command::Search {
             query,
             limit,
@@ -531,8 +552,13 @@ fn record_fact(kb: &mut Kb, kind: &str, a: FactArgs) -> Result<kb::Recorded, KbE
     })
 }
 
-fn init(ctx: &Ctx, from: Option<&Path>, out: &mut dyn Write) -> Result<(), Failure> {
-    let mut kb = Kb::open(&ctx.db.path)?;
+fn init(
+    ctx: &Ctx,
+    target: &Resolved,
+    from: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let mut kb = Kb::open(&target.path)?;
     let source = match from {
         Some(p) => {
             if !p.is_file() {
@@ -594,7 +620,16 @@ fn init(ctx: &Ctx, from: Option<&Path>, out: &mut dyn Write) -> Result<(), Failu
 }
 
 fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
-    let kb = ctx.kb()?;
+    // Knowledge bases an earlier version kept in Claude Code's plugin data folder: named, so
+    // that findings there are not silently missing from this one.
+    let old = kb::pending_legacy(kb::legacy_knowledge_dbs(&ctx.db.path));
+    let kb = ctx.kb().map_err(|e| match e {
+        KbError::Missing { path, reason } if !old.is_empty() => KbError::Missing {
+            path,
+            reason: format!("{reason}; an earlier version's knowledge base is at {}: set MATH_FORGE_DB to it, or start a Claude Code session to have it copied here", old[0].display()),
+        },
+        other => other,
+    })?;
     let stats = kb.stats()?;
     let tracking = ctx.tracking();
     let tables = tracking.table_counts();
@@ -616,6 +651,8 @@ fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
         #[derive(Serialize)]
         struct StatsReport<'a> {
             knowledge_db: DbInfo<'a>,
+            /// Knowledge bases of an earlier version, not used.
+            old_knowledge_dbs: &'a [PathBuf],
             tracking_db: TrackingInfo<'a>,
             #[serde(flatten)]
             stats: &'a kb::Stats,
@@ -626,6 +663,7 @@ fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
                 reason: &ctx.db.reason,
                 why: ctx.db.reason.to_string(),
             },
+            old_knowledge_dbs: &old,
             tracking_db: TrackingInfo {
                 db: DbInfo {
                     path: &ctx.tracking.path,
@@ -652,6 +690,13 @@ fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
             &tracking,
             &tables,
         )?;
+        for path in &old {
+            writeln!(
+                out,
+                "note: an earlier version's knowledge base at {} is not used (set MATH_FORGE_DB to it to search it; `mf extract` rebuilds findings here)",
+                path.display()
+            )?;
+        }
     }
     Ok(())
 }

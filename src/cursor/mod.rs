@@ -15,7 +15,8 @@ mod text;
 
 pub use holes::{holes, Enclosing, Hole, HoleOwner, HolePosition};
 pub use splice::{
-    splice_file, splice_text, FileSpliceError, ProofForm, Splice, SpliceError, Spliced,
+    splice_file, splice_file_checked, splice_text, FileSpliceError, ProofForm, Splice, SpliceError,
+    Spliced,
 };
 pub use target::{find_declaration, TargetError};
 

@@ -382,6 +382,9 @@ pub enum FileSpliceError {
     Source(#[from] SourceError),
     #[error("{path}: splice refused, file left untouched: {error}")]
     Refused { path: PathBuf, error: SpliceError },
+    /// The caller's check refused the result.
+    #[error("{path}: splice refused, file left untouched: {reason}")]
+    Denied { path: PathBuf, reason: String },
     #[error("{path}: cannot write: {reason}; file left untouched")]
     Write { path: PathBuf, reason: String },
 }
@@ -395,6 +398,21 @@ pub fn splice_file(
     request: &Splice<'_>,
     dry_run: bool,
 ) -> Result<(Source, Spliced), FileSpliceError> {
+    splice_file_checked(path, request, dry_run, &|_, _| Ok(()))
+}
+
+/// [`splice_file`], with `check(old text, new text)` asked before anything is written (under the
+/// lock): an `Err` refuses the splice with its reason ([`FileSpliceError::Denied`]).
+pub fn splice_file_checked(
+    path: &Path,
+    request: &Splice<'_>,
+    dry_run: bool,
+    check: &dyn Fn(&str, &str) -> Result<(), String>,
+) -> Result<(Source, Spliced), FileSpliceError> {
+    let denied = |reason: String| FileSpliceError::Denied {
+        path: path.to_path_buf(),
+        reason,
+    };
     if dry_run {
         let source = Source::read(path)?;
         let spliced =
@@ -402,6 +420,7 @@ pub fn splice_file(
                 path: path.to_path_buf(),
                 error,
             })?;
+        check(&source.text, &spliced.text).map_err(denied)?;
         return Ok((source, spliced));
     }
     let write_error = |e: crate::files::FileError| match e {
@@ -423,6 +442,7 @@ pub fn splice_file(
         path: path.to_path_buf(),
         error,
     })?;
+    check(&source.text, &spliced.text).map_err(denied)?;
     let mut bytes = Vec::with_capacity(spliced.text.len() + 3);
     if source.had_bom {
         bytes.extend_from_slice("\u{feff}".as_bytes());
@@ -463,6 +483,42 @@ mod tests {
             (body, form),
             (lines(&[":= by", "  byContra h"]), ProofForm::Tactics)
         );
+    }
+
+    #[test]
+    fn a_refusing_check_leaves_the_file_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("A.lean");
+        let text = "theorem a : True := by\n  sorry\n";
+        std::fs::write(&path, text).unwrap();
+        let request = Splice {
+            declaration: "a",
+            proof: "trivial",
+            hole: None,
+            allow_sorry: false,
+        };
+        let seen = std::cell::RefCell::new(None);
+        let check = |before: &str, after: &str| {
+            *seen.borrow_mut() = Some((before.to_string(), after.to_string()));
+            Err("no, by policy".to_string())
+        };
+        for dry_run in [true, false] {
+            let e = splice_file_checked(&path, &request, dry_run, &check).unwrap_err();
+            assert!(matches!(e, FileSpliceError::Denied { .. }), "{e}");
+            assert!(
+                e.to_string()
+                    .ends_with("file left untouched: no, by policy"),
+                "{e}"
+            );
+            assert_eq!(
+                seen.borrow().clone().unwrap(),
+                (
+                    text.to_string(),
+                    "theorem a : True := by\n  trivial\n".to_string()
+                )
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        }
     }
 
     #[test]

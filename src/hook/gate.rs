@@ -37,15 +37,8 @@ pub fn reason(what: &str, blocks: &[(String, String)]) -> String {
     let mut out = String::from(
         "[math-forge] Rule: never replace a proof with sorry/admit, never add an axiom.",
     );
-    for (name, b) in blocks.iter().take(SHOWN) {
-        // A finding's first sentence names the declaration and the lines; the removed code
-        // that follows is in the file's history, not needed here.
-        let head = b.split(" The edit removed:").next().unwrap_or(b);
-        let head = head.trim_start_matches("- ");
-        out.push_str(&format!("\n- {name}: {}", clip(head, 300)));
-    }
-    if blocks.len() > SHOWN {
-        out.push_str(&format!("\n- … and {} more", blocks.len() - SHOWN));
+    for line in findings(blocks) {
+        out.push_str(&format!("\n- {line}"));
     }
     out.push_str(&format!(
         "\n{what} is refused. Instead: keep the existing proof (or finish it without a hole); \
@@ -53,6 +46,26 @@ pub fn reason(what: &str, blocks: &[(String, String)]) -> String {
          what is unproven with an axiom. Check with `mf diff OLD NEW` or `mf sorries FILE`."
     ));
     clip_keep_lines(&out, MAX_REASON_CHARS)
+}
+
+/// One short line per finding (`F.lean: theorem foo (lines 3-9): …`), the first four, then
+/// how many more.
+pub fn findings(blocks: &[(String, String)]) -> Vec<String> {
+    let mut out: Vec<String> = blocks
+        .iter()
+        .take(SHOWN)
+        .map(|(name, b)| {
+            // A finding's first sentence names the declaration and the lines; the removed code
+            // that follows is in the file's history, not needed here.
+            let head = b.split(" The edit removed:").next().unwrap_or(b);
+            let head = head.trim_start_matches("- ");
+            format!("{name}: {}", clip(head, 300))
+        })
+        .collect();
+    if blocks.len() > SHOWN {
+        out.push(format!("… and {} more", blocks.len() - SHOWN));
+    }
+    out
 }
 
 /// The block lines of a PostToolUse reason, bounded: the first four, each at most 400

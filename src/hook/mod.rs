@@ -49,11 +49,19 @@ pub enum Output {
     Nothing,
     /// `hookSpecificOutput.additionalContext` for the event.
     Context { event: &'static str, text: String },
+    /// `additionalContext` for the model and a `systemMessage` for the user.
+    ContextAndMessage {
+        event: &'static str,
+        text: String,
+        message: String,
+    },
     /// PostToolUse and Stop `{"decision": "block", "reason": …}`.
     Block { reason: String },
     /// PreToolUse `permissionDecision: "deny"` with its reason (shown to the model).
     Deny { reason: String },
-    /// PreToolUse `updatedInput`: the whole tool input, replaced.
+    /// PreToolUse `updatedInput`: the whole tool input, replaced, with
+    /// `permissionDecision: "allow"` (the reference documents `updatedInput` with "allow" or
+    /// "ask"; "allow" still leaves deny and ask rules to apply).
     UpdatedInput { input: serde_json::Value },
     /// `{"systemMessage": …}`: shown to the user, blocks nothing (Stop's non-blocking output).
     SystemMessage { text: String },
@@ -67,6 +75,14 @@ impl Output {
             Output::Context { event, text } => json!({
                 "hookSpecificOutput": { "hookEventName": event, "additionalContext": text }
             }),
+            Output::ContextAndMessage {
+                event,
+                text,
+                message,
+            } => json!({
+                "systemMessage": message,
+                "hookSpecificOutput": { "hookEventName": event, "additionalContext": text }
+            }),
             Output::Block { reason } => json!({ "decision": "block", "reason": reason }),
             Output::Deny { reason } => json!({
                 "hookSpecificOutput": {
@@ -77,7 +93,11 @@ impl Output {
             }),
             Output::SystemMessage { text } => json!({ "systemMessage": text }),
             Output::UpdatedInput { input } => json!({
-                "hookSpecificOutput": { "hookEventName": "PreToolUse", "updatedInput": input }
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "allow",
+                    "updatedInput": input,
+                }
             }),
         };
         Some(value.to_string())
@@ -112,7 +132,8 @@ impl Outcome {
 
 /// How long each hook may work before it answers anyway: below the timeout plugin/hooks.json
 /// gives it (5 s for the edit hooks, 10–15 s for the others), so that Claude Code never has to kill
-/// it. `$MATH_FORGE_HOOK_BUDGET_MS` overrides it (tests, slow machines).
+/// it; 1 s for session-end, because Claude Code gives all SessionEnd hooks 1.5 s whatever a
+/// plugin asks for. `$MATH_FORGE_HOOK_BUDGET_MS` overrides it (tests, slow machines).
 pub fn budget(hook: &str) -> std::time::Duration {
     if let Some(ms) = std::env::var("MATH_FORGE_HOOK_BUDGET_MS")
         .ok()
@@ -120,7 +141,11 @@ pub fn budget(hook: &str) -> std::time::Duration {
     {
         return std::time::Duration::from_millis(ms);
     }
-    std::time::Duration::from_millis(if hook == "post-tool-use" { 2000 } else { 4000 })
+    std::time::Duration::from_millis(match hook {
+        "post-tool-use" => 2000,
+        "session-end" => 1000,
+        _ => 4000,
+    })
 }
 
 /// What a hook answers when its work did not finish within `budget`: the edit hook tells the
@@ -156,6 +181,8 @@ pub fn out_of_time(hook: &str, budget: std::time::Duration) -> Outcome {
 #[derive(Debug, Clone, Default)]
 pub struct Environment {
     pub knowledge_db: PathBuf,
+    /// Why the rule chose `knowledge_db` (`None`: given by the caller).
+    pub knowledge_reason: Option<crate::kb::Reason>,
     /// `None` when the resolved tracking.db does not exist (`tracking_note` says where it
     /// was looked for).
     pub tracking_db: Option<PathBuf>,
@@ -185,15 +212,16 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
         }
     }
     if let Some(file) = &env.env_file {
-        let mut lines: Vec<String> = env.bin_dir.iter().map(|d| env_file::path_line(d)).collect();
-        lines.push(env_file::export_line(
-            "MATH_FORGE_DB",
-            &env.knowledge_db.to_string_lossy(),
-        ));
-        if let Err(e) = env_file::append_lines(file, &lines) {
-            notes.push(format!("cannot append to {}: {e}", file.display()));
+        // PATH only: `mk` in the session's shell finds the same knowledge base by the same
+        // rule (an exported MATH_FORGE_DB would hide a project KB made later with `mk init`).
+        let lines: Vec<String> = env.bin_dir.iter().map(|d| env_file::path_line(d)).collect();
+        if !lines.is_empty() {
+            if let Err(e) = env_file::append_lines(file, &lines) {
+                notes.push(format!("cannot append to {}: {e}", file.display()));
+            }
         }
     }
+    let legacy = legacy_knowledge_bases(env, &mut notes);
     if let Some(note) = snapshot_session_start(input, env) {
         notes.push(note);
     }
@@ -215,13 +243,57 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
             Err(e) => notes.push(format!("{e}; no problem context")),
         }
     }
-    Outcome {
-        output: Output::Context {
+    let output = match legacy {
+        Some(message) => {
+            text.push_str(&format!("\n\nNOTE: {message}"));
+            Output::ContextAndMessage {
+                event: "SessionStart",
+                text,
+                message,
+            }
+        }
+        None => Output::Context {
             event: "SessionStart",
             text,
         },
-        notes,
+    };
+    Outcome { output, notes }
+}
+
+/// A knowledge base an earlier version kept in the plugin's data folder: adopted when the one
+/// the rule chose does not exist yet (not when the caller named the file), else named. The
+/// message for the user, if any.
+fn legacy_knowledge_bases(env: &Environment, notes: &mut Vec<String>) -> Option<String> {
+    let candidates = crate::kb::pending_legacy(crate::kb::legacy_knowledge_dbs(&env.knowledge_db));
+    if candidates.is_empty() {
+        return None;
     }
+    let why = env
+        .knowledge_reason
+        .as_ref()
+        .map_or_else(|| "given".to_string(), ToString::to_string);
+    let chosen_by_rule = env
+        .knowledge_reason
+        .as_ref()
+        .is_some_and(|r| !matches!(r, crate::kb::Reason::Flag | crate::kb::Reason::Env(_)));
+    let legacy = if chosen_by_rule {
+        match crate::kb::adopt_legacy(&env.knowledge_db, candidates.clone()) {
+            Ok(l) => l,
+            Err(e) => {
+                notes.push(format!("{e}; the old knowledge base was not copied"));
+                crate::kb::Legacy {
+                    adopted: None,
+                    named: candidates,
+                }
+            }
+        }
+    } else {
+        crate::kb::Legacy {
+            adopted: None,
+            named: candidates,
+        }
+    };
+    legacy.message(&env.knowledge_db, &why)
 }
 
 /// Most characters of the problem context in the briefing.
@@ -328,7 +400,7 @@ pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
 /// why failed attempts failed ([`capture`]).
 pub fn stop(input: &[u8], env: &Environment) -> Outcome {
     let mut outcome = stop::run(input, &stop::Settings::new(env.data_dir.clone()));
-    if outcome.output != Output::Nothing {
+    if matches!(outcome.output, Output::Block { .. }) {
         return outcome;
     }
     let Some(session) = session_of(input) else {
@@ -337,7 +409,12 @@ pub fn stop(input: &[u8], env: &Environment) -> Outcome {
     match capture::capture(&env.knowledge_db, &session) {
         Ok(c) => {
             if let Some(text) = c.ask_why {
-                outcome.output = Output::SystemMessage { text };
+                outcome.output = match outcome.output {
+                    Output::SystemMessage { text: first } => Output::SystemMessage {
+                        text: format!("{first}\n{text}"),
+                    },
+                    _ => Output::SystemMessage { text },
+                };
             }
         }
         Err(e) => outcome.notes.push(e),

@@ -12,9 +12,13 @@
 //!   directory.
 //!
 //! and blocks (`{"decision":"block","reason":…}`) with the [`gate`]'s reason when a proof was
-//! gutted or an axiom added. `stop_hook_active` (Claude Code continuing because of a Stop hook)
-//! lets the turn end, so the hook can never loop. Shapes: <https://code.claude.com/docs/en/hooks>
-//! (Stop input `stop_hook_active`; decision control `decision: "block"`, `reason`).
+//! gutted or an axiom added. It keeps blocking while that stays so, counting the consecutive
+//! blocks of the turn (`stop_hook_active` says Claude Code is continuing because of a Stop
+//! hook), up to Claude Code's own limit (`$CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, default 8, past
+//! which Claude Code ends the turn itself); at the limit it lets the turn end and says so in a
+//! `systemMessage`, so the user learns the proof is still gutted. Shapes:
+//! <https://code.claude.com/docs/en/hooks> (Stop input `stop_hook_active`; decision control
+//! `decision: "block"`, `reason`; `systemMessage`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,22 +44,39 @@ const SNAPSHOT_MAX_AGE: Duration = Duration::from_secs(14 * 24 * 3600);
 /// Most directory entries looked at when pruning.
 const MAX_PRUNED_ENTRIES: usize = 10_000;
 
+/// Claude Code's limit of consecutive blocks of one turn by Stop hooks, when
+/// `$CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` does not set another.
+pub const DEFAULT_BLOCK_CAP: u32 = 8;
+
 /// How the hook runs.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// Where SessionStart's snapshots are (`$CLAUDE_PLUGIN_DATA` or the user data dir).
+    /// Where SessionStart's snapshots and the turn's block count are (`$CLAUDE_PLUGIN_DATA` or
+    /// the user data dir).
     pub data_dir: Option<PathBuf>,
     /// Limit for each git command.
     pub git_timeout: Duration,
+    /// Most consecutive blocks of one turn; the next stop ends it with a `systemMessage`.
+    pub block_cap: u32,
 }
 
 impl Settings {
+    /// With the block cap Claude Code uses (`$CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
     pub fn new(data_dir: Option<PathBuf>) -> Settings {
         Settings {
             data_dir,
             git_timeout: Duration::from_millis(2000),
+            block_cap: block_cap(std::env::var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP").ok()),
         }
     }
+}
+
+/// Claude Code's cap from its variable: a positive number, else [`DEFAULT_BLOCK_CAP`] (0
+/// turns Claude Code's cap off; this hook still stops at its default, so it never loops).
+pub fn block_cap(var: Option<String>) -> u32 {
+    var.and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(DEFAULT_BLOCK_CAP)
 }
 
 /// Runs the hook on a Stop payload.
@@ -64,9 +85,7 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         Ok(v @ Value::Object(_)) => v,
         _ => return Outcome::note("hook input is not a JSON object; nothing checked".into()),
     };
-    if value.get("stop_hook_active").and_then(Value::as_bool) == Some(true) {
-        return Outcome::default();
-    }
+    let continuing = value.get("stop_hook_active").and_then(Value::as_bool) == Some(true);
     let cwd = match value.get("cwd").and_then(Value::as_str) {
         Some(c) => PathBuf::from(c),
         None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
@@ -108,18 +127,69 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
             "{total} changed .lean files; only the first {MAX_FILES} were checked"
         ));
     }
+    let counter = settings
+        .data_dir
+        .as_deref()
+        .zip(session)
+        .and_then(|(dir, s)| counter_path(dir, s));
     if blocks.is_empty() {
+        if let Some(path) = &counter {
+            let _ = std::fs::remove_file(path);
+        }
         return Outcome {
             output: Output::Nothing,
             notes,
         };
     }
+    // Consecutive blocks so far in this turn. Without a place to count, a continuing stop
+    // counts as the last one: the turn ends, announced, rather than loop uncounted.
+    let blocked = match (&counter, continuing) {
+        (_, false) => 0,
+        (Some(path), true) => read_count(path).unwrap_or(settings.block_cap),
+        (None, true) => settings.block_cap,
+    };
+    if blocked < settings.block_cap {
+        if let Some(path) = &counter {
+            if let Err(e) = write_count(path, blocked + 1) {
+                notes.push(format!("{}: {e}; blocks not counted", path.display()));
+            }
+        }
+        return Outcome {
+            output: Output::Block {
+                reason: gate::reason("Stopping", &blocks),
+            },
+            notes,
+        };
+    }
+    if let Some(path) = &counter {
+        let _ = std::fs::remove_file(path);
+    }
     Outcome {
-        output: Output::Block {
-            reason: gate::reason("Stopping", &blocks),
+        output: Output::SystemMessage {
+            text: format!(
+                "math-forge: this turn ended with a proof still gutted or an axiom added, after {blocked} blocked stops (Claude Code allows no more): {}. Restore the proofs before relying on this work (`git diff`, `mf diff OLD NEW`, `mf sorries FILE`).",
+                gate::findings(&blocks).join("; ")
+            ),
         },
         notes,
     }
+}
+
+/// Where the turn's consecutive block count is kept.
+fn counter_path(data_dir: &Path, session: &str) -> Option<PathBuf> {
+    snapshot_path(data_dir, session).map(|p| p.with_extension("stops"))
+}
+
+fn read_count(path: &Path) -> Option<u32> {
+    let bytes = files::read_bytes(path, 64).ok()??;
+    String::from_utf8(bytes).ok()?.trim().parse().ok()
+}
+
+fn write_count(path: &Path, n: u32) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, format!("{n}\n"))
 }
 
 /// A changed file and its text at the start (`None`: it did not exist).

@@ -19,6 +19,7 @@ mod context;
 mod error;
 mod facts;
 mod journal;
+mod legacy;
 mod model;
 mod paths;
 mod queries;
@@ -44,13 +45,16 @@ pub use context::{Context, ContextItem, SimilarProblem};
 pub use error::{KbError, Result};
 pub use facts::{fact_key, FactSource};
 pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
+pub use legacy::{adopt_legacy, pending as pending_legacy, Legacy, ADOPTED_MARKER};
 pub use model::{
     domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
     ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,
 };
 pub use paths::{
-    data_dir, data_dir_in, resolve_knowledge_db, resolve_knowledge_db_in, resolve_tracking_db,
-    resolve_tracking_db_in, Reason, Resolved,
+    data_dir, data_dir_in, init_knowledge_db, init_knowledge_db_in, legacy_knowledge_dbs,
+    legacy_knowledge_dbs_in, project_dir, resolve_knowledge_db, resolve_knowledge_db_in,
+    resolve_tracking_db, resolve_tracking_db_in, user_knowledge_db, user_knowledge_db_in, Reason,
+    Resolved,
 };
 pub use queries::{
     ApproachOutcomes, Conflict, Count, FailedReport, FindingsOfType, Freshness, ProblemReport,

@@ -1,8 +1,11 @@
 //! `mf mcp`: the knowledge base and the proof cursor as MCP tools, over stdio.
 //!
 //! The protocol is the `rmcp` crate's; the tools ([`tools`]) call the library functions the
-//! CLI calls. A tool that fails answers with `isError: true` and a one-line message (the model
-//! reads it and can correct the call); only a malformed request is a protocol error.
+//! CLI calls. As the specification (2025-11-25, "Error Handling" of Tools) says: an unknown
+//! tool is a protocol error (`-32602`); arguments the tool's input schema forbids are refused
+//! before anything runs, as a tool execution error (`isError: true`, one line the model reads
+//! and can correct; a client that negotiated an older revision, where invalid arguments were a
+//! protocol error, gets `-32602`); a tool that fails answers `isError: true` too.
 
 pub mod tools;
 
@@ -59,11 +62,27 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let ctx = Arc::clone(&self.ctx);
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
+        if !tools::specs().iter().any(|s| s.name == name) {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {name}"),
+                None,
+            ));
+        }
+        if let Err(message) = tools::validate(&name, &args) {
+            let older = context
+                .peer
+                .peer_info()
+                .is_some_and(|i| i.protocol_version.as_str() < "2025-11-25");
+            if older {
+                return Err(ErrorData::invalid_params(message, None));
+            }
+            return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
+        }
         // The work is synchronous (SQLite, parsing): off the protocol's thread.
         let outcome = tokio::task::spawn_blocking(move || tools::call(&name, &args, &ctx))
             .await

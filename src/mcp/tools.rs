@@ -3,6 +3,12 @@
 //! Every call goes to the same library function the CLI uses (`mk search` → [`Kb::search`],
 //! `mf sorries` → [`cursor::holes()`], `mf splice` → [`cursor::splice_file`], …) and returns the
 //! JSON the CLI prints with `--json`. Nothing here computes anything of its own.
+//!
+//! The file tools act inside the project only: `.lean` files under `$CLAUDE_PROJECT_DIR`, else
+//! the server's working directory, both resolved through links ([`project_file`]); Claude Code
+//! asks before an Edit outside the project, and a tool allowed once is not asked again. `splice`
+//! takes the edit gate's decision ([`crate::hook::gate::check`]) before it writes, so no route
+//! through it guts a proof or adds an axiom.
 
 use std::path::{Path, PathBuf};
 
@@ -13,13 +19,15 @@ use crate::kb::{self, FailureInput, FindingType, Kb, SearchOptions};
 use crate::lean::{Outline, Source};
 use crate::tracking::Tracking;
 
-/// Where the tools find their databases (resolved per call, like the CLI).
+/// Where the tools find their databases (resolved per call, like the CLI) and their files.
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     /// `--db` given to `mf mcp`.
     pub db: Option<PathBuf>,
     /// `--tracking` given to `mf mcp`.
     pub tracking: Option<PathBuf>,
+    /// The project the file tools may touch; `None`: [`kb::project_dir`] at each call.
+    pub project: Option<PathBuf>,
 }
 
 /// One tool as listed by `tools/list`.
@@ -105,23 +113,22 @@ pub fn specs() -> Vec<ToolSpec> {
         ToolSpec {
             name: "holes",
             description: "Every sorry/admit of a Lean file in order, with its declaration, statement and enclosing have: the work list. Same as `mf sorries --json`.",
-            schema: schema(json!({"file": string("path of the .lean file")}), &["file"]),
+            schema: schema(json!({"file": string("path of a .lean file of the project")}), &["file"]),
         },
         ToolSpec {
             name: "outline",
             description: "Declarations, holes, axioms and imports of a Lean file. Same as `mf outline --json`.",
-            schema: schema(json!({"file": string("path of the .lean file")}), &["file"]),
+            schema: schema(json!({"file": string("path of a .lean file of the project")}), &["file"]),
         },
         ToolSpec {
             name: "splice",
-            description: "Replace a declaration's proof, or only its N-th hole, in place; refused (file untouched) unless the result parses as cleanly, and refused when it would replace a complete proof with sorry/admit unless allow_sorry. Same as `mf splice --json`.",
+            description: "Replace a declaration's proof, or only its N-th hole, in place, in a .lean file of the project; refused (file untouched) unless the result parses as cleanly, and refused, like an Edit, when it would replace a complete proof with sorry/admit or add an axiom. Same as `mf splice --json`.",
             schema: schema(
                 json!({
-                    "file": string("path of the .lean file"),
+                    "file": string("path of a .lean file of the project"),
                     "declaration": string("full name, name as written, unique suffix, or a line number inside it"),
                     "proof": string("the proof text (tactics, a term, or `:= …`); for a hole, its replacement"),
                     "hole": integer("replace only the N-th sorry/admit of the declaration (1-based)"),
-                    "allow_sorry": {"type": "boolean", "description": "allow replacing a complete proof with one that has sorry/admit"},
                     "dry_run": {"type": "boolean", "description": "check and report without writing"},
                 }),
                 &["file", "declaration", "proof"],
@@ -209,16 +216,19 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
             to_json(serde_json::to_value(&recorded))
         }
         "holes" => {
-            let (path, outline, parsed) = read_lean(&required(args, "file")?)?;
+            let file = required(args, "file")?;
+            let (outline, parsed) = read_lean(&file, &project_file(&file, ctx)?)?;
             let holes = cursor::holes(&parsed, &outline);
-            Ok(json!({"path": path, "holes": holes}))
+            Ok(json!({"path": file, "holes": holes}))
         }
         "outline" => {
-            let (_, outline, _) = read_lean(&required(args, "file")?)?;
+            let file = required(args, "file")?;
+            let (outline, _) = read_lean(&file, &project_file(&file, ctx)?)?;
             to_json(serde_json::to_value(&outline))
         }
         "splice" => {
-            let file = PathBuf::from(required(args, "file")?);
+            let given = required(args, "file")?;
+            let file = project_file(&given, ctx)?;
             let declaration = required(args, "declaration")?;
             let proof = required(args, "proof")?;
             let hole = match args.get("hole") {
@@ -230,12 +240,25 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
                 declaration: &declaration,
                 proof: &proof,
                 hole,
-                allow_sorry: flag(args, "allow_sorry")?,
+                allow_sorry: false,
             };
-            let (_, s) =
-                cursor::splice_file(&file, &request, dry_run).map_err(|e| e.to_string())?;
+            let name = file
+                .file_name()
+                .map_or_else(|| given.clone(), |n| n.to_string_lossy().into_owned());
+            // The edit gate's question, asked of the text about to be written.
+            let gate = |before: &str, after: &str| {
+                let d = crate::hook::gate::check(&name, Some(before), after);
+                if d.blocks.is_empty() {
+                    return Ok(());
+                }
+                let blocks: Vec<(String, String)> =
+                    d.blocks.into_iter().map(|b| (name.clone(), b)).collect();
+                Err(crate::hook::gate::reason("This splice", &blocks))
+            };
+            let (_, s) = cursor::splice_file_checked(&file, &request, dry_run, &gate)
+                .map_err(|e| e.to_string())?;
             Ok(json!({
-                "path": file.display().to_string(),
+                "path": given,
                 "declaration": s.declaration,
                 "kind": s.kind,
                 "line": s.position.line,
@@ -259,11 +282,111 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
     }
 }
 
-fn read_lean(file: &str) -> Result<(String, Outline, crate::lean::ParsedFile), String> {
-    let source = Source::read(Path::new(file)).map_err(|e| e.to_string())?;
+fn read_lean(shown: &str, path: &Path) -> Result<(Outline, crate::lean::ParsedFile), String> {
+    let source = Source::read(path).map_err(|e| e.to_string())?;
     let parsed = cursor::parse(&source.text);
-    let outline = Outline::of(file, &parsed);
-    Ok((file.to_string(), outline, parsed))
+    let outline = Outline::of(shown, &parsed);
+    Ok((outline, parsed))
+}
+
+/// `file` as a `.lean` file of the project (`ctx.project`, else `$CLAUDE_PROJECT_DIR`, else the
+/// working directory; a relative `file` is relative to it), resolved through links: the
+/// real path, or a one-line refusal.
+pub fn project_file(file: &str, ctx: &Context) -> Result<PathBuf, String> {
+    let root = ctx.project.clone().unwrap_or_else(kb::project_dir);
+    let real_root = root
+        .canonicalize()
+        .map_err(|e| format!("the project directory {}: {e}", root.display()))?;
+    let given = Path::new(file);
+    let joined = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        real_root.join(given)
+    };
+    let real = joined.canonicalize().map_err(|e| format!("{file}: {e}"))?;
+    if !real.starts_with(&real_root) {
+        return Err(format!(
+            "{file}: refused, outside the project {} (the math-forge tools act on .lean files under the project only)",
+            real_root.display()
+        ));
+    }
+    if real.extension().is_none_or(|e| e != "lean") || !real.is_file() {
+        return Err(format!(
+            "{file}: refused, not a .lean file (the math-forge tools act on .lean files only)"
+        ));
+    }
+    Ok(real)
+}
+
+/// Checks `args` against the tool's input schema (the keywords the schemas use: `type`
+/// object/string/integer/boolean, `required`, `additionalProperties: false`, `enum`,
+/// `minimum`). `Err` says what is wrong, in one line; `Ok` for an unknown tool (the caller
+/// refuses those first).
+pub fn validate(name: &str, args: &Map<String, Value>) -> Result<(), String> {
+    let Some(spec) = specs().into_iter().find(|s| s.name == name) else {
+        return Ok(());
+    };
+    let props = spec.schema["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    if let Some(req) = spec.schema["required"].as_array() {
+        for key in req.iter().filter_map(Value::as_str) {
+            if args.get(key).is_none_or(Value::is_null) {
+                return Err(format!("missing argument '{key}'"));
+            }
+        }
+    }
+    for (key, value) in args {
+        let Some(prop) = props.get(key) else {
+            let known: Vec<&str> = props.keys().map(String::as_str).collect();
+            return Err(format!(
+                "unknown argument '{key}' for {name}; its arguments are {}",
+                known.join(", ")
+            ));
+        };
+        if value.is_null() {
+            continue;
+        }
+        let ok = match prop["type"].as_str() {
+            Some("string") => value.is_string(),
+            Some("boolean") => value.is_boolean(),
+            Some("integer") => value
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| value.as_u64().map(i128::from))
+                .is_some_and(|n| {
+                    prop["minimum"]
+                        .as_i64()
+                        .is_none_or(|min| n >= i128::from(min))
+                }),
+            _ => true,
+        };
+        let in_enum = prop["enum"]
+            .as_array()
+            .is_none_or(|allowed| allowed.contains(value));
+        if !ok || !in_enum {
+            let what = match (prop["type"].as_str(), prop["enum"].as_array()) {
+                (_, Some(allowed)) => format!(
+                    "one of {}",
+                    allowed
+                        .iter()
+                        .map(Value::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                (Some("integer"), _) => match prop["minimum"].as_i64() {
+                    Some(min) => format!("an integer of at least {min}"),
+                    None => "an integer".into(),
+                },
+                (Some("boolean"), _) => "true or false".into(),
+                (Some(t), _) => format!("a {t}"),
+                (None, _) => "valid".into(),
+            };
+            return Err(format!("argument '{key}' must be {what}, not {value}"));
+        }
+    }
+    Ok(())
 }
 
 fn required(args: &Map<String, Value>, key: &str) -> Result<String, String> {

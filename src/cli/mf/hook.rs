@@ -40,7 +40,7 @@ enum HookCommand {
 
 #[derive(clap::Args, Clone)]
 struct Databases {
-    /// knowledge.db (default: $MATH_FORGE_DB, the project's .math-forge/, $CLAUDE_PLUGIN_DATA, $XDG_DATA_HOME/math-forge)
+    /// knowledge.db (default: $MATH_FORGE_DB, the nearest .math-forge/ from $CLAUDE_PROJECT_DIR up, $XDG_DATA_HOME/math-forge)
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
     /// tracking.db (default: $MATH_FORGE_TRACKING_DB, $CLAUDE_PROJECT_DIR/submissions/tracking.db)
@@ -135,8 +135,10 @@ fn environment(dbs: &Databases) -> Environment {
             Some(format!("no tracking.db at {}", tracking.display())),
         )
     };
+    let knowledge = resolve_knowledge_db(dbs.db.as_deref());
     Environment {
-        knowledge_db: resolve_knowledge_db(dbs.db.as_deref()).path,
+        knowledge_db: knowledge.path,
+        knowledge_reason: Some(knowledge.reason),
         tracking_db,
         tracking_note,
         env_file: std::env::var_os("CLAUDE_ENV_FILE")

@@ -8,7 +8,7 @@ use anyhow::Result;
 
 #[derive(clap::Args)]
 pub struct McpArgs {
-    /// knowledge.db (default: the same resolution as mk: $MATH_FORGE_DB, .math-forge/, $CLAUDE_PLUGIN_DATA, …)
+    /// knowledge.db (default: the same rule as mk: $MATH_FORGE_DB, the nearest .math-forge/ from $CLAUDE_PROJECT_DIR up, $XDG_DATA_HOME/math-forge, …)
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
     /// tracking.db (default: $MATH_FORGE_TRACKING_DB, $CLAUDE_PROJECT_DIR/submissions/tracking.db)
@@ -20,6 +20,7 @@ pub fn run(args: McpArgs) -> Result<ExitCode> {
     crate::mcp::serve_stdio(crate::mcp::Context {
         db: args.db,
         tracking: args.tracking,
+        project: None,
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -86,7 +86,7 @@ pub fn run(args: SpliceArgs) -> Result<ExitCode> {
             note!("mf: {e}");
             // A refusal is the splice's check finding something; the rest are input errors.
             return Ok(ExitCode::from(match e {
-                FileSpliceError::Refused { .. } => EXIT_FOUND,
+                FileSpliceError::Refused { .. } | FileSpliceError::Denied { .. } => EXIT_FOUND,
                 FileSpliceError::Source(_) | FileSpliceError::Write { .. } => EXIT_INPUT,
             }));
         }
