@@ -168,7 +168,11 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         output: Output::SystemMessage {
             text: format!(
                 "math-forge: this turn ended with a proof still gutted or an axiom added, after {blocked} blocked stops (Claude Code allows no more): {}. Restore the proofs before relying on this work (`git diff`, `mf diff OLD NEW`, `mf sorries FILE`).",
-                gate::findings(&blocks).join("; ")
+                gate::findings(&blocks)
+                    .iter()
+                    .map(|f| f.trim_end_matches('.'))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ),
         },
         notes,
