@@ -701,7 +701,16 @@ fn the_plugin_in_the_real_claude_code_cli() {
     let started = Instant::now();
     let w = world(claude);
     let version = Command::new(&w.claude).arg("--version").output().unwrap();
-    eprintln!("e2e: {}", String::from_utf8_lossy(&version.stdout).trim());
+    assert!(
+        version.status.success(),
+        "{} is on PATH but does not run (an npm install whose postinstall was skipped? run `node $(npm root -g)/@anthropic-ai/claude-code/install.cjs`): {}",
+        w.claude.display(),
+        String::from_utf8_lossy(&version.stderr)
+    );
+    eprintln!(
+        "e2e: {} (the plugin is tested with 2.1.197)",
+        String::from_utf8_lossy(&version.stdout).trim()
+    );
 
     // The shell: `mf extract` fills the knowledge base the rule finds in the project folder
     // (here the user-level one: no .math-forge/ in the project).
