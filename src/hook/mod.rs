@@ -1,17 +1,19 @@
 //! The Claude Code hooks behind `mf hook …`.
 //!
-//! - [`session_start()`]: the briefing ([`briefing`]) as `additionalContext`, and exports to
-//!   `$CLAUDE_ENV_FILE` ([`env_file`]) so the session's shell finds `mf` and `mk` and the
-//!   knowledge.db the hooks use;
-//!   Also snapshots where the session starts, for [`stop()`];
-//! - [`pre_tool_use()`]: denies a `.lean` Write/Edit/MultiEdit that would gut a proof or add an
-//!   axiom, before it is written ([`gate`], [`apply`]); extends a subagent's prompt with KB
-//!   findings ([`subagent`]);
+//! - [`session_start()`]: the briefing ([`briefing`]) as `additionalContext`, and a PATH export
+//!   to `$CLAUDE_ENV_FILE` ([`env_file`]) so the session's shell finds `mf` and `mk` (which find
+//!   the hooks' knowledge.db by the same rule); adopts or names a knowledge base an earlier
+//!   version kept in the plugin's data folder. Also snapshots where the session starts, for
+//!   [`stop()`];
+//! - [`pre_tool_use()`]: denies a `.lean` Write/Edit (or a MultiEdit of older clients) that
+//!   would gut a proof or add an axiom, before it is written ([`gate`], [`apply`]); extends a
+//!   subagent's prompt with KB findings ([`subagent`]);
 //! - [`post_tool_use()`]: the backstop after the write: blocks an edit of a `.lean` file that
 //!   replaced proof code with a hole or added an axiom, and advises on false lemmas and changed
 //!   statements;
 //! - [`stop()`]: blocks the end of a turn while the session's changes gut a proof or add an
-//!   axiom, by whatever route they were made;
+//!   axiom, by whatever route they were made, up to Claude Code's limit of consecutive blocks,
+//!   then ends it with a `systemMessage` saying so;
 //! - [`subagent_start()`]: a few KB findings for the subagent's task, for a payload that carries
 //!   one (Claude Code's SubagentStart does not, so the plugin does not wire it).
 //!

@@ -141,11 +141,12 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
             notes,
         };
     }
-    // Consecutive blocks so far in this turn. Without a place to count, a continuing stop
-    // counts as the last one: the turn ends, announced, rather than loop uncounted.
+    // This hook's consecutive blocks so far in this turn (none recorded: another hook's block
+    // continued the turn). Without a place to count, a continuing stop counts as the last
+    // one: the turn ends, announced, rather than loop uncounted.
     let blocked = match (&counter, continuing) {
         (_, false) => 0,
-        (Some(path), true) => read_count(path).unwrap_or(settings.block_cap),
+        (Some(path), true) => read_count(path).unwrap_or(0),
         (None, true) => settings.block_cap,
     };
     if blocked < settings.block_cap {
@@ -445,8 +446,8 @@ pub fn take_snapshot(root: &Path, data_dir: &Path, session: &str) -> Result<(), 
     Ok(())
 }
 
-/// Removes the snapshots of sessions older than [`SNAPSHOT_MAX_AGE`] (best effort: the data
-/// directory must not grow with every session).
+/// Removes the snapshots and block counts of sessions older than [`SNAPSHOT_MAX_AGE`] (best
+/// effort: the data directory must not grow with every session).
 fn prune(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -461,7 +462,12 @@ fn prune(dir: &Path) {
             .and_then(|m| m.modified().ok())
             .and_then(|t| now.duration_since(t).ok())
             .is_some_and(|age| age > SNAPSHOT_MAX_AGE);
-        if old && path.extension().is_some_and(|e| e == "json") {
+        // Snapshots, and block counts a session killed mid-turn left behind.
+        if old
+            && path
+                .extension()
+                .is_some_and(|e| e == "json" || e == "stops")
+        {
             let _ = std::fs::remove_file(path);
         }
     }
@@ -482,13 +488,14 @@ mod tests {
     fn old_snapshots_are_pruned_and_others_kept() {
         let dir = tempfile::tempdir().unwrap();
         let old = dir.path().join("old.json");
+        let old_count = dir.path().join("old.stops");
         let fresh = dir.path().join("fresh.json");
         let other = dir.path().join("notes.txt");
-        for p in [&old, &fresh, &other] {
+        for p in [&old, &old_count, &fresh, &other] {
             std::fs::write(p, "{}").unwrap();
         }
         let long_ago = std::time::SystemTime::now() - SNAPSHOT_MAX_AGE - Duration::from_secs(60);
-        for p in [&old, &other] {
+        for p in [&old, &old_count, &other] {
             std::fs::File::options()
                 .write(true)
                 .open(p)
@@ -498,8 +505,19 @@ mod tests {
         }
         prune(dir.path());
         assert!(!old.exists());
+        assert!(!old_count.exists());
         assert!(fresh.exists());
         assert!(other.exists(), "only snapshots are removed");
+    }
+
+    #[test]
+    fn the_block_cap_is_claude_codes() {
+        assert_eq!(block_cap(None), DEFAULT_BLOCK_CAP);
+        assert_eq!(block_cap(Some("3".into())), 3);
+        assert_eq!(block_cap(Some(" 12 ".into())), 12);
+        // 0 turns Claude Code's cap off; this hook still stops, at the default.
+        assert_eq!(block_cap(Some("0".into())), DEFAULT_BLOCK_CAP);
+        assert_eq!(block_cap(Some("many".into())), DEFAULT_BLOCK_CAP);
     }
 
     #[test]
