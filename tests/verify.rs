@@ -1,6 +1,8 @@
 //! `mf verify`: the proof gate, with a fake `lake` (fixtures/verify/bin/lake) first on PATH that
 //! prints real Lean 4 messages for the scenario named by `$FAKE_LEAN`.
 
+mod common;
+
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -520,9 +522,9 @@ fn every_corpus_theorem_matches_a_spec_of_its_own_signature() {
     use math_forge::lean::Outline;
     use math_forge::verify::spec::{check, Spec};
 
-    let corpus = std::env::var_os("MF_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let Some(corpus) = common::corpora::Corpus::Results.dir() else {
+        return;
+    };
     let (files, _) = lean_files(&[corpus], IgnoreRules::HiddenOnly);
     assert!(files.len() > 2000, "corpus not found");
     let mut checked = 0usize;
