@@ -149,11 +149,37 @@ fn files_that_are_not_lean_text_under_a_directory_are_skipped_and_counted() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8(out.stdout).unwrap();
+    let first = stdout.lines().next().unwrap();
     assert!(
-        stdout.starts_with("2 files (2 added, 0 replaced, 0 unchanged)")
-            && stdout.ends_with(", 2 skipped (not Lean text)\n"),
+        first.starts_with("2 files (2 added, 0 replaced, 0 unchanged)")
+            && first.ends_with(", 2 skipped (not Lean text)"),
         "{stdout}"
     );
+    // In JSON too a skipped file is `skipped`, never `failed`.
+    let out = mf(d)
+        .args(["extract", "--db", "j.db", "--json", "--all", "src"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut statuses: Vec<&str> = lines[..lines.len() - 1]
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        ["added", "added", "skipped", "skipped"],
+        "{lines:?}"
+    );
+    let last = &lines[lines.len() - 1];
+    assert_eq!(last["summary"]["failed"], 0, "{last}");
+    assert_eq!(last["summary"]["files"], 2, "{last}");
+    assert_eq!(last["skipped"], 2, "{last}");
 }
 
 #[test]

@@ -104,7 +104,18 @@ fn find_shows_the_dashboard_with_tracking() {
         text.starts_with("[PARTIAL] erdos_850 — Erdős 850\n"),
         "{text}"
     );
-    assert!(text.contains("\n---\nFindings\n  [THEOREM] 2\n"), "{text}");
+    assert!(
+        text.contains("\n---\nFacts, by type\n  [THEOREM] 2\n"),
+        "{text}"
+    );
+    // Every count says what it counts; none reads "Failed: 0" above a failed strategy.
+    assert!(
+        text.contains(
+            "  Domain: nt | Submissions: 4 | Verified theorem occurrences: 5 | Failure facts: 0\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Failed: "), "{text}");
     assert!(text.contains("Submissions (tracking.db)"), "{text}");
 
     let r = mk_json(
@@ -263,8 +274,10 @@ fn stats_says_which_paths_and_why() {
     );
     assert_eq!(r["tracking_db"]["tables"]["submissions"], 2);
     // 14 findings in the fixture; 4 copies of one theorem are one fact.
-    assert_eq!(r["findings"], 11);
-    assert_eq!(r["freshness"]["sources"], 8);
+    assert_eq!(r["facts"], 11);
+    // …and every occurrence counted, in the same words as `mf extract`'s summary.
+    assert_eq!(r["occurrences"], 14);
+    assert_eq!(r["freshness"]["files"], 8);
     let by_type: Vec<(String, i64)> = r["by_type"]
         .as_array()
         .unwrap()

@@ -418,8 +418,15 @@ fn text_output_has_badges_rules_and_no_color_when_piped() {
         text.contains("  Counterexample: K4 with a pendant triangle\n"),
         "{text}"
     );
+    // The result's own date (this fixture's files carry none: when they were extracted, said
+    // so) and its file.
     assert!(
-        text.contains("  Domain: nt | Slot: 614 | Problem: erdos_850 | verified | just now\n"),
+        text.contains("  Domain: nt | Slot: 614 | Problem: erdos_850 | verified | extracted "),
+        "{text}"
+    );
+    assert!(text.contains(" (file date unknown)\n"), "{text}");
+    assert!(
+        text.contains("  File: results/slot614_erdos_850_triple_factors_result.lean\n"),
         "{text}"
     );
 }

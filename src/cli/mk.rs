@@ -129,6 +129,23 @@ enum Command {
         #[arg(long, short = 'n', default_value_t = 10)]
         limit: usize,
     },
+    /// Take files' facts off the knowledge base: files extracted by mistake, or gone
+    #[command(after_help = "Examples:
+  mk forget fixtures/results/                 every file extracted from below fixtures/results
+  mk forget --missing --dry-run               list extracted files that no longer exist
+  mk forget --missing                         and forget them")]
+    Forget {
+        /// Extracted files to forget, or directories: every extracted file below them (the
+        /// files need not exist any more)
+        #[arg(value_name = "PATH", required_unless_present = "missing")]
+        paths: Vec<PathBuf>,
+        /// Also forget every extracted file that no longer exists
+        #[arg(long)]
+        missing: bool,
+        /// Only list what would be forgotten
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(GenerateArgs),
     /// Print the man page (roff) on standard output
@@ -311,9 +328,21 @@ impl Ctx {
         }
     }
 
+    /// tracking.db, for the cross-references that use it when it is there. One nobody pointed
+    /// at (`--tracking`, `$MATH_FORGE_TRACKING_DB`) that does not exist is no news: no note.
     fn tracking(&self) -> Tracking {
-        Tracking::open(&self.tracking.path)
+        if tracking_asked_for(&self.tracking) || self.tracking.path.exists() {
+            Tracking::open(&self.tracking.path)
+        } else {
+            Tracking::absent(&self.tracking.path)
+        }
     }
+}
+
+/// Whether the user named this tracking.db (flag or `$MATH_FORGE_TRACKING_DB`), rather than
+/// it being where one would be (the project's `submissions/`, `$CLAUDE_PROJECT_DIR`'s).
+pub(crate) fn tracking_asked_for(resolved: &Resolved) -> bool {
+    matches!(resolved.reason, kb::Reason::Flag | kb::Reason::Env(_))
 }
 
 fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
@@ -411,6 +440,11 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             }
         }
         Command::Stats => stats(&ctx, out)?,
+        Command::Forget {
+            paths,
+            missing,
+            dry_run,
+        } => forget(&ctx, &paths, missing, dry_run, out)?,
         Command::Query { sql, limit } => {
             let kb = Kb::open_read_only(&ctx.db.path).map_err(|e| ctx.explain(e))?;
             let sql = sql.join(" ");
@@ -591,6 +625,75 @@ fn init(ctx: &Ctx, from: Option<&Path>, out: &mut dyn Write) -> Result<(), Failu
         )?;
     }
     Ok(())
+}
+
+/// `mk forget`: the stored files the paths name (and, with `--missing`, those gone), taken off
+/// in one transaction. A path that names no stored file is an error (exit 2) after the others
+/// are forgotten.
+fn forget(
+    ctx: &Ctx,
+    paths: &[PathBuf],
+    missing: bool,
+    dry_run: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let mut kb = ctx.kb()?;
+    let mut files = Vec::new();
+    let mut unknown = Vec::new();
+    for path in paths {
+        let key = crate::extract::stored_path(path);
+        let found = kb.stored_files_under(&key)?;
+        if found.is_empty() {
+            unknown.push(path);
+        }
+        files.extend(found);
+    }
+    if missing {
+        files.extend(kb.missing_files()?);
+    }
+    files.sort();
+    files.dedup();
+    let report = if dry_run {
+        kb::Forgotten {
+            files,
+            ..Default::default()
+        }
+    } else {
+        kb.forget(&files)?
+    };
+    if ctx.json {
+        #[derive(Serialize)]
+        struct ForgetReport<'a> {
+            dry_run: bool,
+            #[serde(flatten)]
+            report: &'a kb::Forgotten,
+            unknown: Vec<String>,
+        }
+        json(
+            out,
+            &ForgetReport {
+                dry_run,
+                report: &report,
+                unknown: unknown.iter().map(|p| p.display().to_string()).collect(),
+            },
+        )?;
+    } else {
+        show::forgotten(out, ctx.painter, &report, dry_run)?;
+    }
+    match unknown.first() {
+        None => Ok(()),
+        Some(_) => Err(KbError::Invalid(format!(
+            "not in the knowledge base {} ({}): nothing extracted from {}; `mk query \"SELECT path FROM sources\"` lists what is",
+            ctx.db.path.display(),
+            ctx.db.reason,
+            unknown
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into()),
+    }
 }
 
 fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {

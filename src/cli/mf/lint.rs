@@ -79,7 +79,8 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         config.deny(rule);
     }
     if config.severity(Rule::FalseLemmaReference).is_some() {
-        match false_lemmas::load(args.tracking.as_deref()) {
+        let wanted = args.deny.contains(&Rule::FalseLemmaReference);
+        match false_lemmas::load(args.tracking.as_deref(), wanted) {
             Ok(found) => {
                 if let Some(note) = &found.note {
                     crate::cli::output::info("mf", &format!("note: {note}"));
