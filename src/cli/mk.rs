@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde::Serialize;
 
-use crate::cli::generate::{self, GenerateArgs};
+use crate::cli::generate::{self, GenerateArgs, ManArgs};
 use crate::cli::output::{self, TerminalArgs, EXIT_INPUT};
 use crate::cli::render::Painter;
 use crate::kb::{
@@ -62,71 +62,108 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Create knowledge.db (or upgrade its schema) and migrate tracking.db into it
+    #[command(after_help = "Examples:
+  mk init                                          create the knowledge base the rules choose (see mk stats)
+  mkdir .math-forge && mk init                     a project's own knowledge base
+  mk init --from-tracking submissions/tracking.db  and migrate the pipeline's tracking.db")]
     Init {
         /// tracking.db to migrate from (default: the resolved tracking.db, if it exists)
         #[arg(long, value_name = "PATH")]
         from_tracking: Option<PathBuf>,
     },
     /// Full-text search; names and problem ids that match exactly come first
+    #[command(after_help = "Examples:
+  mk search Finset.card_le_card                    exact names, then proofs that use it, then text
+  mk search \"quadratic residue\" --domain nt --type theorem -n 10
+  mk search -- -card                               a word that starts with '-' goes after --")]
     Search {
         /// Words, "phrases", partial names; OR and NOT work between terms
         #[arg(required = true, value_name = "QUERY")]
         query: Vec<String>,
         /// Number of results
-        #[arg(long, short = 'n', default_value_t = 5)]
+        #[arg(long, short = 'n', default_value_t = 5, value_name = "N")]
         limit: usize,
-        /// Only findings of this domain (nt, algebra, combinatorics, analysis, …)
+        /// Only facts of this domain (nt, algebra, combinatorics, analysis, …)
         #[arg(long)]
         domain: Option<String>,
-        /// Only findings of this type
+        /// Only facts of this type (theorem, technique, failure, false_lemma, computation,
+        /// mathlib_api, insight)
         #[arg(long = "type", short = 't', value_parser = parse_finding_type)]
         finding_type: Option<FindingType>,
     },
-    /// Everything about one problem: findings, strategies, false lemmas, submissions
+    /// Everything about one problem: facts, strategies, false lemmas, submissions
+    #[command(after_help = "Example:
+  mk find erdos_850                                status, statement, facts by type, strategies")]
     Find {
         /// Problem id (case, spaces, '_' and '-' do not matter)
         problem: String,
     },
     /// What to know before an attempt: statement and status, facts, failed approaches, false lemmas, techniques, similar problems
+    #[command(after_help = "Example:
+  mk context erdos_850 -n 12                       recorded constraints and facts first")]
     Context {
         /// Problem id (case, spaces, '_' and '-' do not matter)
         problem: String,
-        /// Entries per section
-        #[arg(long, short = 'n', default_value_t = 8)]
+        /// Entries per section, most important first
+        #[arg(long, short = 'n', default_value_t = 8, value_name = "N")]
         limit: usize,
     },
     /// Failed approaches and false lemmas, optionally matching a keyword
+    #[command(after_help = "Examples:
+  mk failed                                        every failed approach and false lemma
+  mk failed induction                              those that mention induction")]
     Failed {
+        /// Words that a failure or false lemma must mention (all of them)
+        #[arg(value_name = "KEYWORD")]
         keyword: Vec<String>,
-        #[arg(long, short = 'n', default_value_t = 20)]
+        /// Most entries shown
+        #[arg(long, short = 'n', default_value_t = 20, value_name = "N")]
         limit: usize,
     },
     /// Proven techniques by frequency and how recorded approaches fared
+    #[command(after_help = "Examples:
+  mk strategies                                    across every domain
+  mk strategies combinatorics -n 5")]
     Strategies {
+        /// Only this domain (nt, algebra, combinatorics, analysis, …)
+        #[arg(value_name = "DOMAIN")]
         domain: Option<String>,
-        #[arg(long, short = 'n', default_value_t = 20)]
+        /// Most techniques and approaches shown
+        #[arg(long, short = 'n', default_value_t = 20, value_name = "N")]
         limit: usize,
     },
     /// Counts, freshness, and which database files are used and why
+    #[command(after_help = "Example:
+  mk stats                                         facts, occurrences, files; which knowledge.db and why")]
     Stats,
     /// Run one read-only SQL statement (writes are refused)
+    #[command(after_help = "Example:
+  mk query \"SELECT finding_type, count(*) FROM findings GROUP BY 1\"")]
     Query {
+        /// The statement (words are joined with spaces); SELECT, WITH, EXPLAIN or a read-only PRAGMA
         #[arg(required = true, value_name = "SQL")]
         sql: Vec<String>,
         /// Print at most N rows (rows are streamed, so any number is fine)
         #[arg(long, short = 'n', value_name = "N")]
         limit: Option<usize>,
     },
-    /// Record what an attempt taught: a failure, a strategy outcome or an insight
+    /// Record what an attempt taught: a failure, a strategy outcome, an insight, a fact or a constraint
+    #[command(after_help = "Examples:
+  mk record failure --problem erdos_850 --approach pigeonhole --why \"bound too weak\"
+  mk record constraint --problem erdos_850 --text \"n must be odd\"")]
     Record {
         #[command(subcommand)]
         what: RecordCommand,
     },
     /// Techniques ranked by observed success in a domain, minus those already failed on the problem
+    #[command(after_help = "Examples:
+  mk recommend erdos_850                           for a problem: its domain, minus what failed on it
+  mk recommend combinatorics")]
     Recommend {
         /// A problem id or a domain
         target: String,
-        #[arg(long, short = 'n', default_value_t = 10)]
+        /// Most techniques shown
+        #[arg(long, short = 'n', default_value_t = 10, value_name = "N")]
         limit: usize,
     },
     /// Take files' facts off the knowledge base: files extracted by mistake, or gone
@@ -147,10 +184,16 @@ enum Command {
         dry_run: bool,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_help = "Example:
+  mk completions bash > ~/.local/share/bash-completion/completions/mk")]
     Completions(GenerateArgs),
-    /// Print the man page (roff) on standard output
-    Man,
+    /// Print the man page (roff) on standard output, or write every page into a directory
+    #[command(after_help = "Example:
+  mk man --dir ~/.local/share/man/man1             mk(1) and a page per subcommand")]
+    Man(ManArgs),
     /// Print this help, or a command's
+    #[command(after_help = "Example:
+  mk help search")]
     Help {
         /// The command to explain
         command: Option<String>,
@@ -160,14 +203,24 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum RecordCommand {
     /// An approach that failed on a problem, and why
+    #[command(after_help = "Example:
+  mk record failure --problem erdos_850 --approach pigeonhole --why \"bound too weak for n < 10^6\"")]
     Failure(FailureArgs),
     /// The outcome of an approach on a problem
+    #[command(after_help = "Example:
+  mk record strategy --problem erdos_850 --approach \"induction on n\" --outcome partial")]
     Strategy(StrategyArgs),
     /// An observation worth keeping
+    #[command(after_help = "Example:
+  mk record insight --title \"omega closes the parity cases\" --text \"…\" --domain nt")]
     Insight(InsightArgs),
     /// Something established about a problem ("the sum is bounded by 2n"); shown by mk context
+    #[command(after_help = "Example:
+  mk record fact --problem erdos_850 --text \"the sum is bounded by 2n\"")]
     Fact(FactArgs),
-    /// A condition discovered on a problem ("n must be odd"); shown by mk context
+    /// A condition discovered on a problem ("n must be odd"); shown first by mk context
+    #[command(after_help = "Example:
+  mk record constraint --problem erdos_850 --text \"n must be odd\"")]
     Constraint(FactArgs),
 }
 
@@ -241,8 +294,10 @@ struct InsightArgs {
     /// The insight
     #[arg(long)]
     text: String,
+    /// Problem id it is about, if any
     #[arg(long)]
     problem: Option<String>,
+    /// Domain it is about (defaults to the problem's)
     #[arg(long)]
     domain: Option<String>,
     /// Comma-separated tags
@@ -274,6 +329,11 @@ impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Self {
         Failure::Io(e)
     }
+}
+
+/// `mk`'s command-line definition (for help, completions and man pages).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Entry point of `mk`.
@@ -362,7 +422,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     };
     match command {
         Command::Completions(args) => generate::completions(Cli::command(), "mk", args.shell, out)?,
-        Command::Man => generate::man(Cli::command(), out)?,
+        Command::Man(args) => generate::man(Cli::command(), &args, out)?,
         Command::Help { command } => {
             let mut cli = Cli::command();
             let help = match command.as_deref().and_then(|c| cli.find_subcommand_mut(c)) {

@@ -40,10 +40,10 @@ pub struct LintArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub(super) format: Format,
     /// Do not run RULE (repeatable, or comma-separated)
-    #[arg(long, value_name = "RULE", value_parser = parse_rule, value_delimiter = ',')]
+    #[arg(long, value_name = "RULE", value_parser = RuleParser, value_delimiter = ',', hide_possible_values = true)]
     allow: Vec<Rule>,
     /// Make RULE an error (repeatable, or comma-separated)
-    #[arg(long, value_name = "RULE", value_parser = parse_rule, value_delimiter = ',')]
+    #[arg(long, value_name = "RULE", value_parser = RuleParser, value_delimiter = ',', hide_possible_values = true)]
     deny: Vec<Rule>,
     /// tracking.db with the false lemmas [default: $MATH_FORGE_TRACKING_DB, else ./submissions/tracking.db]
     #[arg(long, value_name = "PATH")]
@@ -55,6 +55,37 @@ pub struct LintArgs {
 
 fn parse_rule(s: &str) -> Result<Rule, String> {
     s.parse().map_err(|e: lint::UnknownRule| e.to_string())
+}
+
+/// Parses a rule name with [`parse_rule`]'s message for an unknown one, and tells completion
+/// scripts the rule names (a plain function parser offers none, so shells completed file
+/// names).
+#[derive(Clone)]
+struct RuleParser;
+
+impl clap::builder::TypedValueParser for RuleParser {
+    type Value = Rule;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Rule, clap::Error> {
+        clap::builder::StringValueParser::new()
+            .try_map(|s| parse_rule(&s))
+            .parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Rule::ALL
+                .iter()
+                .map(|r| clap::builder::PossibleValue::new(r.name())),
+        ))
+    }
 }
 
 /// One file's findings, with the source lines they point at (for the human format) or
