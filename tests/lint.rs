@@ -430,3 +430,90 @@ fn a_missing_tracking_db_is_silent_unless_asked_for() {
             empty.display()
         ));
 }
+
+/// One `sorry` on a 500 KB line: the report shows a window of the line around it (rustc's
+/// `...` where cut), never the line; 20,000 on one line each get their own window.
+#[test]
+fn a_long_line_is_shown_as_an_excerpt_around_the_finding() {
+    let dir = TempDir::new().unwrap();
+    let padding = "exact trivial; ".repeat(33_000);
+    fs::write(
+        dir.path().join("Long.lean"),
+        format!("theorem t : True := by {padding}sorry; {padding}\n"),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("Many.lean"),
+        format!(
+            "theorem t : True := by {}trivial\n",
+            "sorry; ".repeat(20_000)
+        ),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("mf")
+        .unwrap()
+        .args(["lint", "Long.lean"])
+        .current_dir(dir.path())
+        .env_remove("MATH_FORGE_TRACKING_DB")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.len() < 1_000, "{} bytes", text.len());
+    let source = text.lines().nth(3).unwrap();
+    let carets = text.lines().nth(4).unwrap();
+    assert!(
+        source.starts_with("1 | ...") && source.ends_with("..."),
+        "{text}"
+    );
+    let at = carets.find('^').unwrap();
+    assert_eq!(&source[at..at + 5], "sorry", "{text}");
+    assert_eq!(carets[at..].trim_end(), "^^^^^", "{text}");
+
+    let out = Command::cargo_bin("mf")
+        .unwrap()
+        .args(["lint", "Many.lean"])
+        .current_dir(dir.path())
+        .env_remove("MATH_FORGE_TRACKING_DB")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("error[sorry]").count(), 20_000);
+    assert!(text.lines().all(|l| l.len() < 200), "a line was not cut");
+}
+
+/// `--color always|never|auto` holds for lint's diagnostics as for every other output.
+#[test]
+fn lint_diagnostics_follow_color() {
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = lint();
+        cmd.arg("allow.lean").args(args).env_remove("NO_COLOR");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    let colored = run(&["--color", "always"], &[]);
+    assert!(
+        colored.contains("\x1b[1m\x1b[31merror[sorry]\x1b[0m"),
+        "{colored:?}"
+    );
+    // Colored or not, the same text.
+    let plain = run(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]);
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+    assert_eq!(strip_escapes(&colored), plain);
+    // auto: not a terminal here.
+    assert!(!run(&[], &[]).contains('\x1b'));
+    assert!(run(&[], &[("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+}
+
+fn strip_escapes(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(at) = rest.find('\x1b') {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('m').map_or(rest.len(), |m| at + m + 1);
+        rest = &rest[end..];
+    }
+    out + rest
+}
