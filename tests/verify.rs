@@ -304,7 +304,9 @@ fn without_lake_the_verdict_is_not_compiled_and_never_a_pass() {
     assert_eq!(r["compiled"], false);
     assert_eq!(r["structural_pass"], true);
     assert_eq!(r["lean"], Value::Null);
-    assert_eq!(r["not_compiled_because"], "`lake` was not found on PATH");
+    assert_eq!(r["not_compiled_because"], math_forge::verify::LAKE_MISSING);
+    // It names the install.
+    assert!(math_forge::verify::LAKE_MISSING.contains("install Lean with elan"));
 
     let file = fixture("Clean.lean");
     without_lake(&empty)
@@ -312,10 +314,11 @@ fn without_lake_the_verdict_is_not_compiled_and_never_a_pass() {
         .assert()
         .code(1)
         .stdout(format!(
-            "NOT COMPILED {} (not compiled: `lake` was not found on PATH)\n  \
+            "NOT COMPILED {} (not compiled: {})\n  \
              structural checks pass (no sorry, admit, axiom or skipKernelTC), \
              but only Lean can check the proof: not a pass\n",
-            file.display()
+            file.display(),
+            math_forge::verify::LAKE_MISSING
         ));
 }
 
