@@ -268,11 +268,15 @@ fn run_with(
     stderr: std::process::Stdio,
 ) -> i32 {
     use std::io::Write;
+    // `dir` is the home too: session-start keeps a snapshot under the home's data folder.
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mf"))
         .args(args)
         .current_dir(dir)
         .env_remove("MATH_FORGE_DB")
         .env_remove("CLAUDE_ENV_FILE")
+        .env_remove("CLAUDE_PLUGIN_DATA")
+        .env_remove("XDG_DATA_HOME")
+        .env("HOME", dir)
         .stdin(std::process::Stdio::piped())
         .stdout(stdout)
         .stderr(stderr)
