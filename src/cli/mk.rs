@@ -626,7 +626,8 @@ fn record_fact(kb: &mut Kb, kind: &str, a: FactArgs) -> Result<kb::Recorded, KbE
 }
 
 fn init(ctx: &Ctx, from: Option<&Path>, out: &mut dyn Write) -> Result<(), Failure> {
-    let mut kb = Kb::open(&ctx.db.path)?;
+    // The tracking.db is checked before knowledge.db is opened: a failed init leaves no new
+    // file behind.
     let source = match from {
         Some(p) => {
             if !p.is_file() {
@@ -643,15 +644,14 @@ fn init(ctx: &Ctx, from: Option<&Path>, out: &mut dyn Write) -> Result<(), Failu
         }
         None => Some(ctx.tracking.clone()).filter(|t| t.path.is_file()),
     };
-    let (report, tracking_used) = match &source {
-        Some(src) => {
-            let tracking = Tracking::open(&src.path);
-            if !tracking.is_available() {
-                return Err(KbError::Invalid(tracking.notes().join("; ")).into());
-            }
-            (Some(kb.migrate_from_tracking(&tracking)?), Some(src))
-        }
-        None => (None, None),
+    let tracking = source.as_ref().map(|src| Tracking::open(&src.path));
+    if let Some(t) = tracking.as_ref().filter(|t| !t.is_available()) {
+        return Err(KbError::Invalid(t.notes().join("; ")).into());
+    }
+    let mut kb = Kb::open(&ctx.db.path)?;
+    let (report, tracking_used) = match (&source, &tracking) {
+        (Some(src), Some(tracking)) => (Some(kb.migrate_from_tracking(tracking)?), Some(src)),
+        _ => (None, None),
     };
     #[derive(Serialize)]
     struct InitReport<'a> {
