@@ -167,6 +167,18 @@ impl Tracking {
         t
     }
 
+    /// A tracking.db that is not there and that nobody asked for: unavailable, with no note.
+    /// Most users of math-forge have no submission pipeline, and a command that can do
+    /// without tracking.db should not mention it every time; one that needs it says so.
+    pub fn absent(path: &Path) -> Tracking {
+        Tracking {
+            path: path.to_path_buf(),
+            conn: None,
+            schema: HashMap::new(),
+            notes: RefCell::new(Vec::new()),
+        }
+    }
+
     /// The file this was opened from.
     pub fn path(&self) -> &Path {
         &self.path

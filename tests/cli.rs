@@ -149,11 +149,37 @@ fn files_that_are_not_lean_text_under_a_directory_are_skipped_and_counted() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8(out.stdout).unwrap();
+    let first = stdout.lines().next().unwrap();
     assert!(
-        stdout.starts_with("2 files (2 added, 0 replaced, 0 unchanged)")
-            && stdout.ends_with(", 2 skipped (not Lean text)\n"),
+        first.starts_with("2 files (2 added, 0 replaced, 0 unchanged)")
+            && first.ends_with(", 2 skipped (not Lean text)"),
         "{stdout}"
     );
+    // In JSON too a skipped file is `skipped`, never `failed`.
+    let out = mf(d)
+        .args(["extract", "--db", "j.db", "--json", "--all", "src"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut statuses: Vec<&str> = lines[..lines.len() - 1]
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        ["added", "added", "skipped", "skipped"],
+        "{lines:?}"
+    );
+    let last = &lines[lines.len() - 1];
+    assert_eq!(last["summary"]["failed"], 0, "{last}");
+    assert_eq!(last["summary"]["files"], 2, "{last}");
+    assert_eq!(last["skipped"], 2, "{last}");
 }
 
 #[test]
@@ -287,4 +313,133 @@ fn completions_and_man_pages_are_generated_for_both_binaries() {
             .stdout(predicate::str::contains(format!(".TH {bin} 1")))
             .stdout(predicate::str::contains(sub));
     }
+}
+
+/// Every subcommand of both binaries (nested ones too) ends its help with an example, and
+/// every argument says what it is.
+#[test]
+fn every_subcommand_help_ends_with_an_example_and_every_argument_is_described() {
+    fn walk(cmd: &clap::Command, path: &str, problems: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if matches!(id, "help" | "version") || arg.is_hide_set() {
+                continue;
+            }
+            if arg
+                .get_help()
+                .is_none_or(|h| h.to_string().trim().is_empty())
+            {
+                problems.push(format!("{path}: argument `{id}` has no description"));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            let path = format!("{path} {}", sub.get_name());
+            let help = sub.clone().bin_name(&path).render_help().to_string();
+            let last = help.trim_end().rsplit("\n\n").next().unwrap_or_default();
+            if !last.starts_with("Example") || last.lines().count() < 2 {
+                problems.push(format!(
+                    "{path} --help does not end with an example:\n{help}"
+                ));
+            }
+            walk(sub, &path, problems);
+        }
+    }
+    let mut problems = Vec::new();
+    let mf_cli = math_forge::cli::mf::command();
+    let mk_cli = math_forge::cli::mk::command();
+    for (name, cmd) in [("mf", &mf_cli), ("mk", &mk_cli)] {
+        let top = cmd.clone().render_help().to_string();
+        if !top.contains("\nExamples:\n") {
+            problems.push(format!("{name} --help has no examples"));
+        }
+        walk(cmd, name, &mut problems);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+
+    // What a user sees.
+    let dir = TempDir::new().unwrap();
+    let out = mf(dir.path()).args(["lint", "--help"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.trim_end()
+            .ends_with("mf lint --format github --allow native-decide src/"),
+        "{text}"
+    );
+}
+
+/// `mf man --dir` / `mk man --dir` write a page for every subcommand, so each page the main
+/// pages refer to (`mf-lint(1)`, `mf-hook-stop(1)`) exists.
+#[test]
+fn every_man_page_referred_to_exists() {
+    let dir = TempDir::new().unwrap();
+    for bin in ["mf", "mk"] {
+        let pages = dir.path().join(bin);
+        let mut cmd = if bin == "mf" {
+            mf(dir.path())
+        } else {
+            mk(dir.path())
+        };
+        cmd.arg("man").arg("--dir").arg(&pages).assert().code(0);
+        let mut referred = 0;
+        for page in std::fs::read_dir(&pages).unwrap() {
+            let page = page.unwrap().path();
+            let text = std::fs::read_to_string(&page).unwrap().replace("\\-", "-");
+            for (at, _) in text.match_indices("(1)") {
+                let name: String = text[..at]
+                    .chars()
+                    .rev()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                if name.is_empty() {
+                    continue;
+                }
+                referred += 1;
+                assert!(
+                    pages.join(format!("{name}.1")).is_file(),
+                    "{} refers to {name}(1), which was not written",
+                    page.display()
+                );
+            }
+        }
+        assert!(referred >= 10, "{bin}: only {referred} references");
+        assert!(pages.join(format!("{bin}.1")).is_file());
+    }
+}
+
+/// Completion scripts offer the lint rules for `--allow` and `--deny`, not file names.
+#[test]
+fn completions_offer_rule_names_for_allow_and_deny() {
+    let dir = TempDir::new().unwrap();
+    let out = mf(dir.path())
+        .args(["completions", "fish"])
+        .output()
+        .unwrap();
+    let fish = String::from_utf8(out.stdout).unwrap();
+    for flag in ["-l allow", "-l deny"] {
+        // The values of one `complete` line: `-a "sorry\t''\nadmit\t''…"`.
+        let at = fish
+            .find(&format!("using_subcommand lint\" {flag} "))
+            .unwrap_or_else(|| panic!("no {flag} completion:\n{fish}"));
+        let values = fish[at..].split("\"\n").next().unwrap();
+        for rule in math_forge::lint::Rule::ALL {
+            // fish writes `\t` (backslash, t) between a value and its description.
+            assert!(
+                values.contains(&format!("\n{}\\t", rule.name()))
+                    || values.contains(&format!("\"{}\\t", rule.name())),
+                "{rule:?} missing: {values}"
+            );
+        }
+    }
+    let out = mf(dir.path())
+        .args(["completions", "bash"])
+        .output()
+        .unwrap();
+    let bash = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        bash.contains("--allow)\n                    COMPREPLY=($(compgen -W \"sorry admit axiom"),
+        "{bash}"
+    );
 }

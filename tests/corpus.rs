@@ -1,8 +1,13 @@
 //! The real corpus: the users' own 2,413 Lean files (`../shared/corpus`, never copied here).
 //!
-//! Set `MF_CORPUS` to use another directory.
+//! Set `MF_CORPUS` to use another directory. Without the corpus the tests skip, visibly
+//! (`common::corpora`).
+
+mod common;
 
 use std::path::PathBuf;
+
+use common::corpora::Corpus;
 
 use math_forge::lean::batch::{parse_files, ParseStats};
 use math_forge::lean::source::SourceError;
@@ -12,20 +17,11 @@ use math_forge::lean::Outline;
 /// The issue's bar: at least 99% of the corpus parses without ERROR or MISSING nodes.
 const MIN_CLEAN_PERCENT: f64 = 99.0;
 
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("MF_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
-}
-
 #[test]
 fn corpus_parses_cleanly_and_outlines_without_panics() {
-    let dir = corpus_dir();
-    assert!(
-        dir.is_dir(),
-        "corpus not found at {}: check out ../shared beside the project or set MF_CORPUS",
-        dir.display()
-    );
+    let Some(dir) = Corpus::Results.dir() else {
+        return;
+    };
     let (files, walk_errors) = lean_files(&[dir], IgnoreRules::HiddenOnly);
     assert!(walk_errors.is_empty(), "{walk_errors:?}");
     assert!(
@@ -113,16 +109,6 @@ fn corpus_parses_cleanly_and_outlines_without_panics() {
     );
 }
 
-/// Public Lean 4 projects the grammar was not written on (`../shared/corpus-public`, one
-/// folder a project; set `MF_CORPUS_PUBLIC` to use another directory).
-fn public_corpus_dir() -> PathBuf {
-    std::env::var_os("MF_CORPUS_PUBLIC")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus-public")
-        })
-}
-
 /// Issue 18's bars: at least 99.5% of each project's files parse without ERROR or MISSING
 /// nodes, and in the files that do not, at most 1% of the column-0 declarations are lost
 /// inside ERROR nodes.
@@ -130,12 +116,11 @@ fn public_corpus_dir() -> PathBuf {
 fn public_projects_parse_cleanly_and_errors_stay_in_their_command() {
     use math_forge::lean::containment::Containment;
 
-    let root = public_corpus_dir();
-    assert!(
-        root.is_dir(),
-        "public corpus not found at {}: check out ../shared beside the project or set MF_CORPUS_PUBLIC",
-        root.display()
-    );
+    // Public Lean 4 projects the grammar was not written on (`../shared/corpus-public`, one
+    // folder a project; `MF_CORPUS_PUBLIC` points elsewhere).
+    let Some(root) = Corpus::Public.dir() else {
+        return;
+    };
     let mut projects: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -264,4 +249,70 @@ fn lexical_hole_count(text: &str) -> usize {
 fn is_letter_like(c: char) -> bool {
     let c = c as u32;
     (0x370..=0x3ff).contains(&c) || (0x1f00..=0x1ffe).contains(&c) || (0x2080..=0x209c).contains(&c)
+}
+
+/// Without the corpora the tests above pass with one visible line each, naming the missing
+/// folder and the variable to set; a variable naming no folder, or `MF_REQUIRE_CORPORA`, makes
+/// them fail instead. Runs this test binary again with the corpora pointed at an empty folder.
+#[test]
+fn a_missing_corpus_is_skipped_visibly() {
+    let empty = tempfile::TempDir::new().unwrap();
+    let run = |env: &[(&str, &std::ffi::OsStr)]| {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args([
+            "--exact",
+            "corpus_parses_cleanly_and_outlines_without_panics",
+            "public_projects_parse_cleanly_and_errors_stay_in_their_command",
+        ]);
+        for var in [
+            "MF_CORPUS",
+            "MF_CORPUS_PUBLIC",
+            "MF_CORPUS_META",
+            "MF_REQUIRE_CORPORA",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.env("MF_SHARED", empty.path());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let shared = empty.path().display().to_string();
+
+    let (ok, text) = run(&[]);
+    assert!(ok, "{text}");
+    assert!(text.contains("2 passed"), "{text}");
+    for (test, folder, var) in [
+        (
+            "corpus_parses_cleanly_and_outlines_without_panics",
+            "corpus",
+            "MF_CORPUS",
+        ),
+        (
+            "public_projects_parse_cleanly_and_errors_stay_in_their_command",
+            "corpus-public",
+            "MF_CORPUS_PUBLIC",
+        ),
+    ] {
+        let line = format!(
+            "SKIPPED {test}: {shared}/{folder} not found (set {var} to use a copy elsewhere)"
+        );
+        assert_eq!(text.matches(&line).count(), 1, "{line}\n{text}");
+    }
+
+    let (ok, text) = run(&[("MF_REQUIRE_CORPORA", "1".as_ref())]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("MF_REQUIRE_CORPORA is set"), "{text}");
+
+    let nowhere = empty.path().join("nowhere");
+    let (ok, text) = run(&[("MF_CORPUS", nowhere.as_os_str())]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains(&format!("$MF_CORPUS is {}", nowhere.display())),
+        "{text}"
+    );
 }

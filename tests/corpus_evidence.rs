@@ -4,8 +4,10 @@
 //! the unpacked-project directory, same-file dependencies). Skipped, with a message, when the
 //! corpus is absent.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
 use rusqlite::Connection;
@@ -14,11 +16,7 @@ use math_forge::lean::depends::Dependencies;
 use math_forge::lean::header::AristotleHeader;
 use math_forge::lean::{Outline, ParsedFile};
 
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("MF_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
-}
+use common::corpora::Corpus;
 
 /// What a stored source's own bytes say about it.
 struct Seen {
@@ -40,14 +38,9 @@ fn seen(path: &str) -> Seen {
 
 #[test]
 fn corpus_findings_claim_only_what_their_files_show() {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        eprintln!(
-            "skipped: corpus not found at {} (check out ../shared beside the project or set MF_CORPUS)",
-            dir.display()
-        );
+    let Some(dir) = Corpus::Results.dir() else {
         return;
-    }
+    };
     let scratch = tempfile::TempDir::new().unwrap();
     let db = scratch.path().join("knowledge.db");
     let out = Command::cargo_bin("mf")

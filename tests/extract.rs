@@ -261,8 +261,8 @@ fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
     let (v, _, code) = p.extract_all();
     assert_eq!(code, 0);
     assert_eq!(v["summary"]["unchanged"], 3);
-    assert_eq!(v["summary"]["findings_added"], 0);
-    assert_eq!(v["summary"]["findings_unchanged"], total);
+    assert_eq!(v["summary"]["occurrences_added"], 0);
+    assert_eq!(v["summary"]["occurrences_unchanged"], total);
     assert_eq!(p.count("SELECT COUNT(*) FROM findings"), total);
 
     // Close one hole: the file's findings are replaced, nothing is duplicated.
@@ -286,9 +286,23 @@ fn a_rerun_adds_nothing_and_a_changed_file_is_replaced_whole() {
         ),
         (Some(1), Some(2))
     );
-    assert_eq!(v["summary"]["findings_removed"], 3);
+    assert_eq!(v["summary"]["occurrences_removed"], 3);
     // The two other files keep their findings, and say so.
-    assert_eq!(v["summary"]["findings_unchanged"], total - 3);
+    assert_eq!(v["summary"]["occurrences_unchanged"], total - 3);
+    // The counts add up: occurrences move by what was added and removed, and the facts the
+    // summary reports are the rows stored (what `mk stats` counts).
+    let n = |v: &Value| v.as_i64().unwrap();
+    let s = &v["summary"];
+    assert_eq!(
+        n(&s["after"]["occurrences"]),
+        n(&s["before"]["occurrences"]) + n(&s["occurrences_added"]) - n(&s["occurrences_removed"]),
+        "{s}"
+    );
+    assert_eq!(
+        n(&s["after"]["facts"]),
+        p.count("SELECT COUNT(*) FROM findings"),
+        "{s}"
+    );
     assert_eq!(
         p.types("slot615_"),
         pairs(&[("insight", 1), ("theorem", 3)])
@@ -358,14 +372,20 @@ fn bad_files_are_reported_and_the_rest_is_stored() {
         stderr.contains("slot901_latin1_result.lean:1: invalid UTF-8"),
         "{stderr}"
     );
-    let failed: Vec<&Value> = v["files"]
+    // Skipped, not failed, in each file's report too.
+    let skipped: Vec<&Value> = v["files"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["status"] == "failed")
+        .filter(|f| f["status"] == "skipped")
         .collect();
-    assert_eq!(failed.len(), 2);
-    assert!(failed.iter().all(|f| f["not_text"] == true));
+    assert_eq!(skipped.len(), 2);
+    assert!(skipped.iter().all(|f| f["not_text"] == true));
+    assert!(v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["status"] != "failed"));
     assert!(p.count("SELECT COUNT(*) FROM findings") > 0);
 
     // --strict makes them errors; a file named on the command line is always one.
@@ -397,6 +417,16 @@ fn usage_mistakes_are_explained() {
         stderr.contains("missing_result.lean: no such file or directory"),
         "{stderr}"
     );
+    // A failed run leaves no new file behind: not for a missing input, not for one that is
+    // not Lean text (read, failed, the new database removed again).
+    assert!(!p.db().exists() && !p.db().parent().unwrap().exists());
+    let binary = p.dir.path().join("slot9_binary_result.lean");
+    fs::write(&binary, b"\x1f\x8b\x08\x00").unwrap();
+    let (v, _, code) = p.extract(&[binary.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(v["summary"]["failed"], 1, "{v}");
+    assert_eq!(v["db"], Value::Null, "{v}");
+    assert!(!p.db().parent().unwrap().exists());
     Command::cargo_bin("mf")
         .unwrap()
         .args(["extract", "--all", "x", "--slot", "3"])
@@ -764,7 +794,7 @@ fn slot_and_problem_given_for_an_unchanged_file_correct_what_is_stored() {
     // Given again, the same values change nothing.
     let (v, _, _) = p.extract(&[file, "--slot", "42", "--problem-id", "erdos_42"]);
     assert_eq!(v["files"][0]["status"], "unchanged");
-    assert_eq!(v["summary"]["findings_unchanged"], 1);
+    assert_eq!(v["summary"]["occurrences_unchanged"], 1);
 }
 
 /// The JSON Lines of `mf extract --json` (a report per file, then the summary) as one object
@@ -915,7 +945,7 @@ fn findings_claim_only_what_their_evidence_supports() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("[CONFLICT] twosq"), "{text}");
     let conflict = text.find("[CONFLICT] 1").unwrap();
-    assert!(conflict < text.find("Findings").unwrap(), "{text}");
+    assert!(conflict < text.find("Facts, by type").unwrap(), "{text}");
 }
 
 #[test]
@@ -962,5 +992,116 @@ fn a_problems_statement_is_the_target_its_input_names() {
     assert_eq!(
         statement("erdos_902"),
         "erdos_902 : Set.Infinite {n : ℕ | 2 ∣ n}"
+    );
+}
+
+/// `mk forget`: files extracted by mistake (a directory of them) and files that no longer
+/// exist come off the knowledge base with their occurrences, their facts when no other file
+/// states them, their share of their problem, and a problem left with no evidence; the
+/// full-text indexes stay consistent with the table.
+#[test]
+fn forget_takes_files_facts_off_and_keeps_the_indexes_right() {
+    let p = Project::new();
+    let other = p.dir.path().join("other");
+    fs::create_dir(&other).unwrap();
+    // The same results under another name: its theorems are the same facts.
+    let copy = other.join("slot700_erdos_850_again_result.lean");
+    fs::copy(
+        p.results().join("slot614_erdos_850_triples_result.lean"),
+        &copy,
+    )
+    .unwrap();
+    let (_, stderr, code) = p.extract(&[
+        "--all",
+        p.results().to_str().unwrap(),
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let mk = |args: &[&str]| {
+        let out = Command::cargo_bin("mk")
+            .unwrap()
+            .arg("--db")
+            .arg(p.db())
+            .args(args)
+            .arg("--json")
+            .current_dir(p.dir.path())
+            .env("HOME", p.dir.path())
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (v, String::from_utf8(out.stderr).unwrap(), out.status.code())
+    };
+    let facts = p.count("SELECT count(*) FROM findings");
+    let shared = p.count(
+        "SELECT count(*) FROM findings f WHERE
+            (SELECT count(*) FROM finding_sources fs WHERE fs.finding_id = f.id) > 1",
+    );
+    assert!(shared > 0);
+
+    // A dry run lists and changes nothing.
+    let (v, _, code) = mk(&["forget", "--dry-run", "results"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(v["files"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(p.count("SELECT count(*) FROM findings"), facts);
+
+    let (v, stderr, code) = mk(&["forget", "results/"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(v["files"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(
+        v["after"]["facts"],
+        p.count("SELECT count(*) FROM findings")
+    );
+    assert_eq!(
+        v["after"]["occurrences"].as_i64().unwrap(),
+        v["before"]["occurrences"].as_i64().unwrap() - v["occurrences_removed"].as_i64().unwrap()
+    );
+    assert_eq!(p.count("SELECT count(*) FROM sources"), 1);
+    // What only the forgotten files said is gone; what the copy says too stays, shown with
+    // the copy.
+    assert_eq!(
+        p.count("SELECT count(*) FROM findings WHERE source_file LIKE '%/results/%'"),
+        0
+    );
+    assert_eq!(
+        p.count("SELECT count(*) FROM findings WHERE theorem_name = 'Erdos850.prime_le_sq'"),
+        1
+    );
+    assert_eq!(
+        p.count("SELECT count(*) FROM finding_sources fs LEFT JOIN sources s ON s.id = fs.source_id WHERE s.id IS NULL"),
+        0
+    );
+    assert_eq!(
+        p.count("SELECT submission_count FROM problems WHERE id = 'erdos_850'"),
+        1
+    );
+    assert_consistent(&p);
+
+    // Gone from disk: `--missing` finds it.
+    let stored = copy.canonicalize().unwrap().display().to_string();
+    fs::remove_file(&copy).unwrap();
+    let (v, stderr, code) = mk(&["forget", "--missing"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(v["files"], serde_json::json!([stored]), "{v}");
+    assert_eq!(v["after"]["facts"], 0, "{v}");
+    assert_eq!(v["after"]["occurrences"], 0, "{v}");
+    assert!(
+        v["problems_removed"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("erdos_850")),
+        "{v}"
+    );
+    assert_eq!(
+        p.count("SELECT count(*) FROM problems WHERE id = 'erdos_850'"),
+        0
+    );
+    assert_consistent(&p);
+
+    // A path that names no extracted file is an error.
+    let (_, stderr, code) = mk(&["forget", "results/nothing.lean"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("nothing extracted from results/nothing.lean"),
+        "{stderr}"
     );
 }

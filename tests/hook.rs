@@ -852,7 +852,7 @@ fn session_start_and_the_shell_find_the_same_knowledge_base() {
     );
     let stats = shell_mk(&sub, &home, &["stats"]);
     assert_eq!(stats["knowledge_db"]["path"], project_kb.to_str().unwrap());
-    assert_eq!(stats["findings"], 1, "{stats}");
+    assert_eq!(stats["facts"], 1, "{stats}");
     let run = session_start(dir.path());
     let text = run.context("SessionStart");
     assert!(!text.contains("KB: empty"), "{text}");
@@ -921,7 +921,7 @@ fn a_knowledge_base_left_in_the_plugin_data_folder_is_adopted_or_named() {
     );
     assert!(old.is_file(), "the old file is kept");
     let stats = shell_mk(dir.path(), &home, &["stats"]);
-    assert_eq!(stats["findings"], 1, "the shell sees the findings: {stats}");
+    assert_eq!(stats["facts"], 1, "the shell sees the facts: {stats}");
     assert_eq!(stats["old_knowledge_dbs"], serde_json::json!([]));
     // Once: the next session says nothing.
     assert!(session_start().get("systemMessage").is_none());

@@ -6,7 +6,7 @@
 //! comment) and a pretend false lemma (a name the file uses); the decisions with windows and
 //! with whole files must be equal.
 
-use std::path::PathBuf;
+mod common;
 
 use math_forge::hook::baseline::{Baseline, Origin};
 use math_forge::hook::post_tool_use::{decide_with, Decision, Parse};
@@ -15,11 +15,7 @@ use math_forge::lean::walk::{lean_files, IgnoreRules};
 use math_forge::lean::{Outline, Source};
 use math_forge::tracking::FalseLemma;
 
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("MF_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
-}
+use common::corpora::Corpus;
 
 /// Edited versions of `text`, each with a label.
 fn edits(text: &str) -> Vec<(&'static str, String)> {
@@ -75,12 +71,9 @@ fn edits(text: &str) -> Vec<(&'static str, String)> {
 
 #[test]
 fn windows_decide_like_whole_files_on_the_corpus() {
-    let dir = corpus_dir();
-    assert!(
-        dir.is_dir(),
-        "corpus not found at {}; set MF_CORPUS",
-        dir.display()
-    );
+    let Some(dir) = Corpus::Results.dir() else {
+        return;
+    };
     let (files, _) = lean_files(&[dir], IgnoreRules::HiddenOnly);
     let (mut compared, mut windowed, mut blocked) = (0usize, 0usize, 0usize);
     let mut mismatches: Vec<String> = Vec::new();

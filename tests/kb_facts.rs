@@ -213,23 +213,15 @@ fn old_databases_merge_their_duplicates() {
     assert_eq!(hits.len(), 2, "{hits:?}");
 }
 
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("MF_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
-}
-
 /// On the real corpus, distinct theorem rows equal distinct (name, normalized statement,
 /// same-file definitions the statement names) triples — (name, statement) pairs where the
 /// statement names no definition of its file — and every extracted theorem occurrence is kept
 /// as a source.
 #[test]
 fn corpus_theorem_rows_are_distinct_facts() {
-    let corpus = corpus_dir();
-    if !corpus.is_dir() {
-        eprintln!("skipped: no corpus at {} (set MF_CORPUS)", corpus.display());
+    let Some(corpus) = common::corpora::Corpus::Results.dir() else {
         return;
-    }
+    };
     let files: Vec<PathBuf> = walkdir(&corpus);
     let dir = TempDir::new().unwrap();
     let mut kb = Kb::open(&dir.path().join("knowledge.db")).unwrap();
@@ -449,11 +441,9 @@ fn spine_heads(proof: &math_forge::extract::uses::Proof) -> Vec<&str> {
 fn corpus_techniques_come_from_the_spine() {
     use math_forge::extract::{technique, uses};
     use math_forge::lean::{Outline, ParsedFile};
-    let corpus = corpus_dir();
-    if !corpus.is_dir() {
-        eprintln!("skipped: no corpus at {} (set MF_CORPUS)", corpus.display());
+    let Some(corpus) = common::corpora::Corpus::Results.dir() else {
         return;
-    }
+    };
     let (mut total, mut old_generic, mut new_generic, mut old_incidental, mut new_incidental) =
         (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut labels: std::collections::BTreeMap<String, usize> = Default::default();

@@ -271,10 +271,7 @@ fn a_missing_path_is_an_error_not_a_pass() {
         .args(["clean.lean", "nope.lean"])
         .assert()
         .code(2)
-        .stderr(
-        "mf: note: no tracking.db at submissions/tracking.db; false-lemma references not checked\n\
-             mf: nope.lean: no such file or directory\n",
-    );
+        .stderr("mf: nope.lean: no such file or directory\n");
 }
 
 #[test]
@@ -371,20 +368,39 @@ fn false_lemmas_come_from_the_environment_or_the_default_path() {
     assert_eq!(found.len(), 1);
 }
 
+/// tracking.db is the submission pipeline's, and most projects have none: its absence is news
+/// only where it was asked for (the rule denied, a variable naming it), an error where named.
 #[test]
-fn a_missing_tracking_db_is_a_note_unless_named() {
+fn a_missing_tracking_db_is_silent_unless_asked_for() {
     let dir = TempDir::new().unwrap();
     fs::write(dir.path().join("a.lean"), "theorem t : True := trivial\n").unwrap();
-    let mut cmd = Command::cargo_bin("mf").unwrap();
-    cmd.arg("lint")
-        .arg("a.lean")
-        .current_dir(dir.path())
-        .env_remove("MATH_FORGE_TRACKING_DB")
+    let lint = |args: &[&str]| {
+        let mut cmd = Command::cargo_bin("mf").unwrap();
+        cmd.arg("lint")
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("MATH_FORGE_TRACKING_DB")
+            .env_remove("CLAUDE_PROJECT_DIR");
+        cmd
+    };
+    let note =
+        "mf: note: no tracking.db at submissions/tracking.db; false-lemma references not checked\n";
+    lint(&["a.lean"]).assert().code(0).stderr("");
+    // Inside Claude Code the project directory is always set: still no news.
+    lint(&["a.lean"])
+        .env("CLAUDE_PROJECT_DIR", dir.path())
         .assert()
         .code(0)
-        .stderr(
-            "mf: note: no tracking.db at submissions/tracking.db; false-lemma references not checked\n",
-        );
+        .stderr("");
+    lint(&["a.lean", "--deny", "false-lemma-reference"])
+        .assert()
+        .code(0)
+        .stderr(note);
+    lint(&["a.lean"])
+        .env("MATH_FORGE_TRACKING_DB", "submissions/tracking.db")
+        .assert()
+        .code(0)
+        .stderr(note);
 
     let mut cmd = Command::cargo_bin("mf").unwrap();
     cmd.arg("lint")
@@ -413,4 +429,91 @@ fn a_missing_tracking_db_is_a_note_unless_named() {
              false-lemma references not checked\n",
             empty.display()
         ));
+}
+
+/// One `sorry` on a 500 KB line: the report shows a window of the line around it (rustc's
+/// `...` where cut), never the line; 20,000 on one line each get their own window.
+#[test]
+fn a_long_line_is_shown_as_an_excerpt_around_the_finding() {
+    let dir = TempDir::new().unwrap();
+    let padding = "exact trivial; ".repeat(33_000);
+    fs::write(
+        dir.path().join("Long.lean"),
+        format!("theorem t : True := by {padding}sorry; {padding}\n"),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("Many.lean"),
+        format!(
+            "theorem t : True := by {}trivial\n",
+            "sorry; ".repeat(20_000)
+        ),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("mf")
+        .unwrap()
+        .args(["lint", "Long.lean"])
+        .current_dir(dir.path())
+        .env_remove("MATH_FORGE_TRACKING_DB")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.len() < 1_000, "{} bytes", text.len());
+    let source = text.lines().nth(3).unwrap();
+    let carets = text.lines().nth(4).unwrap();
+    assert!(
+        source.starts_with("1 | ...") && source.ends_with("..."),
+        "{text}"
+    );
+    let at = carets.find('^').unwrap();
+    assert_eq!(&source[at..at + 5], "sorry", "{text}");
+    assert_eq!(carets[at..].trim_end(), "^^^^^", "{text}");
+
+    let out = Command::cargo_bin("mf")
+        .unwrap()
+        .args(["lint", "Many.lean"])
+        .current_dir(dir.path())
+        .env_remove("MATH_FORGE_TRACKING_DB")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("error[sorry]").count(), 20_000);
+    assert!(text.lines().all(|l| l.len() < 200), "a line was not cut");
+}
+
+/// `--color always|never|auto` holds for lint's diagnostics as for every other output.
+#[test]
+fn lint_diagnostics_follow_color() {
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = lint();
+        cmd.arg("allow.lean").args(args).env_remove("NO_COLOR");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    let colored = run(&["--color", "always"], &[]);
+    assert!(
+        colored.contains("\x1b[1m\x1b[31merror[sorry]\x1b[0m"),
+        "{colored:?}"
+    );
+    // Colored or not, the same text.
+    let plain = run(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]);
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+    assert_eq!(strip_escapes(&colored), plain);
+    // auto: not a terminal here.
+    assert!(!run(&[], &[]).contains('\x1b'));
+    assert!(run(&[], &[("CLICOLOR_FORCE", "1")]).contains('\x1b'));
+}
+
+fn strip_escapes(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(at) = rest.find('\x1b') {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('m').map_or(rest.len(), |m| at + m + 1);
+        rest = &rest[end..];
+    }
+    out + rest
 }

@@ -104,7 +104,18 @@ fn find_shows_the_dashboard_with_tracking() {
         text.starts_with("[PARTIAL] erdos_850 — Erdős 850\n"),
         "{text}"
     );
-    assert!(text.contains("\n---\nFindings\n  [THEOREM] 2\n"), "{text}");
+    assert!(
+        text.contains("\n---\nFacts, by type\n  [THEOREM] 2\n"),
+        "{text}"
+    );
+    // Every count says what it counts; none reads "Failed: 0" above a failed strategy.
+    assert!(
+        text.contains(
+            "  Domain: nt | Submissions: 4 | Verified theorem occurrences: 5 | Failure facts: 0\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Failed: "), "{text}");
     assert!(text.contains("Submissions (tracking.db)"), "{text}");
 
     let r = mk_json(
@@ -263,8 +274,10 @@ fn stats_says_which_paths_and_why() {
     );
     assert_eq!(r["tracking_db"]["tables"]["submissions"], 2);
     // 14 findings in the fixture; 4 copies of one theorem are one fact.
-    assert_eq!(r["findings"], 11);
-    assert_eq!(r["freshness"]["sources"], 8);
+    assert_eq!(r["facts"], 11);
+    // …and every occurrence counted, in the same words as `mf extract`'s summary.
+    assert_eq!(r["occurrences"], 14);
+    assert_eq!(r["freshness"]["files"], 8);
     let by_type: Vec<(String, i64)> = r["by_type"]
         .as_array()
         .unwrap()
@@ -722,5 +735,107 @@ fn help_without_a_database() {
     assert!(
         !dir.path().join(".math-forge").exists(),
         "help creates nothing"
+    );
+}
+
+/// A recorded constraint (and fact) is the problem's own word: `mk context` shows it first,
+/// within its default limit, however many extracted theorems the problem has.
+#[test]
+fn context_shows_recorded_constraints_and_facts_first() {
+    use math_forge::kb::SourceRecord;
+    use math_forge::kb::{content_hash, Confidence, FileItem, FindingType, Kb, NewFinding};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("knowledge.db");
+    let mut kb = Kb::open(&db).unwrap();
+    // Names differ in letters: titles that differ only in digits are near-copies, shown once.
+    let items = (0..12u8)
+        .map(|i| (i, char::from(b'a' + i)))
+        .map(|(i, c)| FileItem {
+            source: SourceRecord {
+                path: format!("/r/slot{i}_demo_result.lean"),
+                content_hash: content_hash(format!("{i}").as_bytes()),
+                problem_id: Some("demo_problem".into()),
+                ..Default::default()
+            },
+            findings: vec![NewFinding {
+                finding_type: FindingType::Theorem,
+                title: format!("lemma_{c} (theorem)"),
+                description: "a proven lemma".into(),
+                problem_id: Some("demo_problem".into()),
+                theorem_name: Some(format!("lemma_{c}")),
+                theorem_statement: Some(format!("lemma_{c} : {i} ≤ {i} + 1")),
+                confidence: Confidence::Verified,
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+    kb.write_batch(items).unwrap();
+    drop(kb);
+    let db = db.to_str().unwrap();
+    for (kind, text) in [
+        ("constraint", "n must be odd"),
+        ("fact", "the sum is bounded by 2n"),
+    ] {
+        stdout_of(
+            dir.path(),
+            &[
+                "record",
+                kind,
+                "--db",
+                db,
+                "--problem",
+                "demo_problem",
+                "--text",
+                text,
+            ],
+        );
+    }
+    let text = stdout_of(dir.path(), &["context", "demo_problem", "--db", db]);
+    let facts = text
+        .split("Established facts:\n")
+        .nth(1)
+        .unwrap_or_default();
+    let lines: Vec<&str> = facts.lines().take(2).collect();
+    assert!(
+        lines[0].starts_with("- constraint: n must be odd")
+            && lines[1].starts_with("- fact: the sum is bounded by 2n"),
+        "{text}"
+    );
+    let r = mk_json(dir.path(), &["context", "demo_problem", "--db", db]);
+    assert_eq!(r["facts"].as_array().unwrap().len(), 8, "{r}");
+    assert_eq!(r["facts"][0]["title"], "constraint: n must be odd");
+}
+
+/// A tracking.db nobody pointed at is no news; one that was named but is missing is said
+/// once.
+#[test]
+fn a_missing_tracking_db_is_noted_only_when_named_and_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = build_kb(dir.path());
+    let db = db.to_str().unwrap();
+    for args in [
+        &["find", "erdos_850", "--db", db][..],
+        &["failed", "--db", db],
+        &["stats", "--db", db],
+    ] {
+        let out = mk(dir.path())
+            .args(args)
+            .env("CLAUDE_PROJECT_DIR", dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let all = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(!all.contains("note:"), "{args:?}: {all}");
+    }
+    let out = mk(dir.path())
+        .args(["find", "erdos_850", "--db", db, "--tracking", "nope.db"])
+        .output()
+        .unwrap();
+    let all = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        all.matches("tracking.db not found at nope.db").count(),
+        1,
+        "{all}"
     );
 }

@@ -229,6 +229,16 @@ fn init_uses_the_resolved_tracking_db_and_reports_a_missing_one() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("tracking.db not found at nope.db"));
+
+    // A failed init creates nothing.
+    let fresh = dir.path().join("fresh/knowledge.db");
+    let out = mk(dir.path())
+        .args(["init", "--from-tracking", "nope.db", "--db"])
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!fresh.exists() && !fresh.parent().unwrap().exists());
 }
 
 #[test]

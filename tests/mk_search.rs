@@ -418,8 +418,15 @@ fn text_output_has_badges_rules_and_no_color_when_piped() {
         text.contains("  Counterexample: K4 with a pendant triangle\n"),
         "{text}"
     );
+    // The result's own date (this fixture's files carry none: when they were extracted, said
+    // so) and its file.
     assert!(
-        text.contains("  Domain: nt | Slot: 614 | Problem: erdos_850 | verified | just now\n"),
+        text.contains("  Domain: nt | Slot: 614 | Problem: erdos_850 | verified | extracted "),
+        "{text}"
+    );
+    assert!(text.contains(" (file date unknown)\n"), "{text}");
+    assert!(
+        text.contains("  File: results/slot614_erdos_850_triple_factors_result.lean\n"),
         "{text}"
     );
 }
@@ -440,4 +447,143 @@ fn empty_kb_gives_a_hint_and_exit_zero() {
     );
     let v = mk_json(dir.path(), &["search", "anything"]);
     assert_eq!(v, serde_json::json!([]));
+}
+
+/// At equal relevance the more trustworthy fact comes first, then the newer result (the date
+/// its file states, else its modification time), never the order of extraction; each hit
+/// carries that date and says how it is known.
+#[test]
+fn equal_matches_rank_by_trust_then_result_date_never_extraction_order() {
+    use math_forge::kb::{content_hash, Confidence, FileItem, NewFinding, SourceRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("knowledge.db");
+    let mut kb = Kb::open(&db).unwrap();
+    // Extracted in this order: ids grow down the list.
+    let files = [
+        (
+            "new_verified",
+            Confidence::Verified,
+            Some("2026-03-01"),
+            None,
+        ),
+        (
+            "old_verified",
+            Confidence::Verified,
+            Some("2025-01-01T08:00:00+02:00"),
+            None,
+        ),
+        (
+            "newest_medium",
+            Confidence::Medium,
+            None,
+            Some(1_780_000_000),
+        ),
+        ("high_one", Confidence::High, None, None),
+    ];
+    let items = files
+        .iter()
+        .map(|(name, confidence, stated, modified)| FileItem {
+            source: SourceRecord {
+                path: format!("/r/{name}.lean"),
+                content_hash: content_hash(name.as_bytes()),
+                size_bytes: 1,
+                stated_date: stated.map(str::to_string),
+                modified: *modified,
+                ..Default::default()
+            },
+            findings: vec![NewFinding {
+                finding_type: FindingType::Theorem,
+                title: format!("{name} (theorem)"),
+                description: format!("uses the card lemma: {name}"),
+                theorem_name: Some(name.to_string()),
+                theorem_statement: Some(format!("{name} : s.card ≤ t.card")),
+                confidence: *confidence,
+                uses: vec!["Finset.card_le_card".into()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+    kb.write_batch(items).unwrap();
+    drop(kb);
+
+    let hits = search(dir.path(), &db, &["Finset.card_le_card", "-n", "10"]);
+    assert_eq!(
+        names(&hits),
+        ["new_verified", "old_verified", "high_one", "newest_medium"],
+        "{hits:#}"
+    );
+    assert!(hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["match"] == "uses"));
+    assert_eq!(
+        hits[0]["result_date"],
+        serde_json::json!({"date": "2026-03-01 00:00:00", "from": "stated"})
+    );
+    // A stated offset is converted to UTC.
+    assert_eq!(hits[1]["result_date"]["date"], "2025-01-01 06:00:00");
+    assert_eq!(
+        hits[3]["result_date"],
+        serde_json::json!({"date": "2026-05-28 20:26:40", "from": "modified"})
+    );
+    // A file stored without either date: when it was extracted, said so.
+    assert_eq!(hits[2]["result_date"]["from"], "extracted");
+}
+
+/// `mf extract` reads a file's own date from its leading comment, else its modification time,
+/// and `mk search` shows it with the file.
+#[test]
+fn search_shows_each_results_file_and_own_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    std::fs::write(
+        results.join("dated.lean"),
+        "/-\nGenerated: 2026-01-04T16:15:34.654492\n-/\ntheorem dated_fact : 1 + 1 = 2 := by norm_num\n",
+    )
+    .unwrap();
+    std::fs::write(
+        results.join("undated.lean"),
+        "theorem undated_fact : 2 + 2 = 4 := by norm_num\n",
+    )
+    .unwrap();
+    let db = dir.path().join("k.db");
+    let mut extract = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
+    common::isolate(&mut extract, dir.path());
+    extract
+        .current_dir(dir.path())
+        .args(["extract", "--db", db.to_str().unwrap(), "--all", "results"])
+        .assert()
+        .success();
+    let text = common::stdout_of(
+        dir.path(),
+        &[
+            "search",
+            "--db",
+            db.to_str().unwrap(),
+            "dated_fact",
+            "-n",
+            "1",
+        ],
+    );
+    assert!(
+        text.contains(
+            "| dated 2026-01-04 16:15 (stated in the file)\n  File: results/dated.lean\n"
+        ),
+        "{text}"
+    );
+    let text = common::stdout_of(
+        dir.path(),
+        &[
+            "search",
+            "--db",
+            db.to_str().unwrap(),
+            "undated_fact",
+            "-n",
+            "1",
+        ],
+    );
+    assert!(text.contains("| file modified 20"), "{text}");
+    assert!(text.contains("  File: results/undated.lean\n"), "{text}");
 }

@@ -1,6 +1,8 @@
 //! The Claude Code plugin in plugin/: its JSON is valid and wires the documented events, and
 //! every command it names exists (`mf hook X`, `mk X`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -387,9 +389,9 @@ fn claude_plugin_validate_passes() {
             .find(|p| p.is_file())
     });
     let Some(claude) = found else {
-        eprintln!(
+        common::say_skipped(
             "SKIPPED claude_plugin_validate_passes: `claude` is not on PATH \
-             (npm install -g @anthropic-ai/claude-code)"
+             (npm install -g @anthropic-ai/claude-code)",
         );
         return;
     };

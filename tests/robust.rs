@@ -8,20 +8,13 @@ use std::process::Output;
 
 use serde_json::json;
 
-/// `mf` in `cwd`, isolated from the caller's environment.
+/// `mf` in `cwd`, isolated from the caller's environment, with `cwd` as its home (a hook
+/// keeps session snapshots under the home's data folder).
 fn mf(cwd: &Path) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
     cmd.current_dir(cwd);
-    for var in [
-        "MATH_FORGE_DB",
-        "MATH_FORGE_TRACKING_DB",
-        "MATH_FORGE_SLOTS",
-        "CLAUDE_PLUGIN_ROOT",
-        "CLAUDE_PROJECT_DIR",
-        "CLAUDE_ENV_FILE",
-    ] {
-        cmd.env_remove(var);
-    }
+    common::isolate(&mut cmd, cwd);
+    cmd.env_remove("MATH_FORGE_SLOTS");
     cmd
 }
 
@@ -275,11 +268,15 @@ fn run_with(
     stderr: std::process::Stdio,
 ) -> i32 {
     use std::io::Write;
+    // `dir` is the home too: session-start keeps a snapshot under the home's data folder.
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mf"))
         .args(args)
         .current_dir(dir)
         .env_remove("MATH_FORGE_DB")
         .env_remove("CLAUDE_ENV_FILE")
+        .env_remove("CLAUDE_PLUGIN_DATA")
+        .env_remove("XDG_DATA_HOME")
+        .env("HOME", dir)
         .stdin(std::process::Stdio::piped())
         .stdout(stdout)
         .stderr(stderr)

@@ -2,6 +2,8 @@
 //! (SARIF and GitHub rules) finds no error, and fingerprints survive unrelated edits. Also
 //! `--exit-zero` and the github format's job summary.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -45,7 +47,14 @@ fn multitool() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("MF_SARIF_MULTITOOL") {
         return Some(path.into());
     }
-    let npm_root = Process::new("npm").args(["root", "-g"]).output().ok()?;
+    // npm logs every run under its cache folder (~/.npm/_logs): a scratch one keeps the
+    // home untouched.
+    let cache = TempDir::new().ok()?;
+    let npm_root = Process::new("npm")
+        .args(["root", "-g"])
+        .env("npm_config_cache", cache.path())
+        .output()
+        .ok()?;
     let package = Path::new(String::from_utf8(npm_root.stdout).ok()?.trim())
         .join("@microsoft/sarif-multitool");
     let resolved = Process::new("node")
@@ -65,10 +74,11 @@ fn validator_errors(log: &Value) -> Option<Vec<String>> {
             std::env::var_os("MF_REQUIRE_SARIF_MULTITOOL").is_none(),
             "MF_REQUIRE_SARIF_MULTITOOL is set but @microsoft/sarif-multitool is not installed"
         );
-        eprintln!(
-            "skipped: the SARIF multitool is not installed \
-             (npm install -g @microsoft/sarif-multitool, or set MF_SARIF_MULTITOOL)"
-        );
+        common::say_skipped(&format!(
+            "SKIPPED {}: the SARIF multitool is not installed \
+             (npm install -g @microsoft/sarif-multitool, or set MF_SARIF_MULTITOOL)",
+            common::test_name()
+        ));
         return None;
     };
     let dir = TempDir::new().unwrap();

@@ -1,6 +1,8 @@
 //! `mf verify`: the proof gate, with a fake `lake` (fixtures/verify/bin/lake) first on PATH that
 //! prints real Lean 4 messages for the scenario named by `$FAKE_LEAN`.
 
+mod common;
+
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -302,7 +304,9 @@ fn without_lake_the_verdict_is_not_compiled_and_never_a_pass() {
     assert_eq!(r["compiled"], false);
     assert_eq!(r["structural_pass"], true);
     assert_eq!(r["lean"], Value::Null);
-    assert_eq!(r["not_compiled_because"], "`lake` was not found on PATH");
+    assert_eq!(r["not_compiled_because"], math_forge::verify::LAKE_MISSING);
+    // It names the install.
+    assert!(math_forge::verify::LAKE_MISSING.contains("install Lean with elan"));
 
     let file = fixture("Clean.lean");
     without_lake(&empty)
@@ -310,10 +314,11 @@ fn without_lake_the_verdict_is_not_compiled_and_never_a_pass() {
         .assert()
         .code(1)
         .stdout(format!(
-            "NOT COMPILED {} (not compiled: `lake` was not found on PATH)\n  \
+            "NOT COMPILED {} (not compiled: {})\n  \
              structural checks pass (no sorry, admit, axiom or skipKernelTC), \
              but only Lean can check the proof: not a pass\n",
-            file.display()
+            file.display(),
+            math_forge::verify::LAKE_MISSING
         ));
 }
 
@@ -520,9 +525,9 @@ fn every_corpus_theorem_matches_a_spec_of_its_own_signature() {
     use math_forge::lean::Outline;
     use math_forge::verify::spec::{check, Spec};
 
-    let corpus = std::env::var_os("MF_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let Some(corpus) = common::corpora::Corpus::Results.dir() else {
+        return;
+    };
     let (files, _) = lean_files(&[corpus], IgnoreRules::HiddenOnly);
     assert!(files.len() > 2000, "corpus not found");
     let mut checked = 0usize;

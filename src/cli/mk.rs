@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use serde::Serialize;
 
-use crate::cli::generate::{self, GenerateArgs};
+use crate::cli::generate::{self, GenerateArgs, ManArgs};
 use crate::cli::output::{self, TerminalArgs, EXIT_INPUT};
 use crate::cli::render::Painter;
 use crate::kb::{
@@ -64,6 +64,10 @@ struct Cli {
 enum Command {
     /// Create knowledge.db (or upgrade its schema) and migrate tracking.db into it: the project's
     /// (the nearest .math-forge/ here or above, else a new ./.math-forge/), or --db's
+    #[command(after_help = "Examples:
+  mk init                                          the project's knowledge base (./.math-forge/, or the nearest above)
+  mk init --user                                   the user-level one ($XDG_DATA_HOME/math-forge/)
+  mk init --from-tracking submissions/tracking.db  and migrate the pipeline's tracking.db")]
     Init {
         /// tracking.db to migrate from (default: the resolved tracking.db, if it exists)
         #[arg(long, value_name = "PATH")]
@@ -73,72 +77,128 @@ enum Command {
         user: bool,
     },
     /// Full-text search; names and problem ids that match exactly come first
+    #[command(after_help = "Examples:
+  mk search Finset.card_le_card                    exact names, then proofs that use it, then text
+  mk search \"quadratic residue\" --domain nt --type theorem -n 10
+  mk search -- -card                               a word that starts with '-' goes after --")]
     Search {
         /// Words, "phrases", partial names; OR and NOT work between terms
         #[arg(required = true, value_name = "QUERY")]
         query: Vec<String>,
         /// Number of results
-        #[arg(long, short = 'n', default_value_t = 5)]
+        #[arg(long, short = 'n', default_value_t = 5, value_name = "N")]
         limit: usize,
-        /// Only findings of this domain (nt, algebra, combinatorics, analysis, …)
+        /// Only facts of this domain (nt, algebra, combinatorics, analysis, …)
         #[arg(long)]
         domain: Option<String>,
-        /// Only findings of this type
+        /// Only facts of this type (theorem, technique, failure, false_lemma, computation,
+        /// mathlib_api, insight)
         #[arg(long = "type", short = 't', value_parser = parse_finding_type)]
         finding_type: Option<FindingType>,
     },
-    /// Everything about one problem: findings, strategies, false lemmas, submissions
+    /// Everything about one problem: facts, strategies, false lemmas, submissions
+    #[command(after_help = "Example:
+  mk find erdos_850                                status, statement, facts by type, strategies")]
     Find {
         /// Problem id (case, spaces, '_' and '-' do not matter)
         problem: String,
     },
     /// What to know before an attempt: statement and status, facts, failed approaches, false lemmas, techniques, similar problems
+    #[command(after_help = "Example:
+  mk context erdos_850 -n 12                       recorded constraints and facts first")]
     Context {
         /// Problem id (case, spaces, '_' and '-' do not matter)
         problem: String,
-        /// Entries per section
-        #[arg(long, short = 'n', default_value_t = 8)]
+        /// Entries per section, most important first
+        #[arg(long, short = 'n', default_value_t = 8, value_name = "N")]
         limit: usize,
     },
     /// Failed approaches and false lemmas, optionally matching a keyword
+    #[command(after_help = "Examples:
+  mk failed                                        every failed approach and false lemma
+  mk failed induction                              those that mention induction")]
     Failed {
+        /// Words that a failure or false lemma must mention (all of them)
+        #[arg(value_name = "KEYWORD")]
         keyword: Vec<String>,
-        #[arg(long, short = 'n', default_value_t = 20)]
+        /// Most entries shown
+        #[arg(long, short = 'n', default_value_t = 20, value_name = "N")]
         limit: usize,
     },
     /// Proven techniques by frequency and how recorded approaches fared
+    #[command(after_help = "Examples:
+  mk strategies                                    across every domain
+  mk strategies combinatorics -n 5")]
     Strategies {
+        /// Only this domain (nt, algebra, combinatorics, analysis, …)
+        #[arg(value_name = "DOMAIN")]
         domain: Option<String>,
-        #[arg(long, short = 'n', default_value_t = 20)]
+        /// Most techniques and approaches shown
+        #[arg(long, short = 'n', default_value_t = 20, value_name = "N")]
         limit: usize,
     },
     /// Counts, freshness, and which database files are used and why
+    #[command(after_help = "Example:
+  mk stats                                         facts, occurrences, files; which knowledge.db and why")]
     Stats,
     /// Run one read-only SQL statement (writes are refused)
+    #[command(after_help = "Example:
+  mk query \"SELECT finding_type, count(*) FROM findings GROUP BY 1\"")]
     Query {
+        /// The statement (words are joined with spaces); SELECT, WITH, EXPLAIN or a read-only PRAGMA
         #[arg(required = true, value_name = "SQL")]
         sql: Vec<String>,
         /// Print at most N rows (rows are streamed, so any number is fine)
         #[arg(long, short = 'n', value_name = "N")]
         limit: Option<usize>,
     },
-    /// Record what an attempt taught: a failure, a strategy outcome or an insight
+    /// Record what an attempt taught: a failure, a strategy outcome, an insight, a fact or a constraint
+    #[command(after_help = "Examples:
+  mk record failure --problem erdos_850 --approach pigeonhole --why \"bound too weak\"
+  mk record constraint --problem erdos_850 --text \"n must be odd\"")]
     Record {
         #[command(subcommand)]
         what: RecordCommand,
     },
     /// Techniques ranked by observed success in a domain, minus those already failed on the problem
+    #[command(after_help = "Examples:
+  mk recommend erdos_850                           for a problem: its domain, minus what failed on it
+  mk recommend combinatorics")]
     Recommend {
         /// A problem id or a domain
         target: String,
-        #[arg(long, short = 'n', default_value_t = 10)]
+        /// Most techniques shown
+        #[arg(long, short = 'n', default_value_t = 10, value_name = "N")]
         limit: usize,
     },
+    /// Take files' facts off the knowledge base: files extracted by mistake, or gone
+    #[command(after_help = "Examples:
+  mk forget fixtures/results/                 every file extracted from below fixtures/results
+  mk forget --missing --dry-run               list extracted files that no longer exist
+  mk forget --missing                         and forget them")]
+    Forget {
+        /// Extracted files to forget, or directories: every extracted file below them (the
+        /// files need not exist any more)
+        #[arg(value_name = "PATH", required_unless_present = "missing")]
+        paths: Vec<PathBuf>,
+        /// Also forget every extracted file that no longer exists
+        #[arg(long)]
+        missing: bool,
+        /// Only list what would be forgotten
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_help = "Example:
+  mk completions bash > ~/.local/share/bash-completion/completions/mk")]
     Completions(GenerateArgs),
-    /// Print the man page (roff) on standard output
-    Man,
+    /// Print the man page (roff) on standard output, or write every page into a directory
+    #[command(after_help = "Example:
+  mk man --dir ~/.local/share/man/man1             mk(1) and a page per subcommand")]
+    Man(ManArgs),
     /// Print this help, or a command's
+    #[command(after_help = "Example:
+  mk help search")]
     Help {
         /// The command to explain
         command: Option<String>,
@@ -148,14 +208,24 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum RecordCommand {
     /// An approach that failed on a problem, and why
+    #[command(after_help = "Example:
+  mk record failure --problem erdos_850 --approach pigeonhole --why \"bound too weak for n < 10^6\"")]
     Failure(FailureArgs),
     /// The outcome of an approach on a problem
+    #[command(after_help = "Example:
+  mk record strategy --problem erdos_850 --approach \"induction on n\" --outcome partial")]
     Strategy(StrategyArgs),
     /// An observation worth keeping
+    #[command(after_help = "Example:
+  mk record insight --title \"omega closes the parity cases\" --text \"…\" --domain nt")]
     Insight(InsightArgs),
     /// Something established about a problem ("the sum is bounded by 2n"); shown by mk context
+    #[command(after_help = "Example:
+  mk record fact --problem erdos_850 --text \"the sum is bounded by 2n\"")]
     Fact(FactArgs),
-    /// A condition discovered on a problem ("n must be odd"); shown by mk context
+    /// A condition discovered on a problem ("n must be odd"); shown first by mk context
+    #[command(after_help = "Example:
+  mk record constraint --problem erdos_850 --text \"n must be odd\"")]
     Constraint(FactArgs),
 }
 
@@ -229,8 +299,10 @@ struct InsightArgs {
     /// The insight
     #[arg(long)]
     text: String,
+    /// Problem id it is about, if any
     #[arg(long)]
     problem: Option<String>,
+    /// Domain it is about (defaults to the problem's)
     #[arg(long)]
     domain: Option<String>,
     /// Comma-separated tags
@@ -262,6 +334,11 @@ impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Self {
         Failure::Io(e)
     }
+}
+
+/// `mk`'s command-line definition (for help, completions and man pages).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Entry point of `mk`.
@@ -316,9 +393,21 @@ impl Ctx {
         }
     }
 
+    /// tracking.db, for the cross-references that use it when it is there. One nobody pointed
+    /// at (`--tracking`, `$MATH_FORGE_TRACKING_DB`) that does not exist is no news: no note.
     fn tracking(&self) -> Tracking {
-        Tracking::open(&self.tracking.path)
+        if tracking_asked_for(&self.tracking) || self.tracking.path.exists() {
+            Tracking::open(&self.tracking.path)
+        } else {
+            Tracking::absent(&self.tracking.path)
+        }
     }
+}
+
+/// Whether the user named this tracking.db (flag or `$MATH_FORGE_TRACKING_DB`), rather than
+/// it being where one would be (the project's `submissions/`, `$CLAUDE_PROJECT_DIR`'s).
+pub(crate) fn tracking_asked_for(resolved: &Resolved) -> bool {
+    matches!(resolved.reason, kb::Reason::Flag | kb::Reason::Env(_))
 }
 
 fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
@@ -338,7 +427,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     };
     match command {
         Command::Completions(args) => generate::completions(Cli::command(), "mk", args.shell, out)?,
-        Command::Man => generate::man(Cli::command(), out)?,
+        Command::Man(args) => generate::man(Cli::command(), &args, out)?,
         Command::Help { command } => {
             let mut cli = Cli::command();
             let help = match command.as_deref().and_then(|c| cli.find_subcommand_mut(c)) {
@@ -432,6 +521,11 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             }
         }
         Command::Stats => stats(&ctx, out)?,
+        Command::Forget {
+            paths,
+            missing,
+            dry_run,
+        } => forget(&ctx, &paths, missing, dry_run, out)?,
         Command::Query { sql, limit } => {
             let kb = Kb::open_read_only(&ctx.db.path).map_err(|e| ctx.explain(e))?;
             let sql = sql.join(" ");
@@ -558,7 +652,8 @@ fn init(
     from: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let mut kb = Kb::open(&target.path)?;
+    // The tracking.db is checked before knowledge.db is opened: a failed init leaves no new
+    // file behind.
     let source = match from {
         Some(p) => {
             if !p.is_file() {
@@ -575,15 +670,14 @@ fn init(
         }
         None => Some(ctx.tracking.clone()).filter(|t| t.path.is_file()),
     };
-    let (report, tracking_used) = match &source {
-        Some(src) => {
-            let tracking = Tracking::open(&src.path);
-            if !tracking.is_available() {
-                return Err(KbError::Invalid(tracking.notes().join("; ")).into());
-            }
-            (Some(kb.migrate_from_tracking(&tracking)?), Some(src))
-        }
-        None => (None, None),
+    let tracking = source.as_ref().map(|src| Tracking::open(&src.path));
+    if let Some(t) = tracking.as_ref().filter(|t| !t.is_available()) {
+        return Err(KbError::Invalid(t.notes().join("; ")).into());
+    }
+    let mut kb = Kb::open(&target.path)?;
+    let (report, tracking_used) = match (&source, &tracking) {
+        (Some(src), Some(tracking)) => (Some(kb.migrate_from_tracking(tracking)?), Some(src)),
+        _ => (None, None),
     };
     #[derive(Serialize)]
     struct InitReport<'a> {
@@ -617,6 +711,75 @@ fn init(
         )?;
     }
     Ok(())
+}
+
+/// `mk forget`: the stored files the paths name (and, with `--missing`, those gone), taken off
+/// in one transaction. A path that names no stored file is an error (exit 2) after the others
+/// are forgotten.
+fn forget(
+    ctx: &Ctx,
+    paths: &[PathBuf],
+    missing: bool,
+    dry_run: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let mut kb = ctx.kb()?;
+    let mut files = Vec::new();
+    let mut unknown = Vec::new();
+    for path in paths {
+        let key = crate::extract::stored_path(path);
+        let found = kb.stored_files_under(&key)?;
+        if found.is_empty() {
+            unknown.push(path);
+        }
+        files.extend(found);
+    }
+    if missing {
+        files.extend(kb.missing_files()?);
+    }
+    files.sort();
+    files.dedup();
+    let report = if dry_run {
+        kb::Forgotten {
+            files,
+            ..Default::default()
+        }
+    } else {
+        kb.forget(&files)?
+    };
+    if ctx.json {
+        #[derive(Serialize)]
+        struct ForgetReport<'a> {
+            dry_run: bool,
+            #[serde(flatten)]
+            report: &'a kb::Forgotten,
+            unknown: Vec<String>,
+        }
+        json(
+            out,
+            &ForgetReport {
+                dry_run,
+                report: &report,
+                unknown: unknown.iter().map(|p| p.display().to_string()).collect(),
+            },
+        )?;
+    } else {
+        show::forgotten(out, ctx.painter, &report, dry_run)?;
+    }
+    match unknown.first() {
+        None => Ok(()),
+        Some(_) => Err(KbError::Invalid(format!(
+            "not in the knowledge base {} ({}): nothing extracted from {}; `mk query \"SELECT path FROM sources\"` lists what is",
+            ctx.db.path.display(),
+            ctx.db.reason,
+            unknown
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into()),
+    }
 }
 
 fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {

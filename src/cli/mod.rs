@@ -9,6 +9,7 @@ macro_rules! note {
     }};
 }
 
+pub mod excerpt;
 pub mod generate;
 pub mod mf;
 pub mod mk;

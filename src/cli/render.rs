@@ -1,5 +1,5 @@
-//! Terminal rendering shared by `mk` and `mf`: color only on a terminal and never under
-//! `NO_COLOR`, relative times, single-line truncation.
+//! Terminal rendering shared by `mk` and `mf`: color (styles from `anstyle`) only on a
+//! terminal and never under `NO_COLOR`, relative times, single-line truncation.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -9,7 +9,7 @@ pub struct Painter {
     enabled: bool,
 }
 
-/// ANSI styles used by the tools.
+/// The styles the tools use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
     Green,
@@ -18,6 +18,31 @@ pub enum Style {
     Cyan,
     Bold,
     Dim,
+    /// A diagnostic's `error[rule]` and its carets.
+    BoldRed,
+    /// A diagnostic's `warning[rule]` and its carets.
+    BoldYellow,
+    /// A diagnostic's gutter (`-->`, `|`, line numbers), as rustc draws it.
+    BoldBlue,
+}
+
+impl Style {
+    /// The terminal style, from `anstyle` (what clap uses for its own help).
+    fn ansi(self) -> anstyle::Style {
+        use anstyle::{AnsiColor, Style as S};
+        let color = |c: AnsiColor| S::new().fg_color(Some(c.into()));
+        match self {
+            Style::Green => color(AnsiColor::Green),
+            Style::Red => color(AnsiColor::Red),
+            Style::Yellow => color(AnsiColor::Yellow),
+            Style::Cyan => color(AnsiColor::Cyan),
+            Style::Bold => S::new().bold(),
+            Style::Dim => S::new().dimmed(),
+            Style::BoldRed => color(AnsiColor::Red).bold(),
+            Style::BoldYellow => color(AnsiColor::Yellow).bold(),
+            Style::BoldBlue => color(AnsiColor::Blue).bold(),
+        }
+    }
 }
 
 impl Painter {
@@ -39,20 +64,13 @@ impl Painter {
         self.enabled
     }
 
-    /// `text` wrapped in the style's escape codes (or unchanged).
+    /// `text` in the style (or unchanged).
     pub fn paint(self, style: Style, text: &str) -> String {
         if !self.enabled {
             return text.to_string();
         }
-        let code = match style {
-            Style::Green => "32",
-            Style::Red => "31",
-            Style::Yellow => "33",
-            Style::Cyan => "36",
-            Style::Bold => "1",
-            Style::Dim => "2",
-        };
-        format!("\x1b[{code}m{text}\x1b[0m")
+        let style = style.ansi();
+        format!("{}{text}{}", style.render(), style.render_reset())
     }
 }
 

@@ -4,6 +4,7 @@
 //! them in batched transactions, each file all-or-nothing. A file whose content hash is already
 //! stored for its path is skipped before parsing, so a re-run costs little and adds nothing.
 
+pub mod dated;
 pub mod definitions;
 pub mod domain;
 pub mod findings;
@@ -36,7 +37,8 @@ const BATCH: usize = 256;
 /// when what a file yields changes (a finding's claim, a label, a statement), so that
 /// `mf extract` re-reads files an older extractor stored instead of keeping their findings
 /// because the bytes are the same.
-pub const EXTRACTOR_VERSION: i64 = 1;
+/// 2: files keep their own date (`dated`).
+pub const EXTRACTOR_VERSION: i64 = 2;
 
 /// Values given on the command line that override what file names say.
 #[derive(Debug, Clone, Default)]
@@ -45,17 +47,23 @@ pub struct Overrides {
     pub problem_id: Option<String>,
 }
 
-/// What happened to one file.
+/// What happened to one file. Counts are of **occurrences** (a fact in one file, see
+/// [`crate::kb::FactCounts`]), named so in JSON.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileReport {
     pub path: String,
     pub status: FileStatus,
     pub declarations: usize,
     pub parse_errors: usize,
+    /// The file's occurrences stored: one per fact it states.
+    #[serde(rename = "occurrences_added")]
     pub findings_added: usize,
-    /// Old findings of a changed file, deleted because its new findings replace them.
+    /// Occurrences of a changed file's previous version, taken off because the new ones
+    /// replace them.
+    #[serde(rename = "occurrences_removed")]
     pub findings_removed: usize,
-    /// Findings of an unchanged file, kept as they were.
+    /// Occurrences of an unchanged file, kept as they were.
+    #[serde(rename = "occurrences_unchanged")]
     pub findings_unchanged: usize,
     /// Why the file failed, one line.
     pub error: Option<String>,
@@ -81,7 +89,9 @@ impl FileReport {
     }
 }
 
-/// Totals of a run.
+/// Totals of a run: files by status, and occurrences (named so in JSON) and facts, which add
+/// up: `occurrences_after = occurrences_before + occurrences_added − occurrences_removed`
+/// when no other writer ran meanwhile.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Summary {
     pub files: usize,
@@ -90,9 +100,15 @@ pub struct Summary {
     pub unchanged: usize,
     pub failed: usize,
     pub declarations: usize,
+    #[serde(rename = "occurrences_added")]
     pub findings_added: usize,
+    #[serde(rename = "occurrences_removed")]
     pub findings_removed: usize,
+    #[serde(rename = "occurrences_unchanged")]
     pub findings_unchanged: usize,
+    /// The knowledge base's facts and occurrences before and after the run.
+    pub before: crate::kb::FactCounts,
+    pub after: crate::kb::FactCounts,
     pub files_with_parse_errors: usize,
     pub seconds: f64,
 }
@@ -105,6 +121,7 @@ impl Summary {
             FileStatus::Replaced => self.replaced += 1,
             FileStatus::Unchanged => self.unchanged += 1,
             FileStatus::Failed => self.failed += 1,
+            FileStatus::Skipped => {}
         }
         self.declarations += r.declarations;
         self.findings_added += r.findings_added;
@@ -135,6 +152,41 @@ pub fn source_key(path: &Path) -> String {
         .to_string()
 }
 
+/// The path under which `path` is (or was) stored, whether or not it still exists: its
+/// [`source_key`] when it does; else the absolute path with `.` and `..` resolved against the
+/// nearest ancestor that exists (a deleted file's stored path).
+pub fn stored_path(path: &Path) -> String {
+    if path.exists() {
+        return source_key(path);
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut normal = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => normal.push(other),
+        }
+    }
+    // The part that still exists may be a symbolic link the stored path went through.
+    let mut base = normal.clone();
+    let mut rest = Vec::new();
+    while !base.exists() {
+        match (base.file_name().map(|n| n.to_os_string()), base.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                base = parent.to_path_buf();
+            }
+            _ => return normal.display().to_string(),
+        }
+    }
+    let mut key = std::fs::canonicalize(&base).unwrap_or(base);
+    key.extend(rest.iter().rev());
+    key.display().to_string()
+}
+
 /// Extracts `files` into `kb`. `progress` is called with the number of files done so far.
 /// Per-file problems are reported in the returned reports; only a failure of the database
 /// itself ends the run early (with what was committed before it kept).
@@ -148,7 +200,10 @@ pub fn run(
     let start = Instant::now();
     let known = kb.known_sources()?;
     let shared = SharedAnalyses::for_files(files);
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        before: kb.fact_counts()?,
+        ..Summary::default()
+    };
     let mut done = 0;
     // Preparing (read, hash, parse, outline) runs on the rayon pool while this thread writes
     // the previous batch: SQLite's work overlaps with parsing instead of adding to it.
@@ -202,6 +257,7 @@ pub fn run(
     })?;
     // Problem status from evidence of the whole knowledge base, not of one file.
     kb.settle_problem_status()?;
+    summary.after = kb.fact_counts()?;
     summary.seconds = start.elapsed().as_secs_f64();
     profile::report();
     Ok(summary)
@@ -267,6 +323,12 @@ fn prepare(
         return Prepared::Unchanged(report);
     }
     let size = bytes.len() as u64;
+    // The file's own date when it states none (see `dated`).
+    let modified = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs() as i64);
     let source = match Source::from_bytes(path, bytes) {
         Ok(source) => source,
         Err(e) => {
@@ -275,7 +337,7 @@ fn prepare(
             return Prepared::Failed(report);
         }
     };
-    let item = extract_source(key, hash, size, source, naming, shared);
+    let item = extract_source(key, hash, size, source, naming, shared, modified);
     report.declarations = item.1;
     report.parse_errors = item.2;
     Prepared::Item {
@@ -383,6 +445,7 @@ fn extract_source(
     source: Source,
     naming: FileNaming,
     shared: &SharedAnalyses,
+    modified: Option<i64>,
 ) -> (FileItem, usize, usize) {
     let FileNaming {
         slot,
@@ -446,6 +509,8 @@ fn extract_source(
         sorry_count: outline.sorry_count() as u32,
         axiom_count: outline.axioms.len() as u32,
         extractor: EXTRACTOR_VERSION,
+        stated_date: dated::stated_date(&analysis.text),
+        modified,
     };
     (
         FileItem {

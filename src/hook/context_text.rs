@@ -34,8 +34,11 @@ pub fn render(ctx: &Context, max: usize) -> String {
             .iter()
             .map(|r| {
                 format!(
-                    "- {} (estimate {:.2}; {} successes, {} failures)",
-                    r.technique, r.estimate, r.successes, r.failures
+                    "- {} (estimated success {:.0}%: {} of {} attempts succeeded, a partial counting ½)",
+                    r.technique,
+                    r.estimate * 100.0,
+                    r.successes,
+                    r.successes + r.failures
                 )
             })
             .collect(),

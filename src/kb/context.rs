@@ -3,9 +3,10 @@
 //! Sections: the problem (statement, status), established facts (theorem findings and
 //! recorded facts/constraints, with their sources), failed approaches and false lemmas with
 //! why, techniques ranked by observed success ([`Kb::recommend`]), and problems of the same
-//! domain with their outcomes. Findings rank by relevance (the problem's own, by confidence),
-//! then by observed usefulness (times a later proof of a session used them), and near-copies
-//! are dropped (same normalized title or theorem name).
+//! domain with their outcomes. Findings rank by importance (recorded constraints, then
+//! recorded facts, then the problem's extracted findings by confidence), then by observed
+//! usefulness (times a later proof of a session used them), and near-copies are dropped (same
+//! normalized title or theorem name): a section cut to its limit keeps what matters most.
 
 use std::collections::HashSet;
 
@@ -13,7 +14,7 @@ use rusqlite::params;
 use serde::Serialize;
 
 use super::error::Result;
-use super::model::{Finding, Problem};
+use super::model::{Confidence, Finding, Problem};
 use super::recommend::Recommendation;
 use super::sql::{int_at, problem_key, problem_key_sql};
 use super::Kb;
@@ -203,19 +204,19 @@ impl Kb {
         let sql = format!(
             "SELECT {cols}, {used} FROM findings f INDEXED BY idx_findings_problem_key
              WHERE {pkey} = ?1 AND {filter}
-             ORDER BY CASE f.confidence WHEN 'verified' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2
-                      WHEN 'low' THEN 3 ELSE 4 END, f.created_at DESC, f.id DESC
+             ORDER BY {importance}, f.created_at DESC, f.id DESC
              LIMIT ?2",
             cols = Finding::columns("f."),
             pkey = problem_key_sql("f.problem_id"),
+            importance = importance_sql("f."),
         );
         let n = Finding::columns("").split(',').count();
         // Read a few times more than shown so that dropping near-copies still fills the list.
         let mut rows = self.rows(&sql, params![key, (limit * 4) as i64], |r| {
             (Finding::from_row(r, 0), int_at(r, n).unwrap_or(0))
         })?;
-        // Relevance first (the order above), then usefulness within a confidence level.
-        rows.sort_by_key(|(f, used)| (rank(f.confidence.as_deref()), -used));
+        // Importance first (the order above), then usefulness within a level.
+        rows.sort_by_key(|(f, used)| (importance(f), -used));
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for (f, used) in rows {
@@ -254,14 +255,37 @@ impl Kb {
     }
 }
 
-fn rank(confidence: Option<&str>) -> u8 {
-    match confidence {
-        Some("verified") => 0,
-        Some("high") => 1,
-        Some("medium") => 2,
-        Some("low") => 3,
-        _ => 4,
+/// How important a finding is before an attempt, most first: what someone recorded as a
+/// constraint of the problem (0), then as a fact of it (1), both the problem's own word that
+/// no extraction repeats; then extracted findings by trust ([`Confidence::trust_rank`]).
+fn importance(f: &Finding) -> u8 {
+    let recorded = (f.finding_type == "insight")
+        .then(|| recorded_kind(f.tags.as_deref()))
+        .flatten();
+    match recorded {
+        Some("constraint") => 0,
+        Some(_) => 1,
+        None => 2 + Confidence::trust_rank(f.confidence.as_deref()),
     }
+}
+
+/// `constraint` or `fact` when the tags mark a recorded one (`mk record constraint|fact`).
+fn recorded_kind(tags: Option<&str>) -> Option<&'static str> {
+    let tags: Vec<&str> = tags?.split(',').map(str::trim).collect();
+    ["constraint", "fact"]
+        .into_iter()
+        .find(|kind| tags.contains(kind))
+}
+
+/// [`importance`] in SQL, for columns prefixed with `p`.
+fn importance_sql(p: &str) -> String {
+    let tags = format!("',' || replace(coalesce({p}tags, ''), ' ', '') || ','");
+    format!(
+        "CASE WHEN {p}finding_type = 'insight' AND {tags} LIKE '%,constraint,%' THEN 0
+              WHEN {p}finding_type = 'insight' AND {tags} LIKE '%,fact,%' THEN 1
+              ELSE 2 + {} END",
+        Confidence::trust_rank_sql(&format!("{p}confidence"))
+    )
 }
 
 /// A title with digits and case gone and whitespace collapsed: `Attempt 3 failed` and

@@ -159,7 +159,7 @@ mod tests {
         let done = adopt_legacy(&current, vec![old.clone()]).unwrap();
         assert_eq!(done.adopted.as_deref(), Some(old.as_path()));
         let kb = Kb::open_existing(&current).unwrap();
-        assert_eq!(kb.stats().unwrap().findings, 1, "the findings came along");
+        assert_eq!(kb.stats().unwrap().facts, 1, "the facts came along");
         assert!(old.is_file(), "the old file is kept");
         assert!(done
             .message(&current, "why")

@@ -16,8 +16,10 @@ mod attempts;
 mod bootstrap;
 mod capture;
 mod context;
+mod dates;
 mod error;
 mod facts;
+mod forget;
 mod journal;
 mod legacy;
 mod model;
@@ -42,8 +44,10 @@ pub use attempts::AttemptRecord;
 pub use bootstrap::{MigrationReport, TableCount};
 pub use capture::{derive_captures, Evidence, FAILURE_ATTEMPTS};
 pub use context::{Context, ContextItem, SimilarProblem};
+pub use dates::{DateFrom, ResultDate};
 pub use error::{KbError, Result};
 pub use facts::{fact_key, FactSource};
+pub use forget::Forgotten;
 pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use legacy::{adopt_legacy, pending as pending_legacy, Legacy, ADOPTED_MARKER};
 pub use model::{
@@ -64,7 +68,7 @@ pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
 pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
-pub use write::{content_hash, FileItem, FileOutcome, FileStatus, KnownSource};
+pub use write::{content_hash, FactCounts, FileItem, FileOutcome, FileStatus, KnownSource};
 
 use error::AtPath;
 

@@ -92,6 +92,29 @@ text_enum!(
     }
 );
 
+impl Confidence {
+    /// How far a finding of `confidence` can be trusted, most first: 0 for a checked proof
+    /// either way (`verified`, `disproven`), then `high`, `medium`, `low`; 4 for anything
+    /// else (none recorded). What results of equal relevance are ordered by.
+    pub fn trust_rank(confidence: Option<&str>) -> u8 {
+        match confidence.map(str::parse) {
+            Some(Ok(Confidence::Verified | Confidence::Disproven)) => 0,
+            Some(Ok(Confidence::High)) => 1,
+            Some(Ok(Confidence::Medium)) => 2,
+            Some(Ok(Confidence::Low)) => 3,
+            _ => 4,
+        }
+    }
+
+    /// [`Confidence::trust_rank`] in SQL, of the column `column`.
+    pub fn trust_rank_sql(column: &str) -> String {
+        format!(
+            "CASE {column} WHEN 'verified' THEN 0 WHEN 'disproven' THEN 0 WHEN 'high' THEN 1 \
+             WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END"
+        )
+    }
+}
+
 impl FindingType {
     /// The badge shown in listings (`[PROVEN]`, `[FAILED]`, …), as in the spec.
     pub fn badge(self) -> &'static str {
@@ -308,6 +331,11 @@ pub struct SourceRecord {
     /// The version of the extractor that read the file: a file stored by another version is
     /// re-read even when its bytes are unchanged (0 for writers that are no extractor).
     pub extractor: i64,
+    /// The date the file's leading comment states (`Generated: 2026-01-04T16:15:34`), as
+    /// written; stored as UTC when SQLite's `datetime()` reads it.
+    pub stated_date: Option<String>,
+    /// The file's modification time, Unix seconds: its date when it states none.
+    pub modified: Option<i64>,
 }
 
 /// A problem row to create or merge into when a file about it is stored.

@@ -130,17 +130,23 @@ pub struct Count {
 /// How recent the knowledge is.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Freshness {
-    pub latest_finding: Option<String>,
+    /// When the newest fact was stored.
+    pub latest_fact: Option<String>,
     pub latest_extraction: Option<String>,
-    pub findings_last_7_days: i64,
-    pub sources: i64,
+    /// Facts stored in the last 7 days.
+    pub facts_last_7_days: i64,
+    /// Files extracted.
+    pub files: i64,
 }
 
-/// `mk stats`.
+/// `mk stats`, in the words of [`super::FactCounts`]: `facts` (one per theorem, failure,
+/// false lemma, insight), `occurrences` (a fact in one file); `by_type`, `by_domain` and
+/// `by_confidence` count facts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
     pub schema_version: i64,
-    pub findings: i64,
+    pub facts: i64,
+    pub occurrences: i64,
     pub by_type: Vec<Count>,
     pub by_domain: Vec<Count>,
     pub by_confidence: Vec<Count>,
@@ -407,9 +413,11 @@ impl Kb {
                 .next()
                 .flatten())
         };
+        let sizes = self.fact_counts()?;
         Ok(Stats {
             schema_version: self.schema_version()?,
-            findings: one("SELECT count(*) FROM findings")?,
+            facts: sizes.facts,
+            occurrences: sizes.occurrences,
             by_type: count(
                 "SELECT finding_type, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1",
             )?,
@@ -420,12 +428,12 @@ impl Kb {
                 "SELECT confidence, count(*) FROM findings GROUP BY 1 ORDER BY 2 DESC, 1",
             )?,
             freshness: Freshness {
-                latest_finding: text("SELECT max(created_at) FROM findings")?,
+                latest_fact: text("SELECT max(created_at) FROM findings")?,
                 latest_extraction: text("SELECT max(extracted_at) FROM sources")?,
-                findings_last_7_days: one(
+                facts_last_7_days: one(
                     "SELECT count(*) FROM findings WHERE created_at >= datetime('now', '-7 days')",
                 )?,
-                sources: one("SELECT count(*) FROM sources")?,
+                files: sizes.files,
             },
             strategy_outcomes: count(
                 "SELECT outcome, count(*) FROM strategies GROUP BY 1 ORDER BY 2 DESC, 1",

@@ -41,6 +41,21 @@ pub enum FileStatus {
     Unchanged,
     /// Nothing of this file was written (see [`FileOutcome::error`]); the others were.
     Failed,
+    /// Found under a directory but not Lean text (binary, compressed, not UTF-8): not read,
+    /// and no failure (`mf extract` reports it so; the writer never returns it).
+    Skipped,
+}
+
+/// The sizes of the knowledge base in the words every command uses: a **fact** is one thing
+/// known (a theorem with its statement, a failure, a false lemma, an insight: a `findings`
+/// row); an **occurrence** is a fact in one file (a theorem proven in 12 files is one fact
+/// with 12 occurrences).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FactCounts {
+    pub facts: i64,
+    pub occurrences: i64,
+    /// Files extracted (`sources`).
+    pub files: i64,
 }
 
 /// A file already in knowledge.db, as [`Kb::known_sources`] lists it.
@@ -60,7 +75,10 @@ pub struct KnownSource {
 pub struct FileOutcome {
     pub path: String,
     pub status: FileStatus,
+    /// Occurrences stored for the file: one per fact it states (a fact stated twice in it
+    /// occurs once).
     pub findings_added: usize,
+    /// Occurrences of the file's previous version taken off.
     pub findings_removed: usize,
     /// Why the file failed, one line.
     pub error: Option<String>,
@@ -152,8 +170,36 @@ impl Kb {
         Ok(outcomes)
     }
 
+    /// How many facts (`findings` rows) and occurrences (a fact in one file: a
+    /// `finding_sources` row, or a finding that is no fact of several files and has a file)
+    /// the knowledge base holds. Facts recorded by hand have no occurrence.
+    pub fn fact_counts(&self) -> Result<FactCounts> {
+        let occurrences = if self.has_facts() {
+            "(SELECT count(*) FROM finding_sources)
+             + (SELECT count(*) FROM findings WHERE fact_key IS NULL AND source_id IS NOT NULL)"
+        } else {
+            "(SELECT count(*) FROM findings WHERE source_id IS NOT NULL)"
+        };
+        self.conn
+            .query_row(
+                &format!(
+                    "SELECT (SELECT count(*) FROM findings), {occurrences},
+                            (SELECT count(*) FROM sources)"
+                ),
+                [],
+                |r| {
+                    Ok(FactCounts {
+                        facts: r.get(0)?,
+                        occurrences: r.get(1)?,
+                        files: r.get(2)?,
+                    })
+                },
+            )
+            .at(&self.path)
+    }
+
     /// Deletes a source and its findings (a result file that no longer exists).
-    /// Returns how many findings were removed; 0 when the path was unknown.
+    /// Returns how many occurrences were removed; 0 when the path was unknown.
     pub fn remove_source(&mut self, source_path: &str) -> Result<usize> {
         let path = self.path.clone();
         let conn = &mut self.conn;
@@ -161,25 +207,9 @@ impl Kb {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .at(&path)?;
-            let id: Option<i64> = tx
-                .query_row(
-                    "SELECT id FROM sources WHERE path = ?1",
-                    [source_path],
-                    |r| r.get(0),
-                )
-                .optional()
-                .at(&path)?;
-            let removed = match id {
-                Some(id) => {
-                    super::attempts::store(&tx, id, None, None).at(&path)?;
-                    let removed = super::facts::detach_source(&tx, id).at(&path)?;
-                    super::facts::refresh_touched(&tx).at(&path)?;
-                    removed
-                }
-                None => 0,
-            };
-            tx.execute("DELETE FROM sources WHERE path = ?1", [source_path])
-                .at(&path)?;
+            let removed = forget_source(&tx, source_path)
+                .at(&path)?
+                .map_or(0, |f| f.occurrences);
             tx.commit().at(&path)?;
             Ok(removed)
         })
@@ -433,7 +463,10 @@ fn write_file(
                 "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
                     aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
                     parse_error_count = ?9, sorry_count = ?10, axiom_count = ?11,
-                    extractor = ?12, extracted_at = datetime('now')
+                    extractor = ?12, extracted_at = datetime('now'),
+                    result_date = coalesce(datetime(?13), datetime(?14, 'unixepoch')),
+                    result_date_from = CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
+                        WHEN ?14 IS NOT NULL THEN 'modified' END
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -448,7 +481,9 @@ fn write_file(
                 src.parse_error_count,
                 src.sorry_count,
                 src.axiom_count,
-                src.extractor
+                src.extractor,
+                src.stated_date,
+                src.modified
             ])?;
             out.status = FileStatus::Replaced;
             (id, old)
@@ -457,21 +492,29 @@ fn write_file(
             conn.prepare_cached(
                 "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
                     lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count,
-                    extractor)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                    extractor, result_date, result_date_from)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                    coalesce(datetime(?13), datetime(?14, 'unixepoch')),
+                    CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
+                         WHEN ?14 IS NOT NULL THEN 'modified' END)",
             )?
             .execute(params![
                 src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
                 src.aristotle_uuid, src.lean_version, src.mathlib_version,
-                src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor
+                src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor,
+                src.stated_date, src.modified
             ])?;
             out.status = FileStatus::Added;
             (conn.last_insert_rowid(), (0, 0))
         }
     };
+    // Occurrences: a fact stated twice in one file occurs in it once.
+    let mut facts = std::collections::HashSet::new();
     for (f, domain) in item.findings.iter().zip(finding_domains) {
         pending.stage(conn, f, domain.as_deref(), (source_id, src))?;
-        out.findings_added += 1;
+        if source_fact_key(f, true).is_none_or(|key| facts.insert(key)) {
+            out.findings_added += 1;
+        }
     }
     super::attempts::store(
         conn,
@@ -499,6 +542,44 @@ fn write_file(
         )?;
     }
     Ok(out)
+}
+
+/// What [`forget_source`] took off.
+pub(super) struct ForgottenSource {
+    /// Its occurrences (facts left with none are deleted with them).
+    pub occurrences: usize,
+    /// Its problem, whose counters no longer include it.
+    pub problem: Option<String>,
+}
+
+/// Takes the stored file `source_path` off the knowledge base inside the caller's transaction:
+/// its attempt (and the strategy derived from it), its occurrences (a fact left with none
+/// goes; one shown with this file is shown with another), its share of its problem's
+/// counters, and its `sources` row. `None` when the path is not stored.
+pub(super) fn forget_source(
+    conn: &Connection,
+    source_path: &str,
+) -> rusqlite::Result<Option<ForgottenSource>> {
+    let Some((id, problem)): Option<(i64, Option<String>)> = conn
+        .prepare_cached("SELECT id, problem_id FROM sources WHERE path = ?1")?
+        .query_row([source_path], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let counts = file_counts(conn, id)?;
+    super::attempts::store(conn, id, None, None)?;
+    let occurrences = super::facts::detach_source(conn, id)?;
+    super::facts::refresh_touched(conn)?;
+    if let Some(problem) = &problem {
+        leave_problem(conn, problem, counts)?;
+    }
+    conn.prepare_cached("DELETE FROM sources WHERE id = ?1")?
+        .execute([id])?;
+    Ok(Some(ForgottenSource {
+        occurrences,
+        problem,
+    }))
 }
 
 /// Constraint violations and the like belong to one file; everything else to the batch.

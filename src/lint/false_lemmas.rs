@@ -24,8 +24,12 @@ pub struct TrackingError {
     pub reason: String,
 }
 
-/// Loads the false-lemma names. `explicit` is the `--tracking` argument.
-pub fn load(explicit: Option<&Path>) -> Result<FalseLemmas, TrackingError> {
+/// Loads the false-lemma names. `explicit` is the `--tracking` argument; `wanted` says the
+/// rule was asked for (`--deny false-lemma-reference`). A missing tracking.db is an error when
+/// named with `--tracking`, a note when `$MATH_FORGE_TRACKING_DB` names it or the rule was
+/// asked for, and otherwise no news: most projects have no tracking.db, and the rule then has
+/// nothing to look for.
+pub fn load(explicit: Option<&Path>, wanted: bool) -> Result<FalseLemmas, TrackingError> {
     let resolved = resolve_tracking_db(explicit);
     let shown = shown_path(&resolved.path);
     if !resolved.path.is_file() {
@@ -35,11 +39,11 @@ pub fn load(explicit: Option<&Path>) -> Result<FalseLemmas, TrackingError> {
                 reason: "no such file".into(),
             });
         }
+        let asked = wanted || matches!(resolved.reason, Reason::Env(_));
         return Ok(FalseLemmas {
             names: Vec::new(),
-            note: Some(format!(
-                "no tracking.db at {shown}; false-lemma references not checked"
-            )),
+            note: asked
+                .then(|| format!("no tracking.db at {shown}; false-lemma references not checked")),
         });
     }
     let tracking = Tracking::open(&resolved.path);

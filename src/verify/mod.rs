@@ -22,6 +22,12 @@ pub mod messages;
 pub mod spec;
 pub mod variables;
 
+/// Why a file was not compiled when `lake` is missing, and how to get it: elan installs the
+/// Lean toolchain, `lake` and `lean` included.
+pub const LAKE_MISSING: &str = "`lake` was not found on PATH; install Lean with elan \
+     (curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh; \
+     see https://github.com/leanprover/elan), which puts lake and lean on PATH";
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -174,7 +180,7 @@ pub fn verify(options: &Options) -> Result<Report, VerifyError> {
 
     match &options.lake {
         None => {
-            report.not_compiled_because = Some("`lake` was not found on PATH".into());
+            report.not_compiled_because = Some(LAKE_MISSING.into());
         }
         Some(lake) => {
             let project = project_dir(options)?;

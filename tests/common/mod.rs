@@ -1,7 +1,10 @@
-//! Helpers shared by the mk integration tests: fixture knowledge bases and tracking databases
-//! in temporary directories, and an `mk` command isolated from the caller's environment.
+//! Helpers shared by the integration tests: fixture knowledge bases and tracking databases in
+//! temporary directories, an `mk` command isolated from the caller's environment, and the real
+//! corpora when they are beside the project ([`corpora`]).
 
 #![allow(dead_code)]
+
+pub mod corpora;
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +14,22 @@ pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
         .join(name)
+}
+
+/// The running test's name (libtest names each test's thread after it).
+pub fn test_name() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string()
+}
+
+/// Prints `line` (one line saying which test skipped and why) where the user sees it: straight
+/// to standard error, past the harness, which captures only `print!`/`eprint!` and shows
+/// nothing of a passing test.
+pub fn say_skipped(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// `mk` running in `cwd` with none of the path variables of the caller's environment, and

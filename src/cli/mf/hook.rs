@@ -25,16 +25,22 @@ pub struct HookArgs {
 #[derive(clap::Subcommand)]
 enum HookCommand {
     /// SessionStart: the session briefing (queue, results, near-miss, KB, actions) as context
+    #[command(after_help = super::examples::HOOK_SESSION_START)]
     SessionStart(Databases),
     /// PreToolUse: deny a .lean edit that would gut a proof or add an axiom; KB context for subagents
+    #[command(after_help = super::examples::HOOK_PRE_TOOL_USE)]
     PreToolUse(Databases),
     /// PostToolUse: block a .lean edit that replaced proof code with sorry or added an axiom
+    #[command(after_help = super::examples::HOOK_POST_TOOL_USE)]
     PostToolUse(Databases),
     /// Stop: block ending the turn while changed .lean files gut a proof or add an axiom
+    #[command(after_help = super::examples::HOOK_STOP)]
     Stop(Databases),
     /// SessionEnd: capture the session's journal into knowledge.db findings (no output)
+    #[command(after_help = super::examples::HOOK_SESSION_END)]
     SessionEnd(Databases),
     /// SubagentStart: KB findings relevant to the subagent's task as context (not wired by the plugin: the payload has no task text)
+    #[command(after_help = super::examples::HOOK_SUBAGENT_START)]
     SubagentStart(Databases),
 }
 

@@ -1,6 +1,5 @@
 //! `mf lint`: findings for CI, rendered as rustc-style text, JSON, GitHub annotations or SARIF.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -9,6 +8,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde_json::json;
 
+use crate::cli::excerpt::{self, Excerpt};
+use crate::cli::render::{Painter, Style};
 use crate::lean::batch::parse_files;
 use crate::lean::outline::Outline;
 use crate::lean::walk::{lean_files, IgnoreRules};
@@ -40,10 +41,10 @@ pub struct LintArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub(super) format: Format,
     /// Do not run RULE (repeatable, or comma-separated)
-    #[arg(long, value_name = "RULE", value_parser = parse_rule, value_delimiter = ',')]
+    #[arg(long, value_name = "RULE", value_parser = RuleParser, value_delimiter = ',', hide_possible_values = true)]
     allow: Vec<Rule>,
     /// Make RULE an error (repeatable, or comma-separated)
-    #[arg(long, value_name = "RULE", value_parser = parse_rule, value_delimiter = ',')]
+    #[arg(long, value_name = "RULE", value_parser = RuleParser, value_delimiter = ',', hide_possible_values = true)]
     deny: Vec<Rule>,
     /// tracking.db with the false lemmas [default: $MATH_FORGE_TRACKING_DB, else ./submissions/tracking.db]
     #[arg(long, value_name = "PATH")]
@@ -57,11 +58,42 @@ fn parse_rule(s: &str) -> Result<Rule, String> {
     s.parse().map_err(|e: lint::UnknownRule| e.to_string())
 }
 
-/// One file's findings, with the source lines they point at (for the human format) or
-/// their fingerprints (for SARIF).
+/// Parses a rule name with [`parse_rule`]'s message for an unknown one, and tells completion
+/// scripts the rule names (a plain function parser offers none, so shells completed file
+/// names).
+#[derive(Clone)]
+struct RuleParser;
+
+impl clap::builder::TypedValueParser for RuleParser {
+    type Value = Rule;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Rule, clap::Error> {
+        clap::builder::StringValueParser::new()
+            .try_map(|s| parse_rule(&s))
+            .parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Rule::ALL
+                .iter()
+                .map(|r| clap::builder::PossibleValue::new(r.name())),
+        ))
+    }
+}
+
+/// One file's findings, with the source they point at (for the human format: an excerpt
+/// per finding) or their fingerprints (for SARIF).
 struct FileFindings {
     findings: Vec<Finding>,
-    lines: BTreeMap<usize, String>,
+    excerpts: Vec<Excerpt>,
     fingerprinted: Vec<SarifFinding>,
 }
 
@@ -79,7 +111,8 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         config.deny(rule);
     }
     if config.severity(Rule::FalseLemmaReference).is_some() {
-        match false_lemmas::load(args.tracking.as_deref()) {
+        let wanted = args.deny.contains(&Rule::FalseLemmaReference);
+        match false_lemmas::load(args.tracking.as_deref(), wanted) {
             Ok(found) => {
                 if let Some(note) = &found.note {
                     crate::cli::output::info("mf", &format!("note: {note}"));
@@ -98,6 +131,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
     let mut inputs = args.paths.inputs();
     inputs.fail_if(report_errors(&walk_errors));
     let want_lines = args.format == Format::Human;
+    let painter = Painter::for_stdout();
     let want_fingerprints = args.format == Format::Sarif;
     let mut summary = Summary::default();
     let stdout = std::io::stdout();
@@ -121,17 +155,14 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
                         |n| parsed.line(n),
                     );
                 }
-                let mut lines = BTreeMap::new();
-                if want_lines {
-                    for f in &findings {
-                        lines
-                            .entry(f.line)
-                            .or_insert_with(|| parsed.line(f.line).unwrap_or("").to_string());
-                    }
-                }
+                let excerpts = if want_lines {
+                    excerpts_of(&findings, |n| parsed.line(n))
+                } else {
+                    Vec::new()
+                };
                 FileFindings {
                     findings,
-                    lines,
+                    excerpts,
                     fingerprinted,
                 }
             })
@@ -156,7 +187,8 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
                 Format::Human => file
                     .findings
                     .iter()
-                    .try_for_each(|f| write_human(&mut out, f, &file.lines)),
+                    .zip(&file.excerpts)
+                    .try_for_each(|(f, e)| write_human(&mut out, painter, f, e)),
                 Format::Github => {
                     summary.add_file(&file.findings);
                     file.findings
@@ -238,10 +270,26 @@ impl Counts {
     }
 }
 
-/// Columns a tab advances in the human format.
-const TAB_WIDTH: usize = 4;
+/// The excerpt of its line for each finding (sorted by line, then column), each line cut
+/// once for all its findings.
+fn excerpts_of<'a>(findings: &[Finding], line: impl Fn(usize) -> Option<&'a str>) -> Vec<Excerpt> {
+    let mut out = Vec::with_capacity(findings.len());
+    for same_line in findings.chunk_by(|a, b| a.line == b.line) {
+        let n = same_line[0].line;
+        let spans: Vec<(usize, Option<usize>)> = same_line
+            .iter()
+            .map(|f| {
+                let start = f.column.saturating_sub(1);
+                let end = (f.end_line == f.line).then(|| f.end_column.saturating_sub(1));
+                (start, end)
+            })
+            .collect();
+        out.extend(excerpt::excerpts(line(n).unwrap_or(""), &spans));
+    }
+    out
+}
 
-/// rustc style:
+/// rustc style, colored as `--color` says:
 ///
 /// ```text
 /// error[sorry]: `sorry` leaves a proof unfinished
@@ -250,52 +298,47 @@ const TAB_WIDTH: usize = 4;
 /// 3 |   sorry
 ///   |   ^^^^^
 /// ```
+///
+/// A long line is cut around the finding (see [`excerpt`]).
 fn write_human(
     out: &mut impl Write,
+    p: Painter,
     f: &Finding,
-    lines: &BTreeMap<usize, String>,
+    excerpt: &Excerpt,
 ) -> std::io::Result<()> {
-    let source = lines.get(&f.line).map_or("", String::as_str);
     let number = f.line.to_string();
     let pad = " ".repeat(number.len());
-    let chars: Vec<char> = source.chars().collect();
-    let start = (f.column - 1).min(chars.len());
-    let end = if f.end_line == f.line {
-        (f.end_column - 1).clamp(start, chars.len())
-    } else {
-        chars.len()
+    let (level, carets) = match f.severity {
+        Severity::Error => (Style::BoldRed, Style::BoldRed),
+        Severity::Warning => (Style::BoldYellow, Style::BoldYellow),
     };
-    let shown: String = chars
-        .iter()
-        .map(|&c| {
-            if c == '\t' {
-                " ".repeat(TAB_WIDTH)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect();
-    let width = |cs: &[char]| -> usize {
-        cs.iter()
-            .map(|&c| if c == '\t' { TAB_WIDTH } else { 1 })
-            .sum()
-    };
-    let indent = " ".repeat(width(&chars[..start]));
-    let carets = "^".repeat(width(&chars[start..end]).max(1));
+    let gutter = |s: &str| p.paint(Style::BoldBlue, s);
     let mut message = f.message.lines();
     writeln!(
         out,
-        "{}[{}]: {}",
-        f.severity.as_str(),
-        f.rule,
-        message.next().unwrap_or("")
+        "{}{}",
+        p.paint(level, &format!("{}[{}]", f.severity.as_str(), f.rule)),
+        p.paint(Style::Bold, &format!(": {}", message.next().unwrap_or("")))
     )?;
-    writeln!(out, "{pad}--> {}:{}:{}", f.path, f.line, f.column)?;
-    writeln!(out, "{pad} |")?;
-    writeln!(out, "{number} | {}", shown.trim_end())?;
-    writeln!(out, "{pad} | {indent}{carets}")?;
+    writeln!(
+        out,
+        "{pad}{} {}:{}:{}",
+        gutter("-->"),
+        f.path,
+        f.line,
+        f.column
+    )?;
+    writeln!(out, "{pad} {}", gutter("|"))?;
+    writeln!(out, "{} {}", gutter(&format!("{number} |")), excerpt.text)?;
+    writeln!(
+        out,
+        "{pad} {} {}{}",
+        gutter("|"),
+        " ".repeat(excerpt.caret_at),
+        p.paint(carets, &"^".repeat(excerpt.caret_len))
+    )?;
     for more in message {
-        writeln!(out, "{pad} = {more}")?;
+        writeln!(out, "{pad} {} {more}", gutter("="))?;
     }
     writeln!(out)
 }
@@ -375,16 +418,22 @@ mod tests {
 
     #[test]
     fn human_underlines_with_tabs_and_unicode() {
-        let mut lines = BTreeMap::new();
-        lines.insert(2, "\tℕ sorry".to_string());
         let mut f = finding("msg");
         f.column = 4;
         f.end_column = 9;
+        let excerpts = excerpts_of(std::slice::from_ref(&f), |_| Some("\tℕ sorry"));
         let mut out = Vec::new();
-        write_human(&mut out, &f, &lines).unwrap();
+        write_human(&mut out, Painter::new(false), &f, &excerpts[0]).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "error[sorry]: msg\n --> a,b:c.lean:2:4\n  |\n2 |     ℕ sorry\n  |       ^^^^^\n\n"
+        );
+        let mut out = Vec::new();
+        write_human(&mut out, Painter::new(true), &f, &excerpts[0]).unwrap();
+        let colored = String::from_utf8(out).unwrap();
+        assert!(
+            colored.starts_with("\x1b[1m\x1b[31merror[sorry]\x1b[0m"),
+            "{colored:?}"
         );
     }
 }

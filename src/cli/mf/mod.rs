@@ -1,6 +1,7 @@
 //! The `mf` command: argument parsing and dispatch.
 
 mod diff;
+mod examples;
 mod extract;
 mod hook;
 mod lint;
@@ -16,9 +17,18 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::cli::generate::{self, GenerateArgs};
+use crate::cli::generate::{self, GenerateArgs, ManArgs};
 use crate::cli::output::TerminalArgs;
 pub(crate) use crate::cli::output::{Inputs, EXIT_FOUND, EXIT_INPUT};
+
+/// The end of `mf --help`: examples, then the exit-status contract.
+fn mf_after_help() -> String {
+    format!(
+        "{}\n\n{}",
+        examples::MF,
+        crate::cli::output::EXIT_CODES_HELP
+    )
+}
 
 #[derive(Parser)]
 #[command(
@@ -26,7 +36,7 @@ pub(crate) use crate::cli::output::{Inputs, EXIT_FOUND, EXIT_INPUT};
     version,
     about = "Read Lean 4 precisely: parse, outline, extract, lint, verify",
     propagate_version = true,
-    after_help = crate::cli::output::EXIT_CODES_HELP
+    after_help = mf_after_help()
 )]
 struct Cli {
     #[command(flatten)]
@@ -47,7 +57,7 @@ impl Command {
             Command::Sorries(a) => a.json,
             Command::Splice(a) => a.json,
             Command::Diff(a) => a.json,
-            Command::Hook(_) | Command::Mcp(_) | Command::Completions(_) | Command::Man => false,
+            Command::Hook(_) | Command::Mcp(_) | Command::Completions(_) | Command::Man(_) => false,
         }
     }
 }
@@ -55,29 +65,46 @@ impl Command {
 #[derive(Subcommand)]
 enum Command {
     /// Print each file's syntax tree as an S-expression, or parse statistics
+    #[command(after_help = examples::PARSE)]
     Parse(parse::ParseArgs),
     /// Show declarations, sorries, axioms, tactics and imports of each file
+    #[command(after_help = examples::OUTLINE)]
     Outline(outline::OutlineArgs),
     /// Extract result files into the knowledge base
+    #[command(after_help = examples::EXTRACT)]
     Extract(extract::ExtractArgs),
     /// Lint Lean files for CI (sorry, axioms, native_decide, debug commands, …)
+    #[command(after_help = examples::LINT)]
     Lint(lint::LintArgs),
     /// The proof gate: compile with lake when available, and check structurally
+    #[command(after_help = examples::VERIFY)]
     Verify(verify::VerifyArgs),
     /// List every sorry/admit with its declaration: the work list of holes
+    #[command(after_help = examples::SORRIES)]
     Sorries(sorries::SorriesArgs),
     /// Replace a declaration's proof, or one hole in it, in place
+    #[command(after_help = examples::SPLICE)]
     Splice(splice::SpliceArgs),
     /// Compare two versions of a file declaration by declaration
+    #[command(after_help = examples::DIFF)]
     Diff(diff::DiffArgs),
     /// Claude Code hooks (session-start, pre-tool-use, post-tool-use, stop, subagent-start)
+    #[command(after_help = examples::HOOK)]
     Hook(hook::HookArgs),
     /// Serve the knowledge base and the proof cursor as MCP tools over stdio
+    #[command(after_help = examples::MCP)]
     Mcp(mcp::McpArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_help = examples::COMPLETIONS)]
     Completions(GenerateArgs),
-    /// Print the man page (roff) on standard output
-    Man,
+    /// Print the man page (roff) on standard output, or write every page into a directory
+    #[command(after_help = examples::MAN)]
+    Man(ManArgs),
+}
+
+/// `mf`'s command-line definition (for help, completions and man pages).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Entry point of `mf`.
@@ -100,7 +127,7 @@ pub fn main() -> ExitCode {
                 .map(|()| ExitCode::SUCCESS)
                 .map_err(Into::into)
         }
-        Command::Man => generate::man(Cli::command(), &mut std::io::stdout())
+        Command::Man(args) => generate::man(Cli::command(), &args, &mut std::io::stdout())
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
     };

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use crate::cli::render::{now_unix, number_list, one_line, relative_time, Painter, Style, RULE};
 use crate::kb::{
-    FailedReport, Finding, FindingType, MigrationReport, Opened, ProblemReport, Recommendations,
-    Recorded, Resolved, Scope, SearchHit, Stats, StrategiesReport, TableCount,
+    DateFrom, FailedReport, Finding, FindingType, MigrationReport, Opened, ProblemReport,
+    Recommendations, Recorded, Resolved, ResultDate, Scope, SearchHit, Stats, StrategiesReport,
+    TableCount,
 };
 use crate::tracking::{FalseLemma, Tracking};
 
@@ -51,8 +52,10 @@ fn when(ts: &Option<String>, now: i64) -> Option<String> {
     ts.as_deref().map(|t| relative_time(t, now))
 }
 
-/// "Domain: nt | Slot: 614 | Problem: erdos_850 | verified | 3 days ago"
-fn meta_line(f: &Finding, now: i64) -> String {
+/// "Domain: nt | Slot: 614 | Problem: erdos_850 | verified | 3 days ago", or with the
+/// result's own date in place of the time it was stored: "… | verified | dated 2026-01-04
+/// 16:15 (stated in the file)".
+fn meta_line(f: &Finding, date: Option<&ResultDate>, now: i64) -> String {
     let mut parts = vec![
         format!("Domain: {}", f.domain_id.as_deref().unwrap_or("?")),
         format!(
@@ -66,10 +69,36 @@ fn meta_line(f: &Finding, now: i64) -> String {
     if let Some(c) = &f.confidence {
         parts.push(c.clone());
     }
-    if let Some(t) = when(&f.created_at, now) {
-        parts.push(t);
+    match date {
+        Some(d) => parts.push(result_date(d)),
+        None => parts.extend(when(&f.created_at, now)),
     }
     parts.join(" | ")
+}
+
+/// "dated 2026-01-04 16:15 (stated in the file)", "file modified 2026-11-20 09:12", …
+fn result_date(d: &ResultDate) -> String {
+    // Minutes are enough; SQLite's `YYYY-MM-DD HH:MM:SS`, UTC.
+    let at = d.date.get(..16).unwrap_or(&d.date);
+    match d.from {
+        DateFrom::Stated => format!("dated {at} (stated in the file)"),
+        DateFrom::Modified => format!("file modified {at}"),
+        DateFrom::Extracted => format!("extracted {at} (file date unknown)"),
+        DateFrom::Recorded => format!("recorded {at}"),
+    }
+}
+
+/// A path as the user would type it: relative to the current directory when below it.
+fn shown_path(path: &str) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| {
+            Path::new(path)
+                .strip_prefix(cwd)
+                .ok()
+                .map(|p| p.display().to_string())
+        })
+        .unwrap_or_else(|| path.to_string())
 }
 
 /// The detail lines of a finding, each indented by `indent`.
@@ -77,6 +106,7 @@ fn finding_details(
     out: Out<'_>,
     p: Painter,
     f: &Finding,
+    date: Option<&ResultDate>,
     indent: &str,
     now: i64,
 ) -> io::Result<()> {
@@ -114,7 +144,11 @@ fn finding_details(
             one_line(a, WIDTH)
         )?;
     }
-    writeln!(out, "{indent}{}", p.paint(Style::Dim, &meta_line(f, now)))
+    writeln!(
+        out,
+        "{indent}{}",
+        p.paint(Style::Dim, &meta_line(f, date, now))
+    )
 }
 
 pub(super) fn search(out: Out<'_>, p: Painter, hits: &[SearchHit]) -> io::Result<()> {
@@ -130,7 +164,10 @@ pub(super) fn search(out: Out<'_>, p: Painter, hits: &[SearchHit]) -> io::Result
             finding_badge(p, &f.finding_type, f.confidence.as_deref()),
             p.paint(Style::Bold, &one_line(&f.title, WIDTH))
         )?;
-        finding_details(out, p, f, "  ", now)?;
+        finding_details(out, p, f, h.result_date.as_ref(), "  ", now)?;
+        if let Some(file) = &f.source_file {
+            writeln!(out, "  File: {}", shown_path(file))?;
+        }
         if let Some(used) = &h.uses {
             writeln!(out, "  Uses {used}")?;
         }
@@ -205,9 +242,11 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
                 p.paint(style, &format!("[{}]", status.to_uppercase())),
                 p.paint(Style::Bold, &title)
             )?;
+            // Each count names what it counts: files, occurrences of verified theorems, and
+            // failure facts; attempts by outcome are under Strategies.
             writeln!(
                 out,
-                "  Domain: {} | Submissions: {} | Proven: {} | Failed: {}",
+                "  Domain: {} | Submissions: {} | Verified theorem occurrences: {} | Failure facts: {}",
                 pr.domain_id.as_deref().unwrap_or("?"),
                 pr.submission_count,
                 pr.proven_count,
@@ -243,7 +282,7 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
     }
     if !r.findings.is_empty() {
         writeln!(out, "{RULE}")?;
-        writeln!(out, "Findings")?;
+        writeln!(out, "Facts, by type")?;
         for g in &r.findings {
             let more = if g.total > g.recent.len() as i64 {
                 format!(" (latest {})", g.recent.len())
@@ -273,7 +312,10 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
     }
     if !r.strategies.is_empty() {
         writeln!(out, "{RULE}")?;
-        writeln!(out, "Strategies")?;
+        writeln!(
+            out,
+            "Strategies (attempts by approach, with their best outcome)"
+        )?;
         for s in &r.strategies {
             let style = match s.outcome.as_str() {
                 "proven" => Style::Green,
@@ -390,7 +432,7 @@ pub(super) fn failed(out: Out<'_>, p: Painter, r: &FailedReport, kb_empty: bool)
             finding_badge(p, &f.finding_type, f.confidence.as_deref()),
             p.paint(Style::Bold, &one_line(&f.title, WIDTH))
         )?;
-        finding_details(out, p, f, "  ", now)?;
+        finding_details(out, p, f, None, "  ", now)?;
     }
     if !r.tracking_false_lemmas.is_empty() {
         if !r.findings.is_empty() {
@@ -518,16 +560,26 @@ pub(super) fn stats(
     writeln!(out, "  {} | schema v{}", db.reason, s.schema_version)?;
     let state = if tracking.is_available() {
         "read-only"
+    } else if !tracking_db.path.exists() {
+        "not found (optional: the submission pipeline's database, read for cross-references)"
     } else {
-        "not available"
+        "not readable"
     };
     writeln!(out, "tracking.db   {}", tracking_db.path.display())?;
     writeln!(out, "  {} | {state}", tracking_db.reason)?;
     writeln!(out, "{RULE}")?;
     writeln!(
         out,
-        "{}",
-        p.paint(Style::Bold, &format!("Findings: {}", s.findings))
+        "{} {}",
+        p.paint(Style::Bold, &format!("Facts: {}", s.facts)),
+        p.paint(
+            Style::Dim,
+            &format!(
+                "({} in {}; a fact is one theorem, failure, false lemma or insight, an occurrence is a fact in one file)",
+                plural(s.occurrences, "occurrence"),
+                plural(s.freshness.files, "file")
+            )
+        )
     )?;
     writeln!(out, "  By type:       {}", counts(&s.by_type))?;
     writeln!(out, "  By domain:     {}", counts(&s.by_domain))?;
@@ -535,11 +587,10 @@ pub(super) fn stats(
     let f = &s.freshness;
     writeln!(
         out,
-        "  Freshness:     latest finding {} | last extraction {} | {} in the last 7 days | {} source files",
-        when(&f.latest_finding, now).unwrap_or_else(|| "never".into()),
+        "  Freshness:     latest fact {} | last extraction {} | {} stored in the last 7 days",
+        when(&f.latest_fact, now).unwrap_or_else(|| "never".into()),
         when(&f.latest_extraction, now).unwrap_or_else(|| "never".into()),
-        f.findings_last_7_days,
-        f.sources
+        plural(f.facts_last_7_days, "fact"),
     )?;
     writeln!(out, "{}", p.paint(Style::Bold, "Strategies"))?;
     writeln!(out, "  Outcomes:      {}", counts(&s.strategy_outcomes))?;
@@ -560,11 +611,54 @@ pub(super) fn stats(
             .collect();
         writeln!(out, "tracking.db tables: {}", t.join(" | "))?;
     }
-    notes(out, p, &tracking.notes())?;
-    if s.findings == 0 {
+    // The header above already says a missing tracking.db is missing.
+    if tracking_db.path.exists() {
+        notes(out, p, &tracking.notes())?;
+    }
+    if s.facts == 0 {
         writeln!(out, "{EMPTY_HINT}")?;
     }
     Ok(())
+}
+
+/// `forgot 3 files: 10 occurrences removed`, the files, and the knowledge base after.
+pub(super) fn forgotten(
+    out: Out<'_>,
+    p: Painter,
+    r: &crate::kb::Forgotten,
+    dry_run: bool,
+) -> io::Result<()> {
+    let n = r.files.len() as i64;
+    if dry_run {
+        writeln!(out, "would forget {}:", plural(n, "file"))?;
+    } else {
+        writeln!(
+            out,
+            "{}: {} removed",
+            p.paint(Style::Bold, &format!("forgot {}", plural(n, "file"))),
+            plural(r.occurrences_removed as i64, "occurrence")
+        )?;
+    }
+    for f in &r.files {
+        writeln!(out, "  {}", shown_path(f))?;
+    }
+    if dry_run {
+        return Ok(());
+    }
+    if !r.problems_removed.is_empty() {
+        writeln!(
+            out,
+            "problems left without any evidence, removed: {}",
+            r.problems_removed.join(", ")
+        )?;
+    }
+    writeln!(
+        out,
+        "knowledge base: {} ({:+}) in {}",
+        plural(r.after.facts, "fact"),
+        r.after.facts - r.before.facts,
+        plural(r.after.occurrences, "occurrence")
+    )
 }
 
 /// A query result printed as it streams in: rows are aligned in blocks of [`Table::BLOCK`]
@@ -761,12 +855,17 @@ pub(super) fn recommend(out: Out<'_>, p: Painter, r: &Recommendations) -> io::Re
         p.paint(
             Style::Dim,
             &format!(
-                "Estimates shrink toward the domain's base rate of {:.0}% (prior weight {}), so one lucky success does not top the list.",
+                "Attempts succeeded: a proven attempt counts 1, a partial one ½. Estimates shrink toward the domain's base rate of {:.0}% (prior weight {}), so one lucky success does not top the list.",
                 r.prior_mean * 100.0,
                 r.prior_strength
             )
         )
     )
+}
+
+/// `1 fact`, `3 facts`.
+fn plural(n: i64, unit: &str) -> String {
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }
 
 fn fmt_count(x: f64) -> String {

@@ -8,9 +8,12 @@
 //! 2. **identifier**: the whole query is a substring of one of those names (trigram index);
 //! 3. **text**: BM25 over `findings_fts` with the spec's column weights.
 //!
-//! Within a tier, findings that also match the text query come first, by BM25. Findings that
-//! state the same thing (same type, name and whitespace-normalized statement) are shown once,
-//! with the other slots listed.
+//! Within a tier, findings that also match the text query come first, by BM25. At equal
+//! relevance the more trustworthy finding comes first (verified, high, medium, low:
+//! [`Confidence::trust_rank`]), then the newer result (the date its file states, else the
+//! file's modification time), never the order of extraction. Findings that state the same
+//! thing (same type, name and whitespace-normalized statement) are shown once, with the other
+//! slots listed.
 
 pub mod query;
 
@@ -18,8 +21,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::dates::ResultDate;
 use super::error::{AtPath, Result};
-use super::model::{Finding, FindingType};
+use super::model::{Confidence, Finding, FindingType};
 use super::sql::{normalize_ws, problem_key, problem_key_sql};
 use super::Kb;
 pub use query::ParsedQuery;
@@ -72,6 +76,8 @@ pub struct SearchHit {
     /// The constant the proof uses that the query named (uses matches only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uses: Option<String>,
+    /// When the result was produced (see [`ResultDate`]), not when it was extracted.
+    pub result_date: Option<ResultDate>,
 }
 
 /// Candidates fetched per kind of match (at least 20 per requested result, so that collapsed
@@ -159,15 +165,16 @@ impl Kb {
         let sql = format!(
             "SELECT {cols} FROM (
                 SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_theorem_name
-                                WHERE theorem_name = ?1 COLLATE NOCASE ORDER BY id DESC LIMIT ?5)
+                                WHERE theorem_name = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT ?5)
                 UNION SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_technique
-                                WHERE proof_technique = ?1 COLLATE NOCASE ORDER BY id DESC LIMIT ?5)
+                                WHERE proof_technique = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT ?5)
                 UNION SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_problem_key
-                                WHERE {pkey} = ?2 ORDER BY id DESC LIMIT ?5)) u
+                                WHERE {pkey} = ?2 ORDER BY {trust}, id DESC LIMIT ?5)) u
              CROSS JOIN findings f ON f.id = u.id
              WHERE (?3 IS NULL OR f.domain_id = ?3) AND (?4 IS NULL OR f.finding_type = ?4)",
             cols = Finding::columns("f."),
             pkey = problem_key_sql("problem_id"),
+            trust = Confidence::trust_rank_sql("confidence"),
         );
         let key = (!key.is_empty()).then_some(key);
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
@@ -209,8 +216,9 @@ impl Kb {
              JOIN findings f ON f.id = u.finding_id
              WHERE u.short = ?1 COLLATE NOCASE
                AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-             ORDER BY u.finding_id DESC LIMIT ?4",
+             ORDER BY {trust}, u.finding_id DESC LIMIT ?4",
             cols = Finding::columns("f."),
+            trust = Confidence::trust_rank_sql("f.confidence"),
         );
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
@@ -373,6 +381,9 @@ impl Kb {
         }
         let mut all: Vec<Candidate> = by_id.into_values().collect();
         let used = self.times_used(all.iter().map(|c| c.finding.id))?;
+        let mut dates = self.result_dates(all.iter().map(|c| &c.finding))?;
+        let trust = |c: &Candidate| Confidence::trust_rank(c.finding.confidence.as_deref());
+        let date = |c: &Candidate| dates.get(&c.finding.id).map(|d| d.date.clone());
         // Relevance first, then observed usefulness: a finding agents used after it was shown
         // to them (hook journal) weighs up to half again its text score, never a match tier.
         let weighted = |c: &Candidate| {
@@ -396,6 +407,10 @@ impl Kb {
                             times(b).cmp(&times(a))
                         }),
                 })
+                // Equal relevance: the more trustworthy, then the newer result; the id only
+                // makes the order total.
+                .then_with(|| trust(a).cmp(&trust(b)))
+                .then_with(|| date(b).cmp(&date(a)))
                 .then_with(|| b.finding.id.cmp(&a.finding.id))
         });
 
@@ -413,6 +428,7 @@ impl Kb {
                 also_in_slots,
                 duplicates,
                 uses: c.used,
+                result_date: dates.remove(&c.finding.id),
                 finding: c.finding,
             });
             if hits.len() == limit {
