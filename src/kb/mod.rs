@@ -24,6 +24,7 @@ mod paths;
 mod queries;
 mod recommend;
 mod record;
+pub mod report;
 mod schema;
 pub mod search;
 /// The SQL helpers live below both `kb` and `tracking` (crate::sql); re-exported for `kb`'s modules.
@@ -58,6 +59,7 @@ pub use queries::{
 };
 pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
 pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
+pub use report::{Report, ReportOptions};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
 pub use write::{content_hash, FileItem, FileOutcome, FileStatus, KnownSource};
