@@ -631,9 +631,8 @@ impl Page<'_> {
     fn section(&mut self, s: &ProblemSection, p: &ProblemRow) {
         let _ = write!(
             self.out,
-            "<section class=\"problem\" id=\"{}\" data-id=\"{}\"><h3>{}</h3><p class=\"meta\">domain {} · our status <span class=\"badge s-{}\">{}</span> · literature {}",
+            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">domain {} · our status <span class=\"badge s-{}\">{}</span> · literature {}",
             anchor(&s.id),
-            esc(&s.id),
             esc(&s.id),
             esc(p.domain.as_deref().unwrap_or("unknown")),
             esc(p.status.as_deref().unwrap_or("")),
@@ -671,44 +670,8 @@ impl Page<'_> {
         if s.attempts.is_empty() {
             self.w("<p class=\"note\">No attempts in range.</p>");
         } else {
-            let id = self.next_chart();
-            let points: Vec<_> = s
-                .attempts
-                .iter()
-                .map(|a| {
-                    (
-                        a.day,
-                        a.kind,
-                        format!(
-                            "{} ({}, {} holes)",
-                            self.display_path(&a.file),
-                            a.approach,
-                            a.holes
-                        ),
-                    )
-                })
-                .collect();
-            let desc = format!(
-                "{} attempts from {} to {}; the table below lists them.",
-                s.attempts.len(),
-                s.attempts
-                    .first()
-                    .map_or(String::new(), |a| a.day.to_string()),
-                s.attempts
-                    .last()
-                    .map_or(String::new(), |a| a.day.to_string())
-            );
-            let title = format!("Attempts on {}", s.id);
             let chart = if s.attempts.len() > 1 {
-                let chart = svg::timeline(
-                    &svg::Label {
-                        id: &id,
-                        title: &title,
-                        desc: &desc,
-                    },
-                    &points,
-                );
-                format!("<figure class=\"timeline\">{chart}</figure>")
+                self.timeline(s)
             } else {
                 String::new()
             };
@@ -780,7 +743,42 @@ impl Page<'_> {
             }
             self.w("</ul>");
         }
-        self.w("<p class=\"top\"><a href=\"#problems\">back to the table</a></p></section>");
+        self.w("</section>");
+    }
+
+    /// A problem's attempts on a time line, as a figure.
+    fn timeline(&mut self, s: &ProblemSection) -> String {
+        let points: Vec<_> = s
+            .attempts
+            .iter()
+            .map(|a| {
+                let what = format!(
+                    "{} ({}, {} holes)",
+                    self.display_path(&a.file),
+                    a.approach,
+                    a.holes
+                );
+                (a.day, a.kind, what)
+            })
+            .collect();
+        let (first, last) = (&s.attempts[0], &s.attempts[s.attempts.len() - 1]);
+        let desc = format!(
+            "{} attempts from {} to {}; the table below lists them.",
+            s.attempts.len(),
+            first.day,
+            last.day
+        );
+        let title = format!("Attempts on {}", s.id);
+        let id = self.next_chart();
+        let chart = svg::timeline(
+            &svg::Label {
+                id: &id,
+                title: &title,
+                desc: &desc,
+            },
+            &points,
+        );
+        format!("<figure class=\"timeline\">{chart}</figure>")
     }
 
     fn items(&mut self, title: &str, class: &str, items: &[ContextItem], total: i64, id: &str) {
