@@ -655,9 +655,10 @@ fn report(
         };
         writeln!(
             out,
-            "wrote {} ({size}): {} problems, {attempts} attempts ({} dated by tracking.db, {} by extraction time)",
+            "wrote {} ({size}): {}, {} ({} dated by tracking.db, {} by extraction time)",
             output.display(),
-            report.problems.len(),
+            crate::cli::report::count(report.problems.len(), "problem"),
+            crate::cli::report::count(attempts, "attempt"),
             report.dating.tracking,
             report.dating.extracted,
         )?;

@@ -644,6 +644,8 @@ impl Kb {
                 id,
                 name,
                 domain,
+                // Not recorded yet: the problem layer's literature status and aliases or
+                // variants go here when `problems` carries them.
                 literature_status: None,
                 variants: Vec::new(),
                 status,

@@ -408,8 +408,8 @@ impl Page<'_> {
         let r = self.r;
         let _ = write!(
             self.out,
-            "<section id=\"problems\"><h2>Problems</h2><p class=\"note\">{} problems{}. Attempts count files Aristotle returned; click a heading to sort.</p>",
-            r.problems.len(),
+            "<section id=\"problems\"><h2>Problems</h2><p class=\"note\">{}{}. Attempts count files Aristotle returned; click a heading to sort.</p>",
+            count(r.problems.len(), "problem"),
             if r.since.is_some() {
                 ", those with activity in range (attempts counted in range)"
             } else {
@@ -614,8 +614,8 @@ impl Page<'_> {
         let r = self.r;
         let _ = write!(
             self.out,
-            "<section id=\"details\"><h2>Problem sections</h2><p class=\"note\">{} problems, in the order of the table. Lists show the first {} entries, best first, as <code>mk context</code> ranks them; <code>mk find ID</code> shows everything.</p>",
-            r.sections.len(),
+            "<section id=\"details\"><h2>Problem sections</h2><p class=\"note\">{}, in the order of the table. Lists show the first {} entries, best first, as <code>mk context</code> ranks them; <code>mk find ID</code> shows everything.</p>",
+            count(r.sections.len(), "problem"),
             r.sections
                 .iter()
                 .map(|s| s.facts.len().max(s.failed_approaches.len()).max(s.false_lemmas.len()))
@@ -902,6 +902,15 @@ fn common_dir<'a>(paths: impl Iterator<Item = &'a str>) -> String {
         });
     }
     common.unwrap_or("").to_string()
+}
+
+/// `n word` or `n words`.
+pub fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 /// A count that may be fractional (a partial attempt counts half).
