@@ -370,6 +370,33 @@ impl Tracking {
         })
     }
 
+    /// When each submission's result came back: request uuid → `completed_at`
+    /// (`YYYY-MM-DD HH:MM:SS`), for submissions that have both. Empty (with a note) when the
+    /// table or a column is missing.
+    pub fn completion_dates(&self) -> HashMap<String, String> {
+        if !self.require("submissions") {
+            return HashMap::new();
+        }
+        for column in ["uuid", "completed_at"] {
+            if !self.has("submissions", Some(column)) {
+                self.note(format!(
+                    "{} table submissions has no column {column} (older schema?); attempts are dated by extraction time",
+                    self.path.display()
+                ));
+                return HashMap::new();
+            }
+        }
+        self.rows(
+            "SELECT uuid, completed_at FROM submissions
+             WHERE uuid IS NOT NULL AND completed_at IS NOT NULL",
+            Vec::new(),
+            |r| Some((text_at(r, 0)?, text_at(r, 1)?)),
+        )
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     /// Every candidate problem.
     pub fn candidate_problems(&self) -> Vec<CandidateProblem> {
         let cols = [

@@ -30,6 +30,7 @@ Examples:
   mk failed pigeonhole
   mk record failure --problem erdos_364 --approach pigeonhole --why \"bound too weak for n < 10^6\"
   mk recommend erdos_364
+  mk report -o report.html     (then open report.html in a browser)
   mk query \"SELECT finding_type, count(*) FROM findings GROUP BY 1\"
   mk search -- -card            (words that start with '-' go after --)
 
@@ -187,6 +188,22 @@ enum Command {
         /// Only list what would be forgotten
         #[arg(long)]
         dry_run: bool,
+    },
+    /// Write the campaign as one HTML page: overview charts, problems, techniques, failures
+    #[command(after_help = "Examples:
+  mk report                                    report.html here; open it in a browser
+  mk report -o /tmp/erdos_850.html --problem erdos_850
+  mk report --since 2w -o recent.html          only the last two weeks' activity")]
+    Report {
+        /// Where to write the page ('-' for standard output)
+        #[arg(long, short = 'o', value_name = "PATH", default_value = "report.html")]
+        output: PathBuf,
+        /// Only this problem (id as in mk find)
+        #[arg(long, value_name = "ID")]
+        problem: Option<String>,
+        /// Only activity on or after DATE: YYYY-MM-DD, or a span back from today (7d, 2w)
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     #[command(after_help = "Example:
@@ -526,6 +543,11 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             missing,
             dry_run,
         } => forget(&ctx, &paths, missing, dry_run, out)?,
+        Command::Report {
+            output,
+            problem,
+            since,
+        } => report(&ctx, &output, problem, since.as_deref(), out)?,
         Command::Query { sql, limit } => {
             let kb = Kb::open_read_only(&ctx.db.path).map_err(|e| ctx.explain(e))?;
             let sql = sql.join(" ");
@@ -780,6 +802,96 @@ fn forget(
         ))
         .into()),
     }
+}
+
+fn report(
+    ctx: &Ctx,
+    output: &Path,
+    problem: Option<String>,
+    since: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let since = since
+        .map(|s| kb::report::parse_since(s, kb::report::Day::today()))
+        .transpose()?;
+    let kb = ctx.kb()?;
+    let tracking = ctx.tracking();
+    let opts = kb::ReportOptions {
+        problem,
+        since,
+        ..Default::default()
+    };
+    let report = kb.report(&opts, Some(&tracking))?;
+    let generated = crate::cli::render::utc_now();
+    let page = crate::cli::report::render(&report, &generated);
+    if output.as_os_str() == "-" {
+        out.write_all(page.as_bytes())?;
+        return Ok(());
+    }
+    write_atomically(output, page.as_bytes())?;
+    let attempts = report.dating.tracking + report.dating.extracted;
+    if ctx.json {
+        let summary = serde_json::json!({
+            "report": output,
+            "bytes": page.len(),
+            "problems": report.problems.len(),
+            "attempts": attempts,
+            "dating": report.dating,
+        });
+        json(out, &summary)?;
+    } else {
+        let shown = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
+        let size = if page.len() < 1_000_000 {
+            format!("{} KB", page.len().div_ceil(1000))
+        } else {
+            format!("{:.1} MB", page.len() as f64 / 1e6)
+        };
+        writeln!(
+            out,
+            "wrote {} ({size}): {}, {} ({} dated by tracking.db, {} by extraction time)",
+            output.display(),
+            crate::cli::report::count(report.problems.len(), "problem"),
+            crate::cli::report::count(attempts, "attempt"),
+            report.dating.tracking,
+            report.dating.extracted,
+        )?;
+        writeln!(out, "open it in a browser: file://{}", shown.display())?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
+/// that a reader never sees half a page and an old page survives a failed write.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let fail = |e: io::Error| {
+        KbError::Invalid(format!(
+            "cannot write the report to {}: {e}; check the directory exists and is writable, or pass -o PATH",
+            path.display()
+        ))
+    };
+    if path.is_dir() {
+        return Err(KbError::Invalid(format!(
+            "{} is a directory; pass -o with a file name, e.g. -o {}",
+            path.display(),
+            path.join("report.html").display()
+        ))
+        .into());
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // An ordinary file (0666 less the umask), not a private temporary one.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".mk-report-")
+        .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    tmp.write_all(bytes).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
 }
 
 fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {

@@ -15,3 +15,4 @@ pub mod mf;
 pub mod mk;
 pub mod output;
 pub mod render;
+pub mod report;

@@ -85,6 +85,18 @@ pub fn now_unix() -> i64 {
         .unwrap_or(0)
 }
 
+/// Now as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_now() -> String {
+    let now = now_unix();
+    let secs = now.rem_euclid(86_400);
+    format!(
+        "{} {:02}:{:02} UTC",
+        crate::kb::report::Day(now.div_euclid(86_400)),
+        secs / 3600,
+        secs / 60 % 60
+    )
+}
+
 /// Parses SQLite's `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DDTHH:MM:SS`, or a bare date), UTC.
 pub fn parse_datetime(s: &str) -> Option<i64> {
     let s = s.trim();

@@ -8,7 +8,7 @@
 //! usefulness (times a later proof of a session used them), and near-copies are dropped (same
 //! normalized title or theorem name): a section cut to its limit keeps what matters most.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::params;
 use serde::Serialize;
@@ -88,10 +88,10 @@ impl Context {
 }
 
 /// Which findings each section takes.
-const FACTS: &str = "(finding_type = 'theorem' OR (finding_type = 'insight' AND
+pub(super) const FACTS: &str = "(finding_type = 'theorem' OR (finding_type = 'insight' AND
     (',' || coalesce(tags, '') || ',' LIKE '%,fact,%' OR ',' || coalesce(tags, '') || ',' LIKE '%,constraint,%')))";
-const FAILED: &str = "finding_type = 'failure'";
-const FALSE: &str = "finding_type = 'false_lemma'";
+pub(super) const FAILED: &str = "finding_type = 'failure'";
+pub(super) const FALSE: &str = "finding_type = 'false_lemma'";
 
 impl Kb {
     /// The context for `problem`, each section at most `limit` entries.
@@ -127,7 +127,6 @@ impl Kb {
         })
     }
 
-    /// The problem's findings matching `filter`, best first, near-copies dropped.
     /// Problems whose proofs use the constants this problem's proofs use, most shared first
     /// (the same domain breaks ties), then problems of the same domain.
     fn similar_problems(
@@ -195,7 +194,148 @@ impl Kb {
         Ok(out)
     }
 
-    fn context_items(&self, key: &str, filter: &str, limit: usize) -> Result<Vec<ContextItem>> {
+    /// [`Kb::context`]'s similar problems for every problem key in `keys` at once, by the same
+    /// rule and in the same order as one call per problem would give them (the report needs
+    /// them for hundreds of problems, where a query each would take seconds). `domains` maps
+    /// each key to the domain of its problem row.
+    pub(super) fn similar_problems_of(
+        &self,
+        keys: &[(String, Option<String>)],
+        limit: usize,
+    ) -> Result<HashMap<String, Vec<SimilarProblem>>> {
+        struct Row {
+            p: SimilarProblem,
+            key: String,
+            domain: Option<String>,
+            submissions: i64,
+        }
+        let rows = self.rows(
+            "SELECT id, name, status, proven_count, failed_count, domain_id, submission_count
+             FROM problems",
+            [],
+            |r| Row {
+                key: problem_key(&r.get::<_, String>(0).unwrap_or_default()),
+                p: SimilarProblem {
+                    id: r.get(0).unwrap_or_default(),
+                    name: r.get(1).unwrap_or_default(),
+                    status: r.get(2).ok().flatten(),
+                    proven_count: int_at(r, 3).unwrap_or(0),
+                    failed_count: int_at(r, 4).unwrap_or(0),
+                    shared_constants: 0,
+                },
+                domain: r.get(5).ok().flatten(),
+                submissions: int_at(r, 6).unwrap_or(0),
+            },
+        )?;
+        // Constants used by the proofs of each source problem id (exact), as dense numbers.
+        let mut names: HashMap<String, u32> = HashMap::new();
+        let mut by_problem: HashMap<String, Vec<u32>> = HashMap::new();
+        if self.has_table("finding_uses")? {
+            let uses = self.rows(
+                "SELECT DISTINCT s.problem_id, u.name FROM finding_uses u
+                 JOIN finding_sources fs ON fs.finding_id = u.finding_id
+                 JOIN sources s ON s.id = fs.source_id
+                 WHERE s.problem_id IS NOT NULL",
+                [],
+                |r| {
+                    (
+                        r.get::<_, String>(0).unwrap_or_default(),
+                        r.get::<_, String>(1).unwrap_or_default(),
+                    )
+                },
+            )?;
+            for (problem, name) in uses {
+                let next = names.len() as u32;
+                let n = *names.entry(name).or_insert(next);
+                by_problem.entry(problem).or_default().push(n);
+            }
+        }
+        let mut by_key: HashMap<String, Vec<u32>> = HashMap::new();
+        for (problem, n) in &by_problem {
+            by_key
+                .entry(problem_key(problem))
+                .or_default()
+                .extend_from_slice(n);
+        }
+        // constant → the problem rows (by index) whose own sources use it.
+        let mut users: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+        for (i, row) in rows.iter().enumerate() {
+            for &n in by_problem.get(&row.p.id).map_or(&[][..], Vec::as_slice) {
+                users[n as usize].push(i);
+            }
+        }
+        // Same-domain fallback order: most proven, most submitted, id.
+        let mut fallback: Vec<usize> = (0..rows.len()).collect();
+        fallback.sort_by(|&a, &b| {
+            let (a, b) = (&rows[a], &rows[b]);
+            b.p.proven_count
+                .cmp(&a.p.proven_count)
+                .then(b.submissions.cmp(&a.submissions))
+                .then_with(|| a.p.id.cmp(&b.p.id))
+        });
+        let mut shared = vec![0u32; rows.len()];
+        let mut out = HashMap::new();
+        for (key, domain) in keys {
+            // The constants of every source whose problem has this key.
+            let mut mine: Vec<u32> = by_key.get(key).cloned().unwrap_or_default();
+            mine.sort_unstable();
+            mine.dedup();
+            let mut touched = Vec::new();
+            for n in mine {
+                for &i in &users[n as usize] {
+                    if shared[i] == 0 {
+                        touched.push(i);
+                    }
+                    shared[i] += 1;
+                }
+            }
+            let mut found: Vec<(usize, u32)> = touched
+                .iter()
+                .map(|&i| (i, std::mem::take(&mut shared[i])))
+                .filter(|&(i, _)| rows[i].key != *key)
+                .collect();
+            found.sort_by(|&(a, sa), &(b, sb)| {
+                let same = |i: usize| rows[i].domain == *domain;
+                sb.cmp(&sa)
+                    .then(same(b).cmp(&same(a)))
+                    .then(rows[b].p.proven_count.cmp(&rows[a].p.proven_count))
+                    .then_with(|| rows[a].p.id.cmp(&rows[b].p.id))
+            });
+            found.truncate(limit);
+            let mut similar: Vec<SimilarProblem> = found
+                .into_iter()
+                .map(|(i, n)| SimilarProblem {
+                    shared_constants: i64::from(n),
+                    ..rows[i].p.clone()
+                })
+                .collect();
+            if let Some(domain) = domain {
+                for &i in &fallback {
+                    if similar.len() >= limit {
+                        break;
+                    }
+                    let row = &rows[i];
+                    if row.domain.as_deref() == Some(domain)
+                        && row.key != *key
+                        && !similar.iter().any(|s| s.id == row.p.id)
+                    {
+                        similar.push(row.p.clone());
+                    }
+                }
+            }
+            out.insert(key.clone(), similar);
+        }
+        Ok(out)
+    }
+
+    /// The problem's findings matching `filter` (one of this module's section filters), best
+    /// first, near-copies dropped: one section of [`Kb::context`].
+    pub(super) fn context_items(
+        &self,
+        key: &str,
+        filter: &str,
+        limit: usize,
+    ) -> Result<Vec<ContextItem>> {
         let used = if self.has_table("finding_shown")? {
             "(SELECT count(*) FROM finding_shown u WHERE u.finding_id = f.id AND u.used_at IS NOT NULL)"
         } else {

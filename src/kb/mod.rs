@@ -27,6 +27,7 @@ mod paths;
 mod queries;
 mod recommend;
 mod record;
+pub mod report;
 mod schema;
 pub mod search;
 /// The SQL helpers live below both `kb` and `tracking` (crate::sql); re-exported for `kb`'s modules.
@@ -66,6 +67,7 @@ pub use queries::{
 };
 pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
 pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
+pub use report::{Report, ReportOptions};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
 pub use write::{content_hash, FactCounts, FileItem, FileOutcome, FileStatus, KnownSource};

@@ -1,0 +1,1064 @@
+//! `mk report`'s page: the [`Report`] model as one self-contained HTML file.
+//!
+//! The page needs no network and no server (a Content-Security-Policy forbids fetching
+//! anything), reads without JavaScript, and follows the reader's light or dark preference.
+//! A little inline script makes tables sortable and the problems table filterable; without it
+//! every row is there in the order the model gives. Everything that comes from a file or a
+//! database is HTML-escaped ([`esc`]). This module formats; the numbers are the model's.
+
+mod svg;
+
+use std::fmt::Write as _;
+
+use crate::kb::report::{
+    AttemptKind, DateBasis, ProblemRow, ProblemSection, Report, TechniqueRate,
+};
+use crate::kb::ContextItem;
+
+/// Characters of a problem's statement shown; the rest is one `mk find` away.
+const STATEMENT_CHARS: usize = 1200;
+/// Characters of a fact's statement or a failure's reason shown.
+const ITEM_CHARS: usize = 200;
+/// Techniques per domain in the chart (the table lists them all).
+const CHART_TECHNIQUES: usize = 12;
+
+/// `text` with `&`, `<`, `>`, `"` and `'` escaped: safe in element content and in quoted
+/// attribute values.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            // Control characters other than tab and newline are not allowed in HTML text.
+            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The element id of a problem's section: `p-` and the id, with every byte outside
+/// `[A-Za-z0-9_-]` written as `.` and two hex digits (so different ids never collide).
+pub fn anchor(problem: &str) -> String {
+    let mut out = String::from("p-");
+    for b in problem.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, ".{b:02x}");
+        }
+    }
+    out
+}
+
+/// The page for `report`, generated at `generated` (shown as is).
+pub fn render(report: &Report, generated: &str) -> String {
+    let mut page = Page {
+        r: report,
+        out: String::with_capacity(1 << 20),
+        charts: 0,
+        root: common_dir(report.sections.iter().flat_map(|s| {
+            s.attempts
+                .iter()
+                .map(|a| a.file.as_str())
+                .chain(s.statement_source.as_deref())
+        })),
+    };
+    page.head();
+    page.header(generated);
+    page.out.push_str("<main>");
+    page.overview();
+    page.problems_table();
+    page.techniques();
+    page.failures();
+    page.sections();
+    page.out.push_str("</main>");
+    page.out.push_str(SCRIPT);
+    page.out.push_str("</body></html>\n");
+    page.out
+}
+
+struct Page<'a> {
+    r: &'a Report,
+    out: String,
+    /// Charts written so far (their ids are `chart-N`).
+    charts: usize,
+    /// The directory every file shown is in; files are shown relative to it.
+    root: String,
+}
+
+impl Page<'_> {
+    fn w(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+
+    /// `path` relative to the files' common directory.
+    fn display_path<'p>(&self, path: &'p str) -> &'p str {
+        path.strip_prefix(self.root.as_str()).unwrap_or(path)
+    }
+
+    fn next_chart(&mut self) -> String {
+        self.charts += 1;
+        format!("chart-{}", self.charts)
+    }
+
+    fn scope(&self) -> String {
+        let mut parts = Vec::new();
+        match &self.r.problem {
+            Some(p) => parts.push(format!("problem {p}")),
+            None => parts.push("all problems".to_string()),
+        }
+        if let Some(s) = self.r.since {
+            parts.push(format!("activity since {s}"));
+        }
+        parts.join(", ")
+    }
+
+    fn head(&mut self) {
+        let title = format!("math-forge report: {}", self.scope());
+        let _ = write!(
+            self.out,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\
+             <meta name=\"color-scheme\" content=\"light dark\">\
+             <meta name=\"generator\" content=\"math-forge mk report\">\
+             <title>{}</title><style>{STYLE}</style></head><body>",
+            esc(&title)
+        );
+    }
+
+    fn header(&mut self, generated: &str) {
+        let r = self.r;
+        let _ = write!(
+            self.out,
+            "<header><h1>math-forge report</h1><p class=\"meta\">{} · generated {} · knowledge.db <code>{}</code>",
+            esc(&self.scope()),
+            esc(generated),
+            esc(&r.knowledge_db)
+        );
+        if r.tracking.available {
+            let _ = write!(
+                self.out,
+                " · tracking.db <code>{}</code>",
+                esc(&r.tracking.path)
+            );
+        } else {
+            self.w(" · no tracking.db");
+        }
+        if !self.root.is_empty() {
+            let _ = write!(self.out, " · files below <code>{}</code>", esc(&self.root));
+        }
+        self.w("</p>");
+        if !r.tracking.notes.is_empty() {
+            self.w("<ul class=\"notes\">");
+            for n in &r.tracking.notes {
+                let _ = write!(self.out, "<li>{}</li>", esc(n));
+            }
+            self.w("</ul>");
+        }
+        self.w(
+            "<nav aria-label=\"Sections\"><a href=\"#overview\">Overview</a><a href=\"#problems\">Problems</a>\
+             <a href=\"#techniques\">Techniques</a><a href=\"#failures\">Failures</a>\
+             <a href=\"#details\">Problem sections</a></nav></header>",
+        );
+    }
+
+    fn overview(&mut self) {
+        let r = self.r;
+        let attempts: i64 =
+            r.weeks.iter().map(|w| w.counts.total()).sum::<i64>() + r.attempts_before_weeks;
+        let facts = r.facts.last().map_or(r.facts_before, |f| f.total);
+        self.w("<section id=\"overview\"><h2>Overview</h2><dl class=\"cards\">");
+        for (label, value, id) in [
+            ("problems", r.problems.len() as i64, "n-problems"),
+            ("attempts", attempts, "n-attempts"),
+            ("facts proven", facts, "n-facts"),
+            ("facts", r.stats.facts, "n-all-facts"),
+            ("occurrences", r.stats.occurrences, "n-occurrences"),
+            ("result files", r.stats.freshness.files, "n-sources"),
+        ] {
+            let _ = write!(
+                self.out,
+                "<div><dt>{label}</dt><dd id=\"{id}\" data-v=\"{value}\">{value}</dd></div>"
+            );
+        }
+        self.w("</dl><div class=\"figs\">");
+
+        // Problems by our status and by literature status.
+        let ours: Vec<(String, i64, String)> = r
+            .our_status
+            .iter()
+            .map(|c| {
+                let k = c.key.clone().unwrap_or_else(|| "none".into());
+                let class = format!("s-{k}");
+                (k, c.count, class)
+            })
+            .collect();
+        self.bar_figure(
+            "Problems by our status",
+            "status",
+            &ours,
+            "status-ours",
+            "What our attempts established: proven, partial, open, false or in flight.",
+        );
+        let lit: Vec<(String, i64, String)> = r
+            .literature_status
+            .iter()
+            .map(|c| {
+                let k = c.key.clone().unwrap_or_else(|| "unknown".into());
+                (k, c.count, "lit".to_string())
+            })
+            .collect();
+        self.bar_figure(
+            "Problems by literature status",
+            "literature status",
+            &lit,
+            "status-literature",
+            "What the literature says of the problem. The knowledge base does not record it yet, so every problem counts as unknown.",
+        );
+        self.w("</div>");
+
+        // Attempts per week.
+        let id = self.next_chart();
+        let desc = {
+            let mut totals = [0i64; 4];
+            for w in &r.weeks {
+                for (i, k) in AttemptKind::ALL.iter().enumerate() {
+                    totals[i] += w.counts.get(*k);
+                }
+            }
+            format!(
+                "Stacked bars, one per week from {} to {}: {} proven, {} partial, {} budget reached and {} failed attempts in all.",
+                r.weeks.first().map_or("-".into(), |w| w.start.to_string()),
+                r.weeks.last().map_or("-".into(), |w| w.start.to_string()),
+                totals[0], totals[1], totals[2], totals[3]
+            )
+        };
+        let chart = svg::weeks(
+            &svg::Label {
+                id: &id,
+                title: "Attempts per week by outcome",
+                desc: &desc,
+            },
+            &r.weeks,
+        );
+        let _ = write!(
+            self.out,
+            "<figure id=\"fig-weeks\"><figcaption>Attempts per week by outcome</figcaption>{chart}"
+        );
+        let d = &r.dating;
+        let _ = write!(
+            self.out,
+            "<p class=\"note\" id=\"dating\">An attempt is a file Aristotle returned. Dated by tracking.db's <code>completed_at</code> for its request uuid: <b data-v=\"{}\">{}</b>; else by the date the file states of itself: <b data-v=\"{}\">{}</b>; else by its modification time when it was read: <b data-v=\"{}\">{}</b>; else by the time it was extracted: <b data-v=\"{}\">{}</b>. \
+             <i>Budget reached</i>: Aristotle's header says it stopped early (budget, time, crash).</p>",
+            d.tracking,
+            d.tracking,
+            d.stated,
+            d.stated,
+            d.modified,
+            d.modified,
+            d.extracted,
+            d.extracted
+        );
+        if r.attempts_before_weeks > 0 {
+            let _ = write!(
+                self.out,
+                "<p class=\"note\">{} earlier attempts fall before the {} weeks shown.</p>",
+                r.attempts_before_weeks,
+                r.weeks.len()
+            );
+        }
+        self.w("<details><summary>Data table</summary><table class=\"data\" id=\"weeks-table\"><thead><tr><th>week</th>");
+        for k in AttemptKind::ALL {
+            let _ = write!(self.out, "<th>{}</th>", svg::kind_word(k));
+        }
+        self.w("<th>total</th></tr></thead><tbody>");
+        for w in r.weeks.iter().filter(|w| w.counts.total() > 0) {
+            let _ = write!(self.out, "<tr><td>{}</td>", w.start);
+            for k in AttemptKind::ALL {
+                let _ = write!(
+                    self.out,
+                    "<td class=\"n\" data-k=\"{}\">{}</td>",
+                    k.as_str(),
+                    w.counts.get(k)
+                );
+            }
+            let _ = write!(
+                self.out,
+                "<td class=\"n\" data-k=\"total\">{}</td></tr>",
+                w.counts.total()
+            );
+        }
+        self.w("</tbody></table></details></figure>");
+
+        // Facts proven over time.
+        let id = self.next_chart();
+        let desc = format!(
+            "A step line of the number of verified facts (theorems) by the day a file first proved each: {} in all{}.",
+            facts,
+            r.facts
+                .first()
+                .map(|f| format!(", from {} to {}", f.day, r.facts.last().map_or(f.day, |l| l.day)))
+                .unwrap_or_default()
+        );
+        let chart = svg::facts(
+            &svg::Label {
+                id: &id,
+                title: "Facts proven over time",
+                desc: &desc,
+            },
+            &r.facts,
+            r.facts_before,
+        );
+        let _ = write!(
+            self.out,
+            "<figure id=\"fig-facts\"><figcaption>Facts proven over time</figcaption>{chart}\
+             <details><summary>Data table</summary><table class=\"data\" id=\"facts-table\"><thead><tr><th>day</th><th>new</th><th>total</th></tr></thead><tbody>"
+        );
+        for f in &r.facts {
+            let _ = write!(
+                self.out,
+                "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                f.day, f.new, f.total
+            );
+        }
+        self.w("</tbody></table></details></figure>");
+
+        // Sessions.
+        self.w("<h3 id=\"sessions\">Latest sessions captured by the hooks</h3>");
+        if r.sessions.is_empty() {
+            self.w("<p class=\"note\">No session journaled yet: the plugin's hooks record the edits of Claude Code sessions (<code>mf hook</code>).</p>");
+        } else {
+            self.w("<table class=\"data sortable\" id=\"sessions-table\"><thead><tr><th>session</th><th>problem</th><th>started</th><th>last event</th><th data-type=\"num\">events</th><th data-type=\"num\">holes opened</th><th data-type=\"num\">holes closed</th><th data-type=\"num\">gates fired</th><th data-type=\"num\">files</th><th data-type=\"num\">findings captured</th></tr></thead><tbody>");
+            for s in &r.sessions {
+                let problem = match &s.problem {
+                    Some(p) => self.problem_link(p),
+                    None => "—".to_string(),
+                };
+                let _ = write!(
+                    self.out,
+                    "<tr><td><code>{}</code></td><td>{problem}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"n\" data-k=\"events\">{}</td><td class=\"n\" data-k=\"holes_opened\">{}</td><td class=\"n\" data-k=\"holes_closed\">{}</td><td class=\"n\" data-k=\"gates_fired\">{}</td><td class=\"n\" data-k=\"files\">{}</td><td class=\"n\" data-k=\"captured\">{}</td></tr>",
+                    esc(&svg::short(&s.id, 40)),
+                    esc(&s.first),
+                    esc(&s.last),
+                    s.events,
+                    s.holes_opened,
+                    s.holes_closed,
+                    s.gates_fired,
+                    s.files,
+                    s.captured
+                );
+            }
+            self.w("</tbody></table>");
+        }
+        self.w("</section>");
+    }
+
+    fn bar_figure(
+        &mut self,
+        caption: &str,
+        column: &str,
+        items: &[(String, i64, String)],
+        id_prefix: &str,
+        desc: &str,
+    ) {
+        let id = self.next_chart();
+        let words: Vec<String> = items.iter().map(|(k, n, _)| format!("{k} {n}")).collect();
+        let desc = format!(
+            "{desc} Bars: {}.",
+            if words.is_empty() {
+                "none".to_string()
+            } else {
+                words.join(", ")
+            }
+        );
+        let chart = svg::hbar(
+            &svg::Label {
+                id: &id,
+                title: caption,
+                desc: &desc,
+            },
+            items,
+            "problems",
+        );
+        let _ = write!(
+            self.out,
+            "<figure id=\"fig-{id_prefix}\"><figcaption>{}</figcaption>{chart}<details><summary>Data table</summary><table class=\"data\" id=\"{id_prefix}-table\"><thead><tr><th>{}</th><th>problems</th></tr></thead><tbody>",
+            esc(caption),
+            esc(column)
+        );
+        for (k, n, _) in items {
+            let _ = write!(
+                self.out,
+                "<tr data-key=\"{}\"><td>{}</td><td class=\"n\">{n}</td></tr>",
+                esc(k),
+                esc(k)
+            );
+        }
+        self.w("</tbody></table></details></figure>");
+    }
+
+    /// A link to the problem's section when the page has one, else its id.
+    fn problem_link(&self, id: &str) -> String {
+        if self.r.sections.iter().any(|s| s.id == id) {
+            format!("<a href=\"#{}\">{}</a>", anchor(id), esc(id))
+        } else {
+            esc(id)
+        }
+    }
+
+    fn problems_table(&mut self) {
+        let r = self.r;
+        let _ = write!(
+            self.out,
+            "<section id=\"problems\"><h2>Problems</h2><p class=\"note\">{}{}. Attempts count files Aristotle returned; click a heading to sort.</p>",
+            count(r.problems.len(), "problem"),
+            if r.since.is_some() {
+                ", those with activity in range (attempts counted in range)"
+            } else {
+                ""
+            }
+        );
+        // Filters: shown by the script (they do nothing without it).
+        let mut statuses: Vec<&str> = r
+            .problems
+            .iter()
+            .filter_map(|p| p.status.as_deref())
+            .collect();
+        statuses.sort_unstable();
+        statuses.dedup();
+        let mut domains: Vec<&str> = r
+            .problems
+            .iter()
+            .map(|p| p.domain.as_deref().unwrap_or("unknown"))
+            .collect();
+        domains.sort_unstable();
+        domains.dedup();
+        self.w("<div class=\"filters\" data-for=\"problems-table\" hidden><label>Filter <input type=\"search\" placeholder=\"id, approach, file…\"></label>");
+        self.w("<label>Status <select data-attr=\"data-status\"><option value=\"\">any</option>");
+        for s in statuses {
+            let _ = write!(self.out, "<option>{}</option>", esc(s));
+        }
+        self.w("</select></label><label>Domain <select data-attr=\"data-domain\"><option value=\"\">any</option>");
+        for d in domains {
+            let _ = write!(self.out, "<option>{}</option>", esc(d));
+        }
+        self.w("</select></label><output></output></div>");
+        self.w("<div class=\"scroll\"><table class=\"data sortable\" id=\"problems-table\"><thead><tr><th>problem</th><th>domain</th><th>literature</th><th>our status</th><th data-type=\"num\">proven</th><th data-type=\"num\">partial</th><th data-type=\"num\">budget reached</th><th data-type=\"num\">failed</th><th data-type=\"num\">attempts</th><th>last activity</th><th>best result</th></tr></thead><tbody>");
+        for p in &r.problems {
+            self.problem_row(p);
+        }
+        self.w("</tbody></table></div></section>");
+    }
+
+    fn problem_row(&mut self, p: &ProblemRow) {
+        let domain = p.domain.as_deref().unwrap_or("unknown");
+        let status = p.status.as_deref().unwrap_or("");
+        let _ = write!(
+            self.out,
+            "<tr data-id=\"{}\" data-status=\"{}\" data-domain=\"{}\"><td><a href=\"#{}\">{}</a>",
+            esc(&p.id),
+            esc(status),
+            esc(domain),
+            anchor(&p.id),
+            esc(&p.id)
+        );
+        if !p.variants.is_empty() {
+            let _ = write!(
+                self.out,
+                " <small>({})</small>",
+                esc(&p.variants.join(", "))
+            );
+        }
+        let _ = write!(
+            self.out,
+            "</td><td>{}</td><td>{}</td><td><span class=\"badge s-{}\">{}</span></td>",
+            esc(domain),
+            esc(p.literature_status.as_deref().unwrap_or("—")),
+            esc(status),
+            esc(if status.is_empty() { "—" } else { status })
+        );
+        for k in AttemptKind::ALL {
+            let _ = write!(
+                self.out,
+                "<td class=\"n\" data-k=\"{}\">{}</td>",
+                k.as_str(),
+                p.attempts.get(k)
+            );
+        }
+        let _ = write!(
+            self.out,
+            "<td class=\"n\" data-k=\"total\">{}</td><td class=\"t\">{}</td><td>{}</td></tr>",
+            p.attempts.total(),
+            esc(p.last_activity.as_deref().unwrap_or("—")),
+            best_result(p)
+        );
+    }
+
+    fn techniques(&mut self) {
+        let r = self.r;
+        self.w("<section id=\"techniques\"><h2>Techniques</h2><p class=\"note\">Success of each technique per domain, from the evidence <code>mk recommend DOMAIN</code> ranks by: an attempt that proved counts as a success, a partial one as half a success and half a failure, a failed one as a failure; recorded strategies and verified proofs of other files count too. The interval is the 95% Wilson score interval: one success out of one is a wide bar, forty out of sixty a narrow one. Over all time.</p>");
+        let mut domains: Vec<&str> = r.techniques.iter().map(|t| t.domain.as_str()).collect();
+        domains.dedup();
+        self.w("<div class=\"figs\">");
+        for domain in &domains {
+            let mut rates: Vec<&TechniqueRate> = r
+                .techniques
+                .iter()
+                .filter(|t| t.domain == *domain)
+                .collect();
+            // The chart shows the best-supported techniques, in the model's order.
+            let mut by_samples = rates.clone();
+            by_samples.sort_by(|a, b| b.samples.total_cmp(&a.samples));
+            by_samples.truncate(CHART_TECHNIQUES);
+            rates.retain(|t| by_samples.iter().any(|b| std::ptr::eq(*b, *t)));
+            let id = self.next_chart();
+            let desc = format!(
+                "Success rate with its 95% Wilson interval for the {} techniques of domain {domain} with the most evidence: {}.",
+                rates.len(),
+                rates
+                    .iter()
+                    .map(|t| format!(
+                        "{} {:.0}% of {} ({:.0}–{:.0}%)",
+                        t.technique,
+                        t.rate * 100.0,
+                        num(t.samples),
+                        t.low * 100.0,
+                        t.high * 100.0
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            let title = format!("Technique success in {domain}");
+            let chart = svg::forest(
+                &svg::Label {
+                    id: &id,
+                    title: &title,
+                    desc: &desc,
+                },
+                &rates,
+            );
+            let _ = write!(
+                self.out,
+                "<figure class=\"wide\" id=\"fig-tech-{}\"><figcaption>{}</figcaption>{chart}</figure>",
+                esc(domain),
+                esc(&title)
+            );
+        }
+        self.w("</div>");
+        if r.techniques.is_empty() {
+            self.w("<p class=\"note\">No technique has evidence yet.</p>");
+        }
+        self.w("<div class=\"scroll\"><table class=\"data sortable\" id=\"techniques-table\"><thead><tr><th>domain</th><th>technique</th><th data-type=\"num\">successes</th><th data-type=\"num\">failures</th><th data-type=\"num\">n</th><th data-type=\"num\">rate</th><th data-type=\"num\">95% interval</th><th data-type=\"num\">mk recommend estimate</th></tr></thead><tbody>");
+        for t in &r.techniques {
+            let _ = write!(
+                self.out,
+                "<tr data-domain=\"{}\" data-technique=\"{}\"><td>{}</td><td>{}</td><td class=\"n\" data-k=\"successes\">{}</td><td class=\"n\" data-k=\"failures\">{}</td><td class=\"n\" data-k=\"n\">{}</td><td class=\"n\" data-v=\"{:.4}\">{:.0}%</td><td class=\"n\" data-v=\"{:.4}\">{:.0}–{:.0}%</td><td class=\"n\" data-v=\"{:.4}\">{:.0}%</td></tr>",
+                esc(&t.domain),
+                esc(&t.technique),
+                esc(&t.domain),
+                esc(&t.technique),
+                num(t.successes),
+                num(t.failures),
+                num(t.samples),
+                t.rate,
+                t.rate * 100.0,
+                t.low,
+                t.low * 100.0,
+                t.high * 100.0,
+                t.estimate,
+                t.estimate * 100.0
+            );
+        }
+        self.w("</tbody></table></div></section>");
+    }
+
+    fn failures(&mut self) {
+        let r = self.r;
+        self.w("<section id=\"failures\"><h2>Failures</h2><p class=\"note\">Approaches that failed on some problem (never worked there), most failed attempts first, with the problems where they failed, half-worked or worked (as <code>mk strategies</code> counts them) and what proved those problems on or after the first failure. Over all time.</p>");
+        if r.failures.is_empty() {
+            self.w("<p class=\"note\">No failed approach recorded.</p>");
+        } else {
+            self.w("<div class=\"scroll\"><table class=\"data sortable\" id=\"failures-table\"><thead><tr><th>approach</th><th data-type=\"num\">failed attempts</th><th data-type=\"num\">problems failed</th><th data-type=\"num\">partial</th><th data-type=\"num\">proven</th><th>later worked instead (problems)</th></tr></thead><tbody>");
+            for f in &r.failures {
+                let replaced = if f.replaced_by.is_empty() {
+                    "—".to_string()
+                } else {
+                    f.replaced_by
+                        .iter()
+                        .map(|x| format!("{} ({})", esc(&x.approach), x.problems))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                };
+                let _ = write!(
+                    self.out,
+                    "<tr data-approach=\"{}\"><td>{}</td><td class=\"n\" data-k=\"failed_attempts\">{}</td><td class=\"n\" data-k=\"failed\">{}</td><td class=\"n\" data-k=\"partial\">{}</td><td class=\"n\" data-k=\"proven\">{}</td><td>{replaced}</td></tr>",
+                    esc(&f.approach),
+                    esc(&f.approach),
+                    f.failed_attempts,
+                    f.failed_problems,
+                    f.partial_problems,
+                    f.proven_problems
+                );
+            }
+            self.w("</tbody></table></div>");
+        }
+        if r.unknown_approach_failures > 0 {
+            let _ = write!(
+                self.out,
+                "<p class=\"note\">{} failed attempts whose approach could not be read are not listed.</p>",
+                r.unknown_approach_failures
+            );
+        }
+        self.w("</section>");
+    }
+
+    fn sections(&mut self) {
+        let r = self.r;
+        let _ = write!(
+            self.out,
+            "<section id=\"details\"><h2>Problem sections</h2><p class=\"note\">{}, in the order of the table. Lists show the first {} entries, best first, as <code>mk context</code> ranks them; <code>mk find ID</code> shows everything.</p>",
+            count(r.sections.len(), "problem"),
+            r.sections
+                .iter()
+                .map(|s| s.facts.len().max(s.failed_approaches.len()).max(s.false_lemmas.len()))
+                .max()
+                .unwrap_or(0)
+        );
+        for (s, p) in r.sections.iter().zip(&r.problems) {
+            self.section(s, p);
+        }
+        self.w("</section>");
+    }
+
+    fn section(&mut self, s: &ProblemSection, p: &ProblemRow) {
+        let _ = write!(
+            self.out,
+            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">domain {} · our status <span class=\"badge s-{}\">{}</span> · literature {}",
+            anchor(&s.id),
+            esc(&s.id),
+            esc(p.domain.as_deref().unwrap_or("unknown")),
+            esc(p.status.as_deref().unwrap_or("")),
+            esc(p.status.as_deref().unwrap_or("—")),
+            esc(p.literature_status.as_deref().unwrap_or("—")),
+        );
+        if p.name != p.id {
+            let _ = write!(self.out, " · name {}", esc(&p.name));
+        }
+        if !p.variants.is_empty() {
+            let _ = write!(self.out, " · variants {}", esc(&p.variants.join(", ")));
+        }
+        self.w("</p>");
+        match &s.statement {
+            Some(text) => {
+                let shown = svg::short(text, STATEMENT_CHARS);
+                let _ = write!(self.out, "<pre class=\"statement\">{}</pre>", esc(&shown));
+                match &s.statement_source {
+                    Some(src) => {
+                        let _ = write!(
+                            self.out,
+                            "<p class=\"source\">Stated in <code>{}</code></p>",
+                            esc(self.display_path(src))
+                        );
+                    }
+                    None => self.w("<p class=\"source\">Source of the statement not recorded.</p>"),
+                }
+            }
+            None => self.w(
+                "<p class=\"note\">No statement recorded (no input file for it was extracted).</p>",
+            ),
+        }
+
+        // Attempts on a time line (from two on: one attempt is one row of the table).
+        if s.attempts.is_empty() {
+            self.w("<p class=\"note\">No attempts in range.</p>");
+        } else {
+            let chart = if s.attempts.len() > 1 {
+                self.timeline(s)
+            } else {
+                String::new()
+            };
+            let basis = |b: DateBasis| match b {
+                DateBasis::Tracking => "completed, by tracking.db",
+                DateBasis::Stated => "as the file states",
+                DateBasis::Modified => "file modified",
+                DateBasis::Extracted => "extracted",
+            };
+            let first = s.attempts[0].dated_by;
+            let uniform = s.attempts.iter().all(|a| a.dated_by == first);
+            let _ = write!(
+                self.out,
+                "<h4>Attempts <small>({}; dated {})</small></h4>{chart}<table class=\"data attempts\"><thead><tr><th>date</th><th>outcome</th><th>approach</th><th>file</th><th>holes</th></tr></thead><tbody>",
+                s.attempts.len(),
+                if uniform { basis(first) } else { "as each row says" }
+            );
+            for a in &s.attempts {
+                let mark = if uniform {
+                    String::new()
+                } else {
+                    format!(" <small>{}</small>", basis(a.dated_by))
+                };
+                let _ = write!(
+                    self.out,
+                    "<tr data-k=\"{}\"><td>{}{mark}</td><td><span class=\"badge k-{}\">{}</span></td><td>{}</td><td><code>{}</code></td><td class=\"n\">{}</td></tr>",
+                    a.kind.as_str(),
+                    esc(&a.at),
+                    a.kind.as_str(),
+                    svg::kind_word(a.kind),
+                    esc(&a.approach),
+                    esc(self.display_path(&a.file)),
+                    a.holes
+                );
+            }
+            self.w("</tbody></table>");
+        }
+
+        self.items("Facts", "facts", &s.facts, s.facts_total, &s.id);
+        self.items(
+            "Failed approaches",
+            "failed",
+            &s.failed_approaches,
+            s.failed_total,
+            &s.id,
+        );
+        self.items(
+            "False lemmas",
+            "false",
+            &s.false_lemmas,
+            s.false_total,
+            &s.id,
+        );
+
+        if !s.similar.is_empty() {
+            self.w("<h4>Similar problems</h4><ul class=\"similar\">");
+            for q in &s.similar {
+                let why = if q.shared_constants > 0 {
+                    format!("{} constants shared", q.shared_constants)
+                } else {
+                    "same domain".to_string()
+                };
+                let _ = write!(
+                    self.out,
+                    "<li data-similar=\"{}\">{} ({}; {})</li>",
+                    esc(&q.id),
+                    self.problem_link(&q.id),
+                    esc(q.status.as_deref().unwrap_or("no status")),
+                    why
+                );
+            }
+            self.w("</ul>");
+        }
+        self.w("</section>");
+    }
+
+    /// A problem's attempts on a time line, as a figure.
+    fn timeline(&mut self, s: &ProblemSection) -> String {
+        let points: Vec<_> = s
+            .attempts
+            .iter()
+            .map(|a| {
+                let what = format!(
+                    "{} ({}, {} holes)",
+                    self.display_path(&a.file),
+                    a.approach,
+                    a.holes
+                );
+                (a.day, a.kind, what)
+            })
+            .collect();
+        let (first, last) = (&s.attempts[0], &s.attempts[s.attempts.len() - 1]);
+        let desc = format!(
+            "{} attempts from {} to {}; the table below lists them.",
+            s.attempts.len(),
+            first.day,
+            last.day
+        );
+        let title = format!("Attempts on {}", s.id);
+        let id = self.next_chart();
+        let chart = svg::timeline(
+            &svg::Label {
+                id: &id,
+                title: &title,
+                desc: &desc,
+            },
+            &points,
+        );
+        format!("<figure class=\"timeline\">{chart}</figure>")
+    }
+
+    fn items(&mut self, title: &str, class: &str, items: &[ContextItem], total: i64, id: &str) {
+        if items.is_empty() {
+            return;
+        }
+        let _ = write!(
+            self.out,
+            "<h4>{title} <small data-total=\"{total}\">({total})</small></h4><ul class=\"items {class}\">"
+        );
+        for i in items {
+            let _ = write!(
+                self.out,
+                "<li data-finding=\"{}\"><span class=\"badge c-{}\">{}</span> ",
+                i.id,
+                esc(i.confidence.as_deref().unwrap_or("")),
+                esc(i.confidence.as_deref().unwrap_or("—")),
+            );
+            // A fact's statement starts with its name, and its title is the name and the kind
+            // (`div9_small (theorem)`): the statement and the rest of the title say it all.
+            let named = i.theorem_name.as_deref().filter(|n| {
+                i.statement.as_deref().is_some_and(|s| s.starts_with(n)) && i.title.starts_with(n)
+            });
+            match (named, &i.statement) {
+                (Some(n), Some(st)) => {
+                    let _ = write!(
+                        self.out,
+                        "<code>{}</code> {}",
+                        esc(&svg::short(st, ITEM_CHARS)),
+                        esc(i.title[n.len()..].trim())
+                    );
+                }
+                (None, Some(st)) => {
+                    let _ = write!(
+                        self.out,
+                        "{} <code>{}</code>",
+                        esc(&i.title),
+                        esc(&svg::short(st, ITEM_CHARS))
+                    );
+                }
+                (_, None) => self.out.push_str(&esc(&i.title)),
+            }
+            if let Some(why) = &i.why {
+                let _ = write!(
+                    self.out,
+                    " <span class=\"why\">{}</span>",
+                    esc(&svg::short(why, ITEM_CHARS))
+                );
+            }
+            if let Some(src) = &i.source {
+                let _ = write!(
+                    self.out,
+                    " <small>— {}</small>",
+                    esc(self.display_path(src))
+                );
+            }
+            self.w("</li>");
+        }
+        self.w("</ul>");
+        if total > items.len() as i64 {
+            let _ = write!(
+                self.out,
+                "<p class=\"more\">{} more: <code>mk find {}</code></p>",
+                total - items.len() as i64,
+                esc(id)
+            );
+        }
+    }
+}
+
+fn best_result(p: &ProblemRow) -> String {
+    let mut parts = Vec::new();
+    if let Some(b) = &p.best_result {
+        parts.push(esc(b));
+    }
+    if let Some(a) = &p.best_attempt {
+        let holes = if a.holes > 0 {
+            format!(", {} holes", a.holes)
+        } else {
+            String::new()
+        };
+        parts.push(format!(
+            "<span class=\"badge k-{}\">{}</span> {}{holes}",
+            a.kind.as_str(),
+            svg::kind_word(a.kind),
+            esc(&match a.slot {
+                Some(slot) => format!("slot{slot}"),
+                None => file_name(&a.file),
+            })
+        ));
+    }
+    if parts.is_empty() {
+        "—".to_string()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+/// The last component of a path (the table has room for no more).
+fn file_name(path: &str) -> String {
+    path.rsplit(['/', '\\']).next().unwrap_or(path).to_string()
+}
+
+/// The longest directory prefix (ending in a separator) all `paths` share; empty when none.
+fn common_dir<'a>(paths: impl Iterator<Item = &'a str>) -> String {
+    let mut common: Option<&str> = None;
+    for p in paths {
+        let dir = p.rfind(['/', '\\']).map_or("", |i| &p[..=i]);
+        common = Some(match common {
+            None => dir,
+            Some(c) => {
+                let n = c
+                    .char_indices()
+                    .zip(dir.chars())
+                    .take_while(|((_, a), b)| a == b)
+                    .last()
+                    .map_or(0, |((i, a), _)| i + a.len_utf8());
+                let shared = &c[..n];
+                shared.rfind(['/', '\\']).map_or("", |i| &shared[..=i])
+            }
+        });
+    }
+    common.unwrap_or("").to_string()
+}
+
+/// `n word` or `n words`.
+pub fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// A count that may be fractional (a partial attempt counts half).
+fn num(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+const STYLE: &str = r#"
+:root{color-scheme:light dark;--bg:#fff;--fg:#1c1d1f;--muted:#5b5f66;--line:#d5d8dc;--card:#f4f5f7;--link:#0a58a8;
+--proven:#0072b2;--on-proven:#fff;--partial:#56b4e9;--budget:#e69f00;--failed:#d55e00;--open:#8a8f98;--inflight:#f0e442;--false:#cc79a7;--lit:#7a7f87}
+@media (prefers-color-scheme:dark){:root{--bg:#141619;--fg:#e4e6ea;--muted:#a3a8b0;--line:#373b41;--card:#1e2125;--link:#7db9f0;
+--proven:#3f9fe6;--on-proven:#000;--partial:#a3daf7;--budget:#f0a92a;--failed:#f27a35;--open:#8d939c;--inflight:#f0e442;--false:#e08fbf;--lit:#8d939c}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}
+header,main{max-width:1180px;margin:0 auto;padding:0 16px}
+header{padding-top:16px}
+h1{margin:.2em 0}h2{margin-top:1.6em;border-bottom:1px solid var(--line);padding-bottom:.2em}h3{margin:1.4em 0 .4em}h4{margin:1em 0 .3em}
+a{color:var(--link)}code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+nav{display:flex;gap:16px;flex-wrap:wrap;margin:8px 0 0;padding:8px 0;border-bottom:1px solid var(--line);position:sticky;top:0;background:var(--bg);z-index:1}
+.meta,.note,.source,.more{color:var(--muted)}.note{font-size:14px}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:0}.cards div{background:var(--card);padding:8px 14px;border-radius:8px;min-width:120px}
+.cards dt{font-size:13px;color:var(--muted)}.cards dd{margin:0;font-size:22px;font-weight:600}
+.figs{display:flex;flex-wrap:wrap;gap:24px}
+figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}
+svg.chart{max-width:100%;height:auto;display:block}
+svg.chart text{fill:var(--fg);font:12px system-ui,sans-serif}svg.chart .tick,svg.chart .val{fill:var(--muted);font-size:11px}
+svg.chart .axis-label{font-size:12px;fill:var(--muted)}svg.chart .empty{fill:var(--muted)}
+line.grid{stroke:var(--line)}line.axis{stroke:var(--muted)}
+.line{fill:none;stroke:var(--proven);stroke-width:2}.dot{fill:var(--proven)}.ci{stroke:var(--fg);stroke-width:2}
+.badge{display:inline-block;padding:0 6px;border-radius:4px;font-size:12px;color:#000;background:var(--card);white-space:nowrap}
+.k-proven{fill:var(--proven);background:var(--proven)}.k-partial{fill:var(--partial);background:var(--partial)}
+.k-budget_reached{fill:var(--budget);background:var(--budget)}.k-failed{fill:var(--failed);background:var(--failed)}
+.s-proven{fill:var(--proven);background:var(--proven)}.s-partial{fill:var(--partial);background:var(--partial)}
+.s-open{fill:var(--open);background:var(--open)}.s-false{fill:var(--false);background:var(--false)}
+.s-in_flight{fill:var(--inflight);background:var(--inflight)}.s-none,.lit{fill:var(--lit);background:var(--lit)}
+.badge.k-proven,.badge.s-proven{color:var(--on-proven)}
+.badge.c-verified{background:var(--proven);color:var(--on-proven)}.badge.c-high{background:var(--partial);color:#000}
+.badge.c-medium,.badge.c-low{background:var(--card);color:var(--fg);border:1px solid var(--line)}.badge.c-disproven{background:var(--failed);color:#000}
+table.data{border-collapse:collapse;font-size:13px;margin:8px 0}
+table.data th,table.data td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
+table.data td.n{text-align:right;font-variant-numeric:tabular-nums}table.data td.t,table.attempts td:first-child{white-space:nowrap}
+table.data code,ul.items code{word-break:break-all}
+table.data th button{all:inherit;cursor:pointer;padding:0}table.data th[aria-sort=ascending] button::after{content:" ▲"}table.data th[aria-sort=descending] button::after{content:" ▼"}
+.scroll{overflow-x:auto}
+.filters{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:8px 0}.filters[hidden]{display:none}
+.filters input,.filters select{font:inherit;padding:2px 6px;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}
+section.problem{border-top:1px solid var(--line);padding:4px 0 8px;content-visibility:auto;contain-intrinsic-size:auto 420px}
+pre.statement{white-space:pre-wrap;background:var(--card);padding:8px;border-radius:6px;margin:4px 0}
+ul.items,ul.similar{margin:4px 0;padding-left:20px}ul.items li{margin:3px 0}.why{color:var(--muted)}
+figure.timeline{margin:4px 0}
+details summary{cursor:pointer;color:var(--muted);font-size:13px}
+:target{scroll-margin-top:48px}
+"#;
+
+const SCRIPT: &str = r#"<script>
+(function () {
+  "use strict";
+  function value(cell, numeric) {
+    var v = cell.getAttribute("data-v");
+    if (v === null) { v = cell.textContent.trim(); }
+    if (numeric) { var n = parseFloat(v); return isNaN(n) ? -Infinity : n; }
+    return v.toLowerCase();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, col) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.textContent = th.textContent;
+      th.textContent = "";
+      th.appendChild(button);
+      button.addEventListener("click", function () {
+        var numeric = th.getAttribute("data-type") === "num";
+        var current = th.getAttribute("aria-sort");
+        var dir = current ? (current === "ascending" ? -1 : 1) : (numeric ? -1 : 1);
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = value(a.cells[col], numeric), y = value(b.cells[col], numeric);
+          return (x < y ? -1 : x > y ? 1 : 0) * dir;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll(".filters"), function (box) {
+    var table = document.getElementById(box.getAttribute("data-for"));
+    if (!table) { return; }
+    var controls = box.querySelectorAll("input, select");
+    var count = box.querySelector("output");
+    function apply() {
+      var shown = 0;
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var ok = true;
+        Array.prototype.forEach.call(controls, function (c) {
+          var want = c.value.trim();
+          if (!want) { return; }
+          var attr = c.getAttribute("data-attr");
+          if (attr) { ok = ok && row.getAttribute(attr) === want; }
+          else { ok = ok && row.textContent.toLowerCase().indexOf(want.toLowerCase()) >= 0; }
+        });
+        row.hidden = !ok;
+        if (ok) { shown += 1; }
+      });
+      count.textContent = shown + " shown";
+    }
+    Array.prototype.forEach.call(controls, function (c) { c.addEventListener("input", apply); });
+    box.hidden = false;
+    apply();
+  });
+}());
+</script>"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_quotes() {
+        assert_eq!(
+            esc(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+        assert_eq!(esc("a\u{0}b\nc"), "a\u{FFFD}b\nc");
+    }
+
+    #[test]
+    fn anchors_are_safe_and_distinct() {
+        assert_eq!(anchor("erdos_850"), "p-erdos_850");
+        assert_eq!(anchor("a b\"<"), "p-a.20b.22.3c");
+        assert_ne!(anchor("a.b"), anchor("a_b"));
+        assert_ne!(anchor("a.2eb"), anchor("a.b"));
+        assert!(anchor("é").is_ascii());
+    }
+}

@@ -1,0 +1,802 @@
+//! `mk report`: the page's numbers against the `mk` queries they come from, its options and
+//! errors, HTML escaping, and the page in a real browser (headless Chromium; skipped, visibly,
+//! where none is installed).
+//!
+//! The knowledge base is `fixtures/report/` extracted by `mf extract`, with
+//! `fixtures/report/tracking.sql` as tracking.db: two problems, five attempts Aristotle returned
+//! (proven, failed, budget reached, partial, failed), four of them dated by tracking.db, one
+//! by extraction time; a session journaled the way the hooks do, and a recorded failure.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{fixture, mk, mk_json};
+use math_forge::kb::{Event, EventKind, Kb};
+use serde_json::Value;
+use tempfile::TempDir;
+
+struct Setup {
+    dir: TempDir,
+    db: PathBuf,
+    tracking: PathBuf,
+}
+
+impl Setup {
+    fn args<'a>(&'a self, rest: &[&'a str]) -> Vec<&'a str> {
+        let mut v = vec![
+            "--db",
+            self.db.to_str().unwrap(),
+            "--tracking",
+            self.tracking.to_str().unwrap(),
+        ];
+        v.extend_from_slice(rest);
+        v
+    }
+
+    fn json(&self, rest: &[&str]) -> Value {
+        mk_json(self.dir.path(), &self.args(rest))
+    }
+
+    /// `mk report` with `extra` arguments; the page.
+    fn page(&self, extra: &[&str]) -> String {
+        let out_path = self.dir.path().join("report.html");
+        let mut args = self.args(&["report", "-o", out_path.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        let out = mk(self.dir.path()).args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "mk report failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(out_path).unwrap()
+    }
+}
+
+fn extract(db: &Path, dirs: &[&str]) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mf"));
+    cmd.arg("extract")
+        .arg("-q")
+        .arg("--db")
+        .arg(db)
+        .arg("--all");
+    for d in dirs {
+        cmd.arg(fixture(d));
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "mf extract: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn setup() -> Setup {
+    let dir = TempDir::new().unwrap();
+    let db = dir.path().join("knowledge.db");
+    extract(&db, &["report"]);
+    let tracking = dir.path().join("tracking.db");
+    rusqlite::Connection::open(&tracking)
+        .unwrap()
+        .execute_batch(&std::fs::read_to_string(fixture("report/tracking.sql")).unwrap())
+        .unwrap();
+    // A session as the hooks journal it: a hole opened and closed on ramsey_pair.
+    let mut kb = Kb::open(&db).unwrap();
+    let event = |kind, holes| Event {
+        session_id: "session-report-1".into(),
+        file: "/work/ramsey_pair.lean".into(),
+        declaration: "ramsey_pair".into(),
+        kind: Some(kind),
+        holes,
+        ..Default::default()
+    };
+    kb.journal(&[
+        event(EventKind::HoleOpened, 1),
+        event(EventKind::HoleClosed, 0),
+    ])
+    .unwrap();
+    kb.set_session_problem("session-report-1", "ramsey_pair")
+        .unwrap();
+    drop(kb);
+    let s = Setup { dir, db, tracking };
+    s.json(&[
+        "record",
+        "failure",
+        "--problem",
+        "twin_bound",
+        "--approach",
+        "pigeonhole",
+        "--why",
+        "bound too weak",
+    ]);
+    s
+}
+
+// ---- reading the page -------------------------------------------------------------------
+
+/// The text from `start` (exclusive) to the next `end`.
+fn after<'a>(s: &'a str, start: &str) -> &'a str {
+    let i = s
+        .find(start)
+        .unwrap_or_else(|| panic!("{start:?} not on the page"));
+    &s[i + start.len()..]
+}
+
+fn until<'a>(s: &'a str, end: &str) -> &'a str {
+    &s[..s.find(end).unwrap_or(s.len())]
+}
+
+/// The body rows of the table with this id.
+fn rows<'a>(html: &'a str, table: &str) -> Vec<&'a str> {
+    let t = until(after(html, &format!("id=\"{table}\"")), "</table>");
+    let body = after(t, "<tbody>");
+    body.split("<tr")
+        .skip(1)
+        .map(|r| until(r, "</tr>"))
+        .collect()
+}
+
+/// An attribute's value, unescaped.
+fn attr(s: &str, name: &str) -> Option<String> {
+    let i = s.find(&format!(" {name}=\""))?;
+    let v = until(&s[i + name.len() + 3..], "\"");
+    Some(unescape(v))
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The number in the cell marked `data-k="k"`.
+fn cell(row: &str, k: &str) -> f64 {
+    let v = until(after(row, &format!("data-k=\"{k}\">")), "<");
+    v.parse()
+        .unwrap_or_else(|_| panic!("cell {k} is {v:?} in {row}"))
+}
+
+/// The section of problem `id`.
+fn section<'a>(html: &'a str, id: &str) -> &'a str {
+    let s = after(html, &format!("class=\"problem\" id=\"p-{id}\""));
+    until(s, "<section class=\"problem\"")
+}
+
+/// The finding ids listed under a section's heading (`<ul class="items KIND">`).
+fn listed(section: &str, kind: &str) -> Vec<i64> {
+    let Some(i) = section.find(&format!("<ul class=\"items {kind}\">")) else {
+        return Vec::new();
+    };
+    until(&section[i..], "</ul>")
+        .split("<li data-finding=\"")
+        .skip(1)
+        .map(|s| until(s, "\"").parse().unwrap())
+        .collect()
+}
+
+fn query_count(s: &Setup, sql: &str) -> i64 {
+    let rows = s.json(&["query", sql]);
+    rows[0]["n"].as_i64().unwrap()
+}
+
+// ---- the numbers --------------------------------------------------------------------------
+
+#[test]
+fn numbers_on_the_page_are_the_mk_queries() {
+    let s = setup();
+    let html = s.page(&[]);
+    let stats = s.json(&["stats"]);
+
+    // Overview: the cards and the problems by status are `mk stats`'s.
+    let card = |id: &str| -> i64 {
+        until(after(&html, &format!("id=\"{id}\" data-v=\"")), "\"")
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(card("n-all-facts"), stats["facts"].as_i64().unwrap());
+    assert_eq!(
+        card("n-occurrences"),
+        stats["occurrences"].as_i64().unwrap()
+    );
+    assert_eq!(
+        card("n-sources"),
+        stats["freshness"]["files"].as_i64().unwrap()
+    );
+    assert_eq!(card("n-problems"), stats["problems"].as_i64().unwrap());
+    let on_page: BTreeMap<String, i64> = rows(&html, "status-ours-table")
+        .iter()
+        .map(|r| (attr(r, "data-key").unwrap(), cell_n(r)))
+        .collect();
+    let from_stats: BTreeMap<String, i64> = stats["problems_by_status"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["key"].as_str().unwrap_or("none").to_string(),
+                c["count"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(on_page, from_stats);
+    // Nothing records a literature status yet: every problem is "unknown".
+    let lit = rows(&html, "status-literature-table");
+    assert_eq!(lit.len(), 1);
+    assert_eq!(attr(lit[0], "data-key").as_deref(), Some("unknown"));
+    assert_eq!(cell_n(lit[0]), stats["problems"].as_i64().unwrap());
+
+    // Attempts and their dates: four by tracking.db, one (slot953, no submission) by the
+    // file's modification time; none states a date of its own, none falls back to extraction.
+    let attempts = query_count(&s, "SELECT count(*) AS n FROM attempts");
+    assert_eq!(attempts, 5);
+    assert_eq!(card("n-attempts"), attempts);
+    let dating = until(after(&html, "id=\"dating\""), "</p>");
+    let by_basis: Vec<&str> = dating
+        .split("data-v=\"")
+        .skip(1)
+        .map(|rest| until(rest, "\""))
+        .collect();
+    assert_eq!(by_basis, ["4", "0", "1", "0"], "{dating}");
+    // Weeks (Monday first): slot951 on 2025-01-02, slot954/955 on 01-08/09, slot952 on 01-15.
+    let weeks: BTreeMap<String, &str> = rows(&html, "weeks-table")
+        .into_iter()
+        .map(|r| (until(after(r, "<td>"), "<").to_string(), r))
+        .collect();
+    let week = |w: &str, k: &str| cell(weeks[w], k) as i64;
+    assert_eq!(week("2024-12-30", "failed"), 1);
+    assert_eq!(
+        (week("2025-01-06", "partial"), week("2025-01-06", "failed")),
+        (1, 1)
+    );
+    assert_eq!(week("2025-01-13", "proven"), 1);
+    let total: f64 = weeks.values().map(|r| cell(r, "total")).sum();
+    assert_eq!(total as i64, attempts);
+    let budget: f64 = weeks.values().map(|r| cell(r, "budget_reached")).sum();
+    assert_eq!(budget, 1.0, "slot953's header says the budget was reached");
+
+    // Facts proven: the verified theorems, the last total of the chart's table.
+    let facts = query_count(
+        &s,
+        "SELECT count(*) AS n FROM findings WHERE finding_type = 'theorem' AND confidence = 'verified'",
+    );
+    assert_eq!(card("n-facts"), facts);
+    let fact_rows = rows(&html, "facts-table");
+    let last = fact_rows.last().unwrap();
+    assert!(
+        last.contains("2025-01-15"),
+        "first proven by slot952: {last}"
+    );
+    assert!(
+        last.ends_with(&format!("<td class=\"n\">{facts}</td>")),
+        "{last}"
+    );
+
+    // The problems table: every problem, with `mk find`'s domain and status, and attempts as
+    // the attempts table counts them.
+    let problems: BTreeSet<String> = s
+        .json(&["query", "SELECT id FROM problems"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let table = rows(&html, "problems-table");
+    let ids: BTreeSet<String> = table.iter().map(|r| attr(r, "data-id").unwrap()).collect();
+    assert_eq!(ids, problems);
+    for row in &table {
+        let id = attr(row, "data-id").unwrap();
+        let find = s.json(&["find", &id]);
+        assert_eq!(
+            attr(row, "data-domain").as_deref(),
+            Some(find["problem"]["domain_id"].as_str().unwrap_or("unknown"))
+        );
+        assert_eq!(
+            attr(row, "data-status").as_deref(),
+            find["problem"]["status"].as_str()
+        );
+        let extracted: i64 = find["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|st| {
+                st["learned"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("extracted:"))
+            })
+            .map(|st| st["attempts"].as_i64().unwrap())
+            .sum();
+        assert_eq!(cell(row, "total") as i64, extracted, "{id}");
+        let outcome = |o: &str| {
+            query_count(
+                &s,
+                &format!("SELECT count(*) AS n FROM attempts WHERE problem_id = '{id}' AND outcome = '{o}'"),
+            )
+        };
+        assert_eq!(cell(row, "proven") as i64, outcome("proven"), "{id}");
+        assert_eq!(
+            (cell(row, "partial") + cell(row, "budget_reached") + cell(row, "failed")) as i64,
+            outcome("partial") + outcome("failed"),
+            "{id}"
+        );
+    }
+    let ramsey = table
+        .iter()
+        .find(|r| r.contains("data-id=\"ramsey_pair\""))
+        .unwrap();
+    assert_eq!(
+        ["proven", "partial", "budget_reached", "failed"].map(|k| cell(ramsey, k) as i64),
+        [1, 0, 1, 1]
+    );
+    assert!(
+        ramsey.contains("slot952"),
+        "best result: the proven attempt: {ramsey}"
+    );
+
+    // Techniques: `mk recommend DOMAIN`'s successes and failures, every one with evidence.
+    let tech = rows(&html, "techniques-table");
+    let domains: BTreeSet<String> = tech
+        .iter()
+        .map(|r| attr(r, "data-domain").unwrap())
+        .collect();
+    assert!(
+        domains.contains("nt") && domains.contains("combinatorics"),
+        "{domains:?}"
+    );
+    let mut seen = 0;
+    for domain in &domains {
+        let recs = s.json(&["recommend", domain, "-n", "1000"]);
+        for rec in recs["recommendations"].as_array().unwrap() {
+            let (succ, fail) = (
+                rec["successes"].as_f64().unwrap(),
+                rec["failures"].as_f64().unwrap(),
+            );
+            if succ + fail == 0.0 {
+                continue;
+            }
+            let name = rec["technique"].as_str().unwrap();
+            let row = tech
+                .iter()
+                .find(|r| {
+                    attr(r, "data-domain").as_deref() == Some(domain.as_str())
+                        && attr(r, "data-technique").as_deref() == Some(name)
+                })
+                .unwrap_or_else(|| panic!("{domain}/{name} missing from the page"));
+            assert_eq!(cell(row, "successes"), succ, "{domain}/{name}");
+            assert_eq!(cell(row, "failures"), fail, "{domain}/{name}");
+            assert_eq!(cell(row, "n"), succ + fail);
+            seen += 1;
+        }
+    }
+    assert_eq!(
+        seen,
+        tech.len(),
+        "the page lists only what mk recommend counts"
+    );
+
+    // Failures: `mk strategies`'s outcome counts, and what later proved the problem.
+    let strategies = s.json(&["strategies", "-n", "1000"]);
+    let failures = rows(&html, "failures-table");
+    assert!(!failures.is_empty());
+    for row in &failures {
+        let approach = attr(row, "data-approach").unwrap();
+        let a = strategies["approaches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["approach"] == approach.as_str())
+            .unwrap();
+        for k in ["failed", "partial", "proven"] {
+            assert_eq!(
+                cell(row, k) as i64,
+                a[k].as_i64().unwrap(),
+                "{approach} {k}"
+            );
+        }
+    }
+    let omega = failures
+        .iter()
+        .find(|r| r.contains("data-approach=\"linear arithmetic (omega)\""))
+        .unwrap();
+    assert!(
+        omega.contains("key lemma three_le_six (1)"),
+        "omega failed on ramsey_pair on 2025-01-02; slot952 proved it on 2025-01-15: {omega}"
+    );
+    assert!(failures
+        .iter()
+        .any(|r| r.contains("data-approach=\"pigeonhole\"")));
+
+    // Sections: `mk context`'s lists, in its order.
+    for id in &problems {
+        let sec = section(&html, id);
+        let ctx = s.json(&["context", id, "-n", "5"]);
+        let ids = |k: &str| -> Vec<i64> {
+            ctx[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["id"].as_i64().unwrap())
+                .collect()
+        };
+        assert_eq!(listed(sec, "facts"), ids("facts"), "{id} facts");
+        assert_eq!(
+            listed(sec, "failed"),
+            ids("failed_approaches"),
+            "{id} failures"
+        );
+        assert_eq!(
+            listed(sec, "false"),
+            ids("false_lemmas"),
+            "{id} false lemmas"
+        );
+        let similar: Vec<String> = ctx["similar_problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].as_str().unwrap().to_string())
+            .collect();
+        let on_page: Vec<String> = sec
+            .split("<li data-similar=\"")
+            .skip(1)
+            .map(|s| unescape(until(s, "\"")))
+            .collect();
+        assert_eq!(on_page, similar, "{id} similar");
+    }
+    let ramsey = section(&html, "ramsey_pair");
+    assert!(
+        ramsey.contains("ramsey_pair (n : ℕ) (h : 6 ≤ n) : 3 ≤ n"),
+        "statement"
+    );
+    assert!(
+        ramsey.contains("Stated in <code>ramsey_pair.lean</code>"),
+        "its source"
+    );
+    assert!(section(&html, "twin_bound").contains("No statement recorded"));
+
+    // The session the hooks journaled.
+    let sessions = rows(&html, "sessions-table");
+    assert_eq!(sessions.len(), 1);
+    assert!(
+        sessions[0].contains("session-report-1") && sessions[0].contains("href=\"#p-ramsey_pair\"")
+    );
+    assert_eq!(cell(sessions[0], "events") as i64, 2);
+    assert_eq!(cell(sessions[0], "holes_closed") as i64, 1);
+}
+
+/// The `n` cell of a two-column count table.
+fn cell_n(row: &str) -> i64 {
+    until(after(row, "<td class=\"n\">"), "<").parse().unwrap()
+}
+
+#[test]
+fn problem_and_since_narrow_the_page() {
+    let s = setup();
+    let one = s.page(&["--problem", "Ramsey-Pair"]);
+    let table = rows(&one, "problems-table");
+    assert_eq!(table.len(), 1);
+    assert!(table[0].contains("data-id=\"ramsey_pair\""));
+    assert!(!one.contains("id=\"p-twin_bound\""));
+    assert!(one.contains("problem ramsey_pair"));
+
+    let recent = s.page(&["--since", "2025-01-09"]);
+    let table = rows(&recent, "problems-table");
+    let row = |id: &str| {
+        *table
+            .iter()
+            .find(|r| r.contains(&format!("data-id=\"{id}\"")))
+            .unwrap()
+    };
+    // ramsey_pair: slot952 (01-15) and slot953 (modified today) count, slot951 (01-02) not.
+    assert_eq!(
+        ["proven", "partial", "budget_reached", "failed"]
+            .map(|k| cell(row("ramsey_pair"), k) as i64),
+        [1, 0, 1, 0]
+    );
+    // twin_bound: slot955 (01-09) only.
+    assert_eq!(cell(row("twin_bound"), "total") as i64, 1);
+    assert!(!rows(&recent, "weeks-table")
+        .iter()
+        .any(|r| r.contains("2024-12-30")));
+
+    // Nothing since tomorrow: no attempts, no problems, the page still renders.
+    let later = s.page(&["--since", "2999-01-01"]);
+    assert!(rows(&later, "problems-table").is_empty());
+    assert!(later.contains("no dated attempts"));
+
+    for (args, expect) in [
+        (
+            &["--problem", "ramsey_pear"][..],
+            "did you mean ramsey_pair",
+        ),
+        (&["--since", "yesterday"][..], "YYYY-MM-DD"),
+    ] {
+        let mut all = s.args(&["report", "-o", "x.html"]);
+        all.extend_from_slice(args);
+        let out = mk(s.dir.path()).args(&all).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(expect) && err.trim_end().lines().count() == 1,
+            "{err}"
+        );
+        assert!(!s.dir.path().join("x.html").exists());
+    }
+}
+
+#[test]
+fn text_from_the_knowledge_base_is_escaped() {
+    let s = setup();
+    let hostile = "<script>alert(1)</script>\"'&";
+    s.json(&[
+        "record",
+        "failure",
+        "--problem",
+        hostile,
+        "--approach",
+        "\"><img src=x onerror=alert(2)>",
+        "--why",
+        "</pre></code><script>alert(3)</script>",
+        "--domain",
+        "nt",
+    ]);
+    s.json(&[
+        "record",
+        "fact",
+        "--problem",
+        hostile,
+        "--text",
+        "<b onmouseover=alert(4)>x</b>",
+    ]);
+    let html = s.page(&[]);
+    for bad in ["<script>alert", "<img src=x", "<b onmouseover"] {
+        assert!(!html.contains(bad), "{bad} unescaped");
+    }
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "only the page's own script"
+    );
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"));
+    // Its section has an id made only of safe characters, and the table links to it.
+    let id = "p-.3cscript.3ealert.281.29.3c.2fscript.3e.22.27.26";
+    assert!(html.contains(&format!("id=\"{id}\"")) && html.contains(&format!("href=\"#{id}\"")));
+}
+
+#[test]
+fn output_goes_to_a_file_atomically_or_to_stdout() {
+    let s = setup();
+    // --json: a summary naming the file and its size.
+    let path = s.dir.path().join("page.html");
+    let summary = s.json(&["report", "-o", path.to_str().unwrap()]);
+    let bytes = std::fs::metadata(&path).unwrap().len();
+    assert_eq!(summary["bytes"].as_u64(), Some(bytes));
+    assert_eq!(summary["problems"].as_u64(), Some(2));
+    assert_eq!(summary["dating"]["tracking"].as_u64(), Some(4));
+    assert_eq!(summary["dating"]["modified"].as_u64(), Some(1));
+    // No temporary file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(s.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+    // `-o -`: the page on stdout.
+    let out = mk(s.dir.path())
+        .args(s.args(&["report", "-o", "-"]))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
+    // A directory that does not exist, or a directory: one line, the path, what to do.
+    for (target, expect) in [
+        (
+            s.dir.path().join("no/such/dir/r.html"),
+            "check the directory exists",
+        ),
+        (s.dir.path().to_path_buf(), "is a directory"),
+    ] {
+        let out = mk(s.dir.path())
+            .args(s.args(&["report", "-o", target.to_str().unwrap()]))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(target.to_str().unwrap()) && err.contains(expect),
+            "{err}"
+        );
+    }
+    // No knowledge base: the usual one-line error.
+    let out = mk(s.dir.path())
+        .args(["--db", "missing.db", "report"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mk init"));
+}
+
+/// The report reads several problems' similar problems in one pass; they must be the ones
+/// `mk context` finds one problem at a time, on a knowledge base of every result fixture.
+#[test]
+fn similar_problems_are_mk_contexts() {
+    let dir = TempDir::new().unwrap();
+    let db = dir.path().join("knowledge.db");
+    extract(
+        &db,
+        &[
+            "results",
+            "results_aristotle",
+            "results_evidence",
+            "attempts",
+            "report",
+        ],
+    );
+    let kb = Kb::open(&db).unwrap();
+    let report = kb
+        .report(&math_forge::kb::ReportOptions::default(), None)
+        .unwrap();
+    assert!(report.sections.len() >= 10);
+    let mut shared = 0;
+    for section in &report.sections {
+        let context = kb.context(&section.id, 5).unwrap();
+        assert_eq!(section.similar, context.similar_problems, "{}", section.id);
+        shared += section
+            .similar
+            .iter()
+            .filter(|p| p.shared_constants > 0)
+            .count();
+        assert_eq!(
+            section.facts.iter().map(|f| f.id).collect::<Vec<_>>(),
+            context.facts.iter().map(|f| f.id).collect::<Vec<_>>()
+        );
+    }
+    assert!(shared > 0, "some problems share constants");
+}
+
+// ---- the browser --------------------------------------------------------------------------
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("MF_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    let p = PathBuf::from("/usr/bin/chromium");
+    p.is_file().then_some(p)
+}
+
+/// Runs headless Chromium on `url` with `args`; stdout and stderr. Killed after a minute.
+fn headless(chrome: &Path, profile: &Path, args: &[&str], url: &str) -> (String, String) {
+    let mut child = Command::new(chrome)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).ok();
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
+        s
+    });
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("chromium took more than a minute on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (out.join().unwrap(), err.join().unwrap())
+}
+
+/// Console messages Chromium logged (`--enable-logging=stderr`): errors, warnings, logs,
+/// uncaught exceptions and Content-Security-Policy violations alike.
+fn console_lines(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.contains(":CONSOLE")).collect()
+}
+
+#[test]
+fn the_page_renders_in_headless_chromium() {
+    let Some(chrome) = chromium() else {
+        eprintln!("SKIPPED: chromium not found (install Debian's `chromium`, or set MF_CHROMIUM); the page was not tested in a browser");
+        return;
+    };
+    let s = setup();
+    let html = s.page(&[]);
+    let dir = s.dir.path();
+    let charts = html.matches("<svg class=\"chart\"").count();
+    assert!(charts >= 6, "{charts} charts");
+
+    // The page as the browser built it, with a probe appended that measures every chart.
+    let probe = "<script>(function () {\
+        var bad = [], svgs = document.querySelectorAll('svg.chart');\
+        Array.prototype.forEach.call(svgs, function (s) {\
+          var r = s.getBoundingClientRect();\
+          var marks = s.querySelectorAll('rect, circle, path, line').length;\
+          if (!(r.width > 50 && r.height > 20 && marks > 0)) { bad.push(s.id); }\
+        });\
+        document.documentElement.setAttribute('data-probe', svgs.length + ' charts; not drawn: [' + bad.join(',') + ']');\
+      }());</script>";
+    let probed = dir.join("probed.html");
+    std::fs::write(&probed, html.replace("</body>", &format!("{probe}</body>"))).unwrap();
+    let profile = TempDir::new().unwrap();
+    let url = format!("file://{}", probed.display());
+    let (dom, log) = headless(&chrome, profile.path(), &["--dump-dom"], &url);
+    assert_eq!(console_lines(&log), Vec::<&str>::new(), "console messages");
+    assert!(
+        dom.contains(&format!("data-probe=\"{charts} charts; not drawn: []\"")),
+        "every chart is drawn: {}",
+        until(after(&dom, "<html"), ">")
+    );
+    // The rows are there, the script made the tables sortable and showed the filters.
+    let problems = rows(&dom, "problems-table");
+    assert_eq!(problems.len(), 2);
+    assert!(dom.contains("<th><button type=\"button\">problem</button></th>"));
+    assert!(dom.contains("<output>2 shown</output>"));
+    assert!(!dom.contains("class=\"filters\" data-for=\"problems-table\" hidden"));
+
+    // Without JavaScript (headless Chromium cannot dump or shoot a page with scripts off):
+    // every row is in the HTML itself, and the filters, which need the script, are hidden.
+    assert_eq!(rows(&html, "problems-table").len(), 2);
+    assert!(html.contains("data-for=\"problems-table\" hidden"));
+    let page = dir.join("report.html");
+    let url = format!("file://{}", page.display());
+
+    // A screenshot that is not blank: a uniform image compresses to almost nothing, so the
+    // page's must be several times larger than an empty page's of the same size.
+    let shot = |url: &str, png: &Path| {
+        let profile = TempDir::new().unwrap();
+        let flag = format!("--screenshot={}", png.display());
+        let (_, log) = headless(
+            &chrome,
+            profile.path(),
+            &["--window-size=1280,1600", &flag],
+            url,
+        );
+        assert!(png.is_file(), "no screenshot: {log}");
+        std::fs::metadata(png).unwrap().len()
+    };
+    let empty = dir.join("empty.html");
+    std::fs::write(&empty, "<!DOCTYPE html><html><body></body></html>").unwrap();
+    let blank = shot(
+        &format!("file://{}", empty.display()),
+        &dir.join("blank.png"),
+    );
+    let full = shot(&url, &dir.join("page.png"));
+    assert!(
+        full > 4 * blank,
+        "screenshot looks blank: {full} bytes against {blank} for an empty page"
+    );
+}
