@@ -26,6 +26,7 @@ mod recommend;
 mod record;
 mod schema;
 pub mod search;
+mod status;
 /// The SQL helpers live below both `kb` and `tracking` (crate::sql); re-exported for `kb`'s modules.
 pub use crate::sql;
 mod suggest;
@@ -46,7 +47,7 @@ pub use facts::{fact_key, FactSource};
 pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use model::{
     domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
-    ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,
+    ProblemUpsert, SourceRecord, StatementRecord, Strategy, StrategyOutcome,
 };
 pub use paths::{
     data_dir, data_dir_in, resolve_knowledge_db, resolve_knowledge_db_in, resolve_tracking_db,
@@ -60,6 +61,7 @@ pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
 pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
+pub use status::{standing, AttemptCounts, Variant, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN};
 pub use write::{content_hash, FileItem, FileOutcome, FileStatus, KnownSource};
 
 use error::AtPath;

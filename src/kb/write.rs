@@ -433,7 +433,8 @@ fn write_file(
                 "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
                     aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
                     parse_error_count = ?9, sorry_count = ?10, axiom_count = ?11,
-                    extractor = ?12, extracted_at = datetime('now')
+                    extractor = ?12, domain_id = ?13, domain_evidence = ?14,
+                    extracted_at = datetime('now')
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -448,7 +449,9 @@ fn write_file(
                 src.parse_error_count,
                 src.sorry_count,
                 src.axiom_count,
-                src.extractor
+                src.extractor,
+                src.domain_id,
+                src.domain_evidence
             ])?;
             out.status = FileStatus::Replaced;
             (id, old)
@@ -457,13 +460,14 @@ fn write_file(
             conn.prepare_cached(
                 "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
                     lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count,
-                    extractor)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                    extractor, domain_id, domain_evidence)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )?
             .execute(params![
                 src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
                 src.aristotle_uuid, src.lean_version, src.mathlib_version,
-                src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor
+                src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor,
+                src.domain_id, src.domain_evidence
             ])?;
             out.status = FileStatus::Added;
             (conn.last_insert_rowid(), (0, 0))
@@ -487,6 +491,7 @@ fn write_file(
         leave_problem(conn, old_problem, old_counts)?;
         (old_counts, added) = ((0, 0), 1);
     }
+    store_statements(conn, source_id, item.problem.as_ref())?;
     if let Some(p) = &item.problem {
         let new_counts = count_new(&item.findings);
         upsert_problem(
@@ -499,6 +504,34 @@ fn write_file(
         )?;
     }
     Ok(out)
+}
+
+/// Replaces what a source states of its problem ([`super::StatementRecord`]).
+fn store_statements(
+    conn: &Connection,
+    source_id: i64,
+    problem: Option<&ProblemUpsert>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM problem_statements WHERE source_id = ?1")?
+        .execute([source_id])?;
+    let Some(p) = problem else { return Ok(()) };
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO problem_statements
+            (source_id, problem_id, theorem_name, statement, variant, rank, literature)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for st in &p.statements {
+        insert.execute(params![
+            source_id,
+            p.id.trim(),
+            st.theorem_name,
+            st.statement,
+            st.variant,
+            st.rank,
+            st.literature
+        ])?;
+    }
+    Ok(())
 }
 
 /// Constraint violations and the like belong to one file; everything else to the batch.

@@ -1,0 +1,2 @@
+-- math-forge knowledge.db, schema version 6: placeholder of issue 29 part A (problem
+-- identity), which replaces this file with its own migration. Nothing changes here.
