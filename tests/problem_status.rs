@@ -353,3 +353,15 @@ fn a_theorem_waiting_on_a_disproved_lemma_says_so() {
         "uses_bad (theorem, conditional on bad_bound, which this file disproves)"
     );
 }
+
+/// A disproof of the problem's own statement makes ours `false`; the attempt that found it
+/// proved a lemma on the way, so it is partial, not failed.
+#[test]
+fn a_disproved_statement_is_false_as_stated() {
+    let e = Extracted::new();
+    assert_eq!(e.problem("wrong_claim", "status").as_deref(), Some("false"));
+    assert_eq!(e.outcome("slot965_wrong_claim_result.lean"), "partial");
+    assert!(e
+        .mk(&["find", "wrong_claim"])
+        .contains("Status: ours: false (disproved as stated)"));
+}

@@ -609,6 +609,7 @@ pub fn standing(literature: Option<&str>, ours: Option<&str>, confidence: Option
         ("partial", Some(c @ "medium")) => {
             format!("partial (a complete proof no checker ran on: {c})")
         }
+        ("false", _) => "false (disproved as stated)".to_string(),
         (s, _) => s.replace('_', " "),
     };
     match literature {

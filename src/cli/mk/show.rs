@@ -249,12 +249,14 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
                     p.paint(Style::Dim, &format!("proof in {src}"))
                 )?;
             }
-            if let Some(a) = &pr.attempts {
-                writeln!(
+            match &pr.attempts {
+                Some(a) if a.proven + a.partial + a.failed > 0 => writeln!(
                     out,
                     "  Attempts: {} proven, {} partial, {} failed",
                     a.proven, a.partial, a.failed
-                )?;
+                )?,
+                Some(_) => writeln!(out, "  Attempts: none")?,
+                None => {}
             }
             if let Some(b) = &pr.best_result {
                 writeln!(out, "  Best result: {}", one_line(b, WIDTH))?;
