@@ -50,10 +50,6 @@ CREATE TABLE IF NOT EXISTS problem_statements (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS idx_problem_statements_problem ON problem_statements(problem_id);
 
--- `mk find` lists a fact under every problem one of its files belongs to.
-CREATE INDEX IF NOT EXISTS idx_sources_problem_key
-    ON sources(lower(replace(replace(replace(problem_id, ' ', ''), '_', ''), '-', '')));
-
 -- A statement of a problem no file was read for came from tracking.db.
 UPDATE problems SET statement_source = 'tracking.db'
     WHERE statement IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = problems.id);

@@ -190,13 +190,13 @@ impl Kb {
             "0"
         };
         let sql = format!(
-            "SELECT {cols}, {used} FROM findings f
-             WHERE {of_problem} AND {filter}
+            "SELECT {cols}, {used} FROM {of_problem}
+             WHERE {filter}
              ORDER BY CASE f.confidence WHEN 'verified' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2
                       WHEN 'low' THEN 3 ELSE 4 END, f.created_at DESC, f.id DESC
              LIMIT ?2",
             cols = Finding::columns("f."),
-            of_problem = self.of_problem_sql("f"),
+            of_problem = self.problem_findings_from("f"),
         );
         let n = Finding::columns("").split(',').count();
         // Read a few times more than shown so that dropping near-copies still fills the list.

@@ -164,14 +164,14 @@ impl Kb {
 
         let sql = format!(
             "SELECT finding_type, total, {cols} FROM (
-                SELECT f.*, count(*) OVER (PARTITION BY finding_type) AS total,
-                       row_number() OVER (PARTITION BY finding_type ORDER BY created_at DESC, id DESC) AS n
-                FROM findings f WHERE {of_problem})
+                SELECT f.*, count(*) OVER (PARTITION BY f.finding_type) AS total,
+                       row_number() OVER (PARTITION BY f.finding_type ORDER BY f.created_at DESC, f.id DESC) AS n
+                FROM {of_problem})
              WHERE n <= ?2
              ORDER BY CASE finding_type WHEN 'theorem' THEN 0 WHEN 'false_lemma' THEN 1 WHEN 'failure' THEN 2
                       WHEN 'technique' THEN 3 ELSE 4 END, finding_type, n",
             cols = Finding::columns(""),
-            of_problem = self.of_problem_sql("f"),
+            of_problem = self.problem_findings_from("f"),
         );
         let rows = self.rows(&sql, params![key, PER_TYPE], |r| {
             (
@@ -223,22 +223,27 @@ impl Kb {
         Ok(report)
     }
 
-    /// SQL condition on findings alias `f`: the finding is about the problem whose key is
-    /// `?1`, by its own problem id or because one of the files it occurs in belongs to that
-    /// problem (a fact found in files of several problems is listed under each).
-    pub(crate) fn of_problem_sql(&self, f: &str) -> String {
+    /// SQL `FROM` items giving alias `f` the findings about the problem whose key is `?1`: by
+    /// their own problem id, or because one of the files they occur in belongs to that problem
+    /// (a fact found in files of several problems is listed under each). The ids come first
+    /// (CROSS JOIN keeps that order), so a filter on the finding's type never makes SQLite scan
+    /// every finding of that type.
+    pub(crate) fn problem_findings_from(&self, f: &str) -> String {
         let own = format!(
-            "{f}.id IN (SELECT id FROM findings INDEXED BY idx_findings_problem_key WHERE {} = ?1)",
+            "SELECT id FROM findings INDEXED BY idx_findings_problem_key WHERE {} = ?1",
             problem_key_sql("problem_id")
         );
-        if !self.has_facts() {
-            return own;
-        }
-        format!(
-            "({own} OR {f}.id IN (SELECT fs.finding_id FROM sources s
-                JOIN finding_sources fs ON fs.source_id = s.id WHERE {} = ?1))",
-            problem_key_sql("s.problem_id")
-        )
+        let ids = if self.has_facts() {
+            format!(
+                "{own} UNION SELECT fs.finding_id FROM sources s
+                 JOIN finding_sources fs ON fs.source_id = s.id
+                 WHERE s.problem_id IN (SELECT id FROM problems WHERE {} = ?1)",
+                problem_key_sql("id")
+            )
+        } else {
+            own
+        };
+        format!("({ids}) AS of_problem CROSS JOIN findings {f} ON {f}.id = of_problem.id")
     }
 
     /// Proofs contradicted by disproofs of the same statement, where either side is about the
