@@ -82,7 +82,7 @@ enum Command {
         #[arg(long = "type", short = 't', value_parser = parse_finding_type)]
         finding_type: Option<FindingType>,
     },
-    /// Everything about one problem: findings, strategies, false lemmas, submissions
+    /// Everything about one problem: statement and source, literature status and ours, attempts, variants, findings, strategies, false lemmas, submissions
     Find {
         /// Problem id (case, spaces, '_' and '-' do not matter)
         problem: String,
