@@ -125,16 +125,19 @@ fn corpus_findings_claim_only_what_their_files_show() {
         "the corpus has finished Aristotle outputs"
     );
 
-    // Zero problems proven by an empty file: every proven problem has a verified theorem.
+    // Zero problems proven by an empty file: every proven problem has a checked theorem
+    // (verified, or high: compiled by Aristotle in an output that stopped early or a project it
+    // returned; issue 29 made project outputs high and lets such a proof of the statement
+    // prove the problem, shown with its confidence).
     let empty_proofs: Vec<String> = conn
         .prepare(
             // A theorem is one fact across files: the problem's own file must hold a
-            // verified occurrence of one.
+            // checked occurrence of one.
             "SELECT id FROM problems p WHERE status = 'proven' AND NOT EXISTS (
                  SELECT 1 FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
                  JOIN findings f ON f.id = fs.finding_id
                  WHERE s.problem_id = p.id AND f.finding_type = 'theorem'
-                 AND fs.confidence = 'verified')",
+                 AND fs.confidence IN ('verified', 'high'))",
         )
         .unwrap()
         .query_map([], |r| r.get(0))
@@ -146,39 +149,116 @@ fn corpus_findings_claim_only_what_their_files_show() {
         "proven by nothing: {empty_proofs:?}"
     );
 
-    // A problem whose statement an input gave is proven only by a verified proof of it.
+    // A problem is proven only by a checked, unconditional proof of its own statement, and
+    // shows that proof's confidence.
     let collapse = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let stated: Vec<(String, String)> = conn
+    let unstated: Vec<String> = conn
+        .prepare("SELECT id FROM problems p WHERE status = 'proven' AND (statement IS NULL OR confidence NOT IN ('verified', 'high')) AND EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id)")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        unstated.is_empty(),
+        "proven without a statement or a checked proof: {unstated:?}"
+    );
+    let stated: Vec<(String, String, String)> = conn
         .prepare(
-            "SELECT id, statement FROM problems WHERE status = 'proven' AND statement IS NOT NULL",
+            "SELECT id, statement, confidence FROM problems WHERE status = 'proven' AND statement IS NOT NULL",
         )
         .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .unwrap()
         .map(Result::unwrap)
         .collect();
     let off_target: Vec<&str> = stated
         .iter()
-        .filter(|(id, statement)| {
+        .filter(|(id, statement, confidence)| {
+            let proofs: Vec<(String, String, String)> = conn
+                .prepare(
+                    "SELECT f.theorem_statement, fs.confidence, coalesce(fs.notes, '')
+                     FROM finding_sources fs
+                     JOIN sources s ON s.id = fs.source_id JOIN findings f ON f.id = fs.finding_id
+                     WHERE s.problem_id = ?1 AND fs.confidence IN ('verified', 'high')
+                     AND f.finding_type = 'theorem' AND f.theorem_statement IS NOT NULL",
+                )
+                .unwrap()
+                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            // The proof shown is the best one of the statement, and no finite check of an
+            // open statement is one.
+            let best = proofs
+                .iter()
+                .filter(|(p, _, notes)| {
+                    collapse(p) == collapse(statement)
+                        && !notes.contains("bounded check of an open statement")
+                })
+                .map(|(_, c, _)| c.as_str())
+                .min_by_key(|c| *c != "verified");
+            best != Some(confidence.as_str())
+        })
+        .map(|(id, _, _)| id.as_str())
+        .collect();
+    assert!(
+        off_target.is_empty(),
+        "proven without a proof of the stated target: {off_target:?}"
+    );
+
+    // An attempt is proven only when its own file holds a checked, unconditional proof of its
+    // problem's statement.
+    let proven_attempts: Vec<(String, String, String)> = conn
+        .prepare(
+            "SELECT s.path, p.id, coalesce(p.statement, '') FROM attempts a
+             JOIN sources s ON s.id = a.source_id JOIN problems p ON p.id = a.problem_id
+             WHERE a.outcome = 'proven'",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let unfounded: Vec<&str> = proven_attempts
+        .iter()
+        .filter(|(path, _, statement)| {
             let proofs: Vec<String> = conn
                 .prepare(
                     "SELECT f.theorem_statement FROM finding_sources fs
                      JOIN sources s ON s.id = fs.source_id JOIN findings f ON f.id = fs.finding_id
-                     WHERE s.problem_id = ?1 AND fs.confidence = 'verified'
-                     AND f.finding_type = 'theorem' AND f.theorem_statement IS NOT NULL",
+                     WHERE s.path = ?1 AND fs.confidence IN ('verified', 'high')
+                     AND f.finding_type = 'theorem' AND f.theorem_statement IS NOT NULL
+                     AND coalesce(fs.notes, '') NOT LIKE '%bounded check of an open statement%'",
                 )
                 .unwrap()
-                .query_map([id], |r| r.get(0))
+                .query_map([path], |r| r.get(0))
                 .unwrap()
                 .map(Result::unwrap)
                 .collect();
             !proofs.iter().any(|p| collapse(p) == collapse(statement))
         })
-        .map(|(id, _)| id.as_str())
+        .map(|(path, _, _)| path.as_str())
         .collect();
     assert!(
-        off_target.is_empty(),
-        "proven without a proof of the stated target: {off_target:?}"
+        unfounded.is_empty(),
+        "attempts proven without proving their problem's statement: {unfounded:?}"
+    );
+
+    // A domain is never a default: a problem with a domain says what it rests on.
+    let undocumented: Vec<String> = conn
+        .prepare(
+            "SELECT id FROM problems p WHERE domain_id IS NOT NULL AND domain_evidence IS NULL
+             AND EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id)",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "domains without evidence: {undocumented:?}"
     );
 
     // Every stored theorem that uses a same-file sorry lemma is marked conditional.

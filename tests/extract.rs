@@ -741,8 +741,9 @@ fn aristotles_disproofs_repeated_verdicts_and_processing_errors() {
             ),
         ]
     );
-    // An unpacked project file has no header: nothing says the run finished, so its theorem
-    // is medium and it teaches no technique.
+    // An unpacked project file has no header: nothing says the run finished, so it teaches no
+    // technique; but Aristotle built the project and compiled its files, so a complete proof
+    // resting on no hole is high, as in a single-file output that compiled (issue 29).
     assert_eq!(p.types("Main.lean"), pairs(&[("theorem", 1)]));
     assert_eq!(
         column(
@@ -752,7 +753,7 @@ fn aristotles_disproofs_repeated_verdicts_and_processing_errors() {
             "Main.lean",
             "Erdos672.four_cubes_small"
         ),
-        "medium"
+        "high"
     );
 }
 

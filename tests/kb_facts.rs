@@ -316,28 +316,39 @@ fn header(uuid: &str) -> String {
     )
 }
 
-/// Three attempts on one problem: two by nlinarith (one proven, one with three holes), one by
-/// induction (proven). Strategies, failures and recommendations follow what happened.
+/// Three attempts on one problem an input states: two by nlinarith (one proven, one whose proof
+/// rests on three holes), one by induction (proven). Strategies, failures and recommendations
+/// follow what happened. (An attempt is proven only by a proof of the problem's own statement:
+/// the input states it, and only the input says the domain, which the attempts take.)
 #[test]
 fn attempts_fill_strategies_and_recommendations_rank_by_observed_success() {
     let dir = TempDir::new().unwrap();
-    let nlin_ok = format!("{}{NLIN}", header("aaaa-1"));
+    let asked = "import Mathlib.NumberTheory.Basic\n\n\
+                 theorem erdos_77 (n : ℕ) : n ≤ 2 ^ n := by\n  sorry\n";
+    let nlin_ok = format!(
+        "{}import Mathlib\n\n\
+         theorem erdos_77 (n : ℕ) : n ≤ 2 ^ n := by\n  \
+         have h0 : (0 : ℕ) < 1 := by decide\n  \
+         nlinarith [Nat.lt_two_pow_self (n := n)]\n",
+        header("aaaa-1")
+    );
     let nlin_failed = format!(
         "{}import Mathlib\n\n\
-         lemma a1 (x : ℝ) : 0 ≤ x ^ 2 := by\n  sorry\n\n\
+         lemma a1 (n : ℕ) : n < 2 ^ n := by\n  sorry\n\n\
          lemma a2 (x : ℝ) : 0 ≤ x ^ 4 := by\n  sorry\n\n\
          lemma a3 (x : ℝ) : 0 ≤ x ^ 6 := by\n  sorry\n\n\
-         theorem sq_bound (a b : ℝ) (ha : 0 ≤ a) (hb : 0 ≤ b) : a * b ≤ (a ^ 2 + b ^ 2) / 2 := by\n  \
-         nlinarith [a1 (a - b)]\n",
+         theorem erdos_77 (n : ℕ) : n ≤ 2 ^ n := by\n  \
+         nlinarith [a1 n]\n",
         header("aaaa-2")
     );
     let induct = format!(
         "{}import Mathlib\n\n\
-         theorem sum_bound (n : ℕ) : n ≤ 2 ^ n := by\n  induction n with\n  \
+         theorem erdos_77 (n : ℕ) : n ≤ 2 ^ n := by\n  induction n with\n  \
          | zero => simp\n  | succ k ih => rw [pow_succ]; omega\n",
         header("aaaa-3")
     );
     let files = [
+        write(dir.path(), "slot200_erdos_77.lean", asked),
         write(dir.path(), "slot201_erdos_77_result.lean", &nlin_ok),
         write(dir.path(), "slot202_erdos_77_result.lean", &nlin_failed),
         write(dir.path(), "slot203_erdos_77_result.lean", &induct),

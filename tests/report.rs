@@ -224,11 +224,17 @@ fn numbers_on_the_page_are_the_mk_queries() {
         })
         .collect();
     assert_eq!(on_page, from_stats);
-    // Nothing records a literature status yet: every problem is "unknown".
+    // The literature's status, as the fixtures' `@[category research open]` attributes state
+    // it: both problems are open in the literature, as the knowledge base records.
     let lit = rows(&html, "status-literature-table");
+    let recorded = query_count(
+        &s,
+        "SELECT count(*) AS n FROM problems WHERE literature_status = 'open'",
+    );
+    assert_eq!(recorded, stats["problems"].as_i64().unwrap());
     assert_eq!(lit.len(), 1);
-    assert_eq!(attr(lit[0], "data-key").as_deref(), Some("unknown"));
-    assert_eq!(cell_n(lit[0]), stats["problems"].as_i64().unwrap());
+    assert_eq!(attr(lit[0], "data-key").as_deref(), Some("open"));
+    assert_eq!(cell_n(lit[0]), recorded);
 
     // Attempts and their dates: four by tracking.db, one (slot953, no submission) by the
     // file's modification time; none states a date of its own, none falls back to extraction.
@@ -452,10 +458,27 @@ fn numbers_on_the_page_are_the_mk_queries() {
         "statement"
     );
     assert!(
-        ramsey.contains("Stated in <code>ramsey_pair.lean</code>"),
+        ramsey
+            .contains("Stated in <code>ramsey_pair.lean</code>, theorem <code>ramsey_pair</code>"),
         "its source"
     );
-    assert!(section(&html, "twin_bound").contains("No statement recorded"));
+    // twin_bound has no input: its statement is the theorem a result's catalogue attribute
+    // marks, and the page names that file and theorem, as `mk find` does.
+    let twin = section(&html, "twin_bound");
+    let find = s.json(&["find", "twin_bound"]);
+    let source = find["problem"]["statement_source"].as_str().unwrap();
+    let file = std::path::Path::new(source)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    assert!(
+        twin.contains("twin_bound (n : ℕ) : n ≤ n + 2")
+            && twin.contains(&format!(
+                "Stated in <code>{file}</code>, theorem <code>twin_bound</code>"
+            )),
+        "{twin}"
+    );
 
     // The session the hooks journaled.
     let sessions = rows(&html, "sessions-table");
@@ -576,6 +599,7 @@ fn output_goes_to_a_file_atomically_or_to_stdout() {
     assert_eq!(summary["bytes"].as_u64(), Some(bytes));
     assert_eq!(summary["problems"].as_u64(), Some(2));
     assert_eq!(summary["dating"]["tracking"].as_u64(), Some(4));
+    assert_eq!(summary["dating"]["modified"].as_u64(), Some(1));
     assert_eq!(summary["dating"]["modified"].as_u64(), Some(1));
     // No temporary file is left beside it.
     let names: Vec<String> = std::fs::read_dir(s.dir.path())

@@ -97,7 +97,7 @@ enum Command {
         #[arg(long = "type", short = 't', value_parser = parse_finding_type)]
         finding_type: Option<FindingType>,
     },
-    /// Everything about one problem: facts, strategies, false lemmas, submissions
+    /// Everything about one problem: statement and source, literature status and ours, attempts, variants, facts, strategies, false lemmas, submissions
     #[command(after_help = "Example:
   mk find erdos_850                                status, statement, facts by type, strategies")]
     Find {

@@ -17,11 +17,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::kb::{Confidence, FindingType, NewFinding, ProblemStatus, ProblemUpsert};
+use crate::kb::{
+    Confidence, FindingType, NewFinding, ProblemStatus, ProblemUpsert, StatementRecord,
+};
 use crate::lean::depends::Dependencies;
 use crate::lean::{Declaration, Outline};
 
 use super::origin::Origin;
+use super::statements::{self, is_variant};
 use super::technique;
 use super::verdict::{Verdict, VerdictKind};
 
@@ -63,7 +66,8 @@ pub struct FileFacts<'a> {
     pub file_name: &'a str,
     pub slot: Option<i64>,
     pub problem_id: Option<&'a str>,
-    pub domain: &'static str,
+    /// The file's own domain, when its evidence says one ([`super::domain::infer`]).
+    pub domain: Option<&'static str>,
     pub verdicts: &'a [Verdict],
     /// What kind of file it is: what its findings may claim.
     pub origin: Origin,
@@ -83,16 +87,28 @@ pub const FILE_FAILURE: &str = "Failed attempt: ";
 /// The word that marks a conditional theorem in its title and notes.
 pub const CONDITIONAL: &str = "conditional";
 
+/// How a waited-on lemma the same file disproves is named in notes.
+pub const DISPROVED: &str = "disproved";
+
 /// Holes listed by name in an input's "what was asked" finding.
 const HOLES_LISTED: usize = 20;
 
-/// `waits on: a (sorry), b (axiom)[, …]`: the lemmas a conditional proof rests on.
-fn waits_note(deps: &Dependencies, index: usize) -> Option<String> {
+/// `waits on: a (sorry), b (disproved)[, …]`: the lemmas a conditional proof rests on, a
+/// lemma the same file disproves (`disproved`, by index) said so.
+fn waits_note(deps: &Dependencies, index: usize, disproved: &[usize]) -> Option<String> {
     let waits = deps.waits(index)?;
-    let mut note = deps
-        .waits_on(index)
+    let mut note = waits
+        .on
         .iter()
-        .map(|(name, gap)| format!("{name} ({})", gap.as_str()))
+        .zip(deps.waits_on(index))
+        .map(|(j, (name, gap))| {
+            let why = if disproved.contains(j) {
+                DISPROVED
+            } else {
+                gap.as_str()
+            };
+            format!("{name} ({why})")
+        })
         .collect::<Vec<_>>()
         .join(", ");
     if waits.more {
@@ -145,7 +161,7 @@ pub fn generate(
         None => facts.file_name.to_string(),
     };
     let base = NewFinding {
-        domain_id: Some(facts.domain.to_string()),
+        domain_id: facts.domain.map(str::to_string),
         problem_id: facts.problem_id.map(str::to_string),
         source_slot: facts.slot,
         mathlib_imports: imports,
@@ -155,13 +171,17 @@ pub fn generate(
     let mut findings = Vec::new();
     let mut proven_tactics = BTreeMap::new();
     let mut verified_theorems = 0usize;
-    // Aristotle compiled the file (it may have stopped early, or left holes elsewhere), so a
-    // sorry-free theorem that rests on no hole was checked.
-    let compiled = matches!(facts.origin, Origin::AristotleOutput { .. })
+    // Aristotle compiled the file (it may have stopped early, or left holes elsewhere; or it is
+    // a file of the project Aristotle built and returned), so a sorry-free theorem that rests
+    // on no hole was checked.
+    let compiled = facts.origin.is_attempt()
         && load_failures == 0
         && processing_error.is_none()
         && internal_error.is_none()
         && outline.error_nodes == 0;
+    let disproved = statements::disproved(facts.verdicts);
+    // The file calls what it states open: a finite check in it settles no open question.
+    let open_in_words = statements::calls_itself_open(outline, facts.text);
     for (index, decl) in outline.declarations.iter().enumerate() {
         let judged = facts.verdicts.iter().any(|v| v.declaration == Some(index));
         // Lean rejected the file Aristotle returned: a declaration in it may not even
@@ -169,12 +189,20 @@ pub fn generate(
         if !is_provable(decl) || decl.sorry_count > 0 || judged || processing_error.is_some() {
             continue;
         }
-        let waits = waits_note(facts.dependencies, index);
+        let waits = waits_note(facts.dependencies, index, &disproved);
+        let waited = facts.dependencies.waits_on(index);
+        // The lemma named in the title: one the file disproves first, else the first.
         let conditional_on = facts
             .dependencies
-            .waits_on(index)
-            .first()
-            .map(|(n, _)| n.to_string());
+            .waits(index)
+            .map(|w| w.on.iter().zip(&waited))
+            .and_then(|mut pairs| {
+                let all: Vec<_> = pairs.by_ref().collect();
+                all.iter()
+                    .find(|(j, _)| disproved.contains(j))
+                    .or(all.first())
+                    .map(|(j, (n, _))| (n.to_string(), disproved.contains(j)))
+            });
         let confidence = if waits.is_some() {
             Confidence::Low
         } else if facts.dependencies.gap(index).is_some() {
@@ -189,8 +217,17 @@ pub fn generate(
             Confidence::Medium
         };
         verified_theorems += usize::from(confidence == Confidence::Verified);
+        let bounded = statements::is_bounded_check(decl).then(|| {
+            let open = open_in_words || statements::literature_status(decl) == Some("open");
+            if open {
+                crate::kb::BOUNDED_CHECK_OF_OPEN.to_string()
+            } else {
+                crate::kb::BOUNDED_CHECK.to_string()
+            }
+        });
         let notes = [
             waits.map(|w| format!("{CONDITIONAL}; {w}")),
+            bounded,
             (!is_proven).then(|| format!("sorry={sorries}")),
             (!facts.origin.checked()).then(|| format!("origin={}", facts.origin.as_str())),
             internal_error.map(|_| "unchecked: aristotle_internal_error".to_string()),
@@ -205,7 +242,12 @@ pub fn generate(
         findings.push(NewFinding {
             finding_type: FindingType::Theorem,
             title: match &conditional_on {
-                Some(lemma) => format!(
+                Some((lemma, true)) => format!(
+                    "{} ({}, {CONDITIONAL} on {lemma}, which this file disproves)",
+                    display_name(decl),
+                    decl.kind
+                ),
+                Some((lemma, false)) => format!(
                     "{} ({}, {CONDITIONAL} on {lemma})",
                     display_name(decl),
                     decl.kind
@@ -227,7 +269,7 @@ pub fn generate(
             proof_technique: technique,
             proof_lines: Some((decl.end_line + 1 - decl.line) as i64),
             confidence,
-            tags: Some(facts.domain.to_string()),
+            tags: facts.domain.map(str::to_string),
             uses: proof.map(|p| p.uses.clone()).unwrap_or_default(),
             definitions: facts.definitions.get(index).cloned().flatten(),
             // The spec's near-miss view reads the file's hole count from here (`sorry=N`).
@@ -278,7 +320,7 @@ pub fn generate(
                 proof_technique: Some(technique.clone()),
                 proof_lines: Some(facts.text.lines().count() as i64),
                 confidence: Confidence::Verified,
-                tags: Some(format!("{},technique", facts.domain)),
+                tags: Some(tags(facts.domain, "technique")),
                 ..base.clone()
             });
         }
@@ -299,7 +341,7 @@ pub fn generate(
             ),
             why_failed: Some(format!("{sorries} sorry remaining")),
             confidence: Confidence::High,
-            tags: Some(format!("{},failure", facts.domain)),
+            tags: Some(tags(facts.domain, "failure")),
             ..base.clone()
         });
     }
@@ -319,7 +361,7 @@ pub fn generate(
                 truncate(lean_error, MAX_EVIDENCE_CHARS)
             )),
             confidence: Confidence::High,
-            tags: Some(format!("{},failure,aristotle", facts.domain)),
+            tags: Some(tags(facts.domain, "failure,aristotle")),
             ..base.clone()
         });
     }
@@ -340,7 +382,7 @@ pub fn generate(
                 truncate(words, MAX_EVIDENCE_CHARS)
             )),
             confidence: Confidence::High,
-            tags: Some(format!("{},failure,aristotle", facts.domain)),
+            tags: Some(tags(facts.domain, "failure,aristotle")),
             ..base.clone()
         });
     }
@@ -360,7 +402,7 @@ pub fn generate(
 
     let problem = facts.problem_id.map(|id| ProblemUpsert {
         id: id.to_string(),
-        domain_id: Some(facts.domain.to_string()),
+        domain_id: facts.domain.map(str::to_string),
         // Only an attempt says anything about the problem's status; an input or an unknown
         // file states or uses it.
         status: facts.origin.is_attempt().then_some(if is_proven {
@@ -370,12 +412,37 @@ pub fn generate(
         } else {
             ProblemStatus::Partial
         }),
-        statement: (facts.origin == Origin::Input)
-            .then(|| asked_statement(outline, &Asking::of(facts)))
-            .flatten(),
+        statements: stated(outline, facts, id),
         ..ProblemUpsert::default()
     });
+    let problem = problem.map(|mut p| {
+        // The problem's statement is its main theorem's (never a variant's).
+        p.statement = p
+            .statements
+            .iter()
+            .find(|s| !s.variant)
+            .map(|s| s.statement.clone());
+        p
+    });
     (findings, problem)
+}
+
+/// What the file states of its problem `problem` ([`statements::of_file`]): an input's main
+/// statement follows from what it asks; any other file's from its own words.
+fn stated(outline: &Outline, facts: &FileFacts<'_>, problem: &str) -> Vec<StatementRecord> {
+    let asking = Asking::of(facts);
+    let asked = (facts.origin == Origin::Input)
+        .then(|| asked_target(outline, &asking))
+        .flatten()
+        .and_then(|t| outline.declarations.iter().position(|d| std::ptr::eq(d, t)));
+    let named = named_targets(outline, facts.text);
+    statements::of_file(
+        outline,
+        problem,
+        asked,
+        &named,
+        &statements::disproved(facts.verdicts),
+    )
 }
 
 /// What an input asks: its holes, by declaration, as an insight (an input attempts nothing, so
@@ -412,7 +479,7 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
             .map(|d| display_name(d).to_string()),
         theorem_statement: target.map(|d| d.statement.clone()),
         confidence: Confidence::High,
-        tags: Some(format!("{},input", facts.domain)),
+        tags: Some(tags(facts.domain, "input")),
         notes: Some(format!(
             "origin={}; sorry={}",
             facts.origin.as_str(),
@@ -430,6 +497,8 @@ struct Asking<'a> {
     problem_id: Option<&'a str>,
     /// Which declarations rest on incomplete ones (the file's holes).
     dependencies: Option<&'a Dependencies>,
+    /// Aristotle's verdicts: a declaration the file disproves is never what it asks.
+    verdicts: &'a [Verdict],
 }
 
 impl<'a> Asking<'a> {
@@ -439,11 +508,13 @@ impl<'a> Asking<'a> {
             file_name: facts.file_name,
             problem_id: facts.problem_id,
             dependencies: Some(facts.dependencies),
+            verdicts: facts.verdicts,
         }
     }
 }
 
 /// The statement an input asks to prove: its [`asked_target`]'s.
+#[cfg(test)]
 fn asked_statement(outline: &Outline, asking: &Asking<'_>) -> Option<String> {
     asked_target(outline, asking).map(|d| d.statement.clone())
 }
@@ -464,7 +535,14 @@ fn asked_statement(outline: &Outline, asking: &Asking<'_>) -> Option<String> {
 /// how to prove NAME, which may be a helper lemma, not what the file asks.
 fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Declaration> {
     let (text, file_name) = (asking.text, asking.file_name);
-    let is_claim = |d: &Declaration| matches!(d.kind.as_str(), "theorem" | "lemma");
+    let disproved = statements::disproved(asking.verdicts);
+    let is_disproved = |d: &Declaration| {
+        disproved
+            .iter()
+            .any(|&i| std::ptr::eq(&outline.declarations[i], d))
+    };
+    let is_claim =
+        |d: &Declaration| matches!(d.kind.as_str(), "theorem" | "lemma") && !is_disproved(d);
     let is_hole = |d: &Declaration| d.sorry_count > 0 && is_claim(d);
     let holes: Vec<&Declaration> = outline.declarations.iter().filter(|d| is_hole(d)).collect();
     // What the file may name as its question: its holes, and the theorems it proves only
@@ -620,16 +698,11 @@ fn calls_itself_main(before: &str) -> bool {
         .any(|m| lower.contains(m))
 }
 
-/// A `.variants.` declaration: a variant of a problem stated next to the problem itself.
-fn is_variant(decl: &Declaration) -> bool {
-    display_name(decl).split('.').any(|part| part == "variants")
-}
-
 fn verdict_finding(
     verdict: &Verdict,
     decl: Option<&Declaration>,
     origin: &str,
-    domain: &str,
+    domain: Option<&str>,
     base: &NewFinding,
 ) -> NewFinding {
     let name = decl.map(display_name).unwrap_or("(code)");
@@ -658,7 +731,7 @@ fn verdict_finding(
                 why_failed: Some("the statement is false: Aristotle proved its negation".into()),
                 avoid_pattern: Some(format!("Do not try to prove {name}; it is false as stated")),
                 confidence: Confidence::Disproven,
-                tags: Some(format!("{domain},false_lemma,aristotle")),
+                tags: Some(tags(domain, "false_lemma,aristotle")),
                 ..base.clone()
             }
         }
@@ -694,7 +767,7 @@ fn verdict_finding(
                 theorem_statement,
                 why_failed: Some(why),
                 confidence: Confidence::High,
-                tags: Some(format!("{domain},failure,aristotle")),
+                tags: Some(tags(domain, "failure,aristotle")),
                 ..base.clone()
             }
         }
@@ -745,6 +818,14 @@ fn signature_parts<'s>(statement: &'s str, name: &str) -> Option<(&'s str, &'s s
         }
     }
     None
+}
+
+/// A finding's tags: its domain, when known, then `rest`.
+fn tags(domain: Option<&str>, rest: &str) -> String {
+    match domain {
+        Some(d) => format!("{d},{rest}"),
+        None => rest.to_string(),
+    }
 }
 
 fn is_provable(decl: &Declaration) -> bool {
@@ -806,6 +887,7 @@ mod tests {
                 file_name: file,
                 problem_id: naming.problem_id.as_deref(),
                 dependencies: Some(&dependencies),
+                verdicts: &[],
             };
             let statement = asked_statement(&outline, &asking);
             let decl = asked_target(&outline, &asking).map(|d| d.full_name.clone());
@@ -836,7 +918,7 @@ mod tests {
             file_name: file,
             slot: None,
             problem_id: Some("erdos_901"),
-            domain: "number_theory",
+            domain: Some("nt"),
             verdicts: &[],
             origin: Origin::of(&path.join(file), &outline),
             dependencies: &Dependencies::of(&parsed, &outline),
@@ -893,7 +975,7 @@ mod tests {
             file_name: file,
             slot: Some(906),
             problem_id: Some("cover"),
-            domain: "combinatorics",
+            domain: Some("combinatorics"),
             verdicts: &[],
             origin: Origin::of(&path, &outline),
             dependencies: &Dependencies::of(&parsed, &outline),
@@ -994,7 +1076,7 @@ mod tests {
                 file_name: file,
                 slot: Some(999),
                 problem_id: Some("patterns"),
-                domain: "combinatorics",
+                domain: Some("combinatorics"),
                 verdicts: &[],
                 origin: Origin::of(std::path::Path::new(file), &outline),
                 dependencies: &Dependencies::of(&parsed, &outline),

@@ -11,6 +11,7 @@ pub mod findings;
 pub mod naming;
 pub mod origin;
 pub mod profile;
+pub mod statements;
 pub mod technique;
 pub mod uses;
 pub mod verdict;
@@ -37,8 +38,9 @@ const BATCH: usize = 256;
 /// when what a file yields changes (a finding's claim, a label, a statement), so that
 /// `mf extract` re-reads files an older extractor stored instead of keeping their findings
 /// because the bytes are the same.
-/// 2: files keep their own date (`dated`).
-pub const EXTRACTOR_VERSION: i64 = 2;
+/// 2: files keep their own date (`dated`). 3: problem statements, variants, literature
+/// status and domains from evidence; outcomes from what a file proves of its target.
+pub const EXTRACTOR_VERSION: i64 = 3;
 
 /// Values given on the command line that override what file names say.
 #[derive(Debug, Clone, Default)]
@@ -353,7 +355,7 @@ struct Analysis {
     verdicts: Vec<verdict::Verdict>,
     /// Which declarations rest on an incomplete one of the same file.
     dependencies: Dependencies,
-    domain: &'static str,
+    domain: Option<domain::Domain>,
     /// What each declaration's proof uses and its spine, by declaration index.
     proofs: Vec<uses::Proof>,
     /// The same-file definitions each declaration's statement names, digested.
@@ -364,7 +366,14 @@ fn analyse(key: &str, source: Source) -> Analysis {
     let parsed = profile::charge(&profile::PARSE, || ParsedFile::parse(source.text));
     let outline = profile::charge(&profile::OUTLINE, || Outline::of(key, &parsed));
     let verdicts = verdict::verdicts(&parsed.text, &outline);
-    let dependencies = Dependencies::of(&parsed, &outline);
+    // A lemma the file disproves holds nothing up, whatever its text shows.
+    let disproved = statements::disproved(&verdicts);
+    let dependencies = Dependencies::with_gaps(&parsed, &outline, |d| {
+        disproved
+            .iter()
+            .any(|&i| std::ptr::eq(&outline.declarations[i], d))
+            .then_some(crate::lean::depends::Gap::Disproved)
+    });
     let domain = profile::charge(&profile::DOMAIN, || {
         domain::infer(&outline.imports, &parsed)
     });
@@ -467,7 +476,7 @@ fn extract_source(
         file_name: &file_name,
         slot,
         problem_id: problem_id.as_deref(),
-        domain: analysis.domain,
+        domain: analysis.domain.map(|d| d.id),
         verdicts: &analysis.verdicts,
         proofs: &analysis.proofs,
         definitions: &analysis.definitions,
@@ -511,6 +520,8 @@ fn extract_source(
         extractor: EXTRACTOR_VERSION,
         stated_date: dated::stated_date(&analysis.text),
         modified,
+        domain_id: analysis.domain.map(|d| d.id.to_string()),
+        domain_evidence: analysis.domain.map(|d| d.evidence.as_str().to_string()),
     };
     (
         FileItem {
@@ -528,11 +539,12 @@ fn extract_source(
 /// (its output, with Aristotle's header, or a file of the project it returned unpacked) is an
 /// attempt. Its approach is the technique of its main proof (the last theorem or lemma with a
 /// body, holes or not), else the technique of its last complete theorem or lemma, else
-/// [`technique::UNKNOWN_APPROACH`]; its outcome is `failed` when it proves nothing (every
-/// theorem and lemma ends in a hole) or a failure was found in it (too many holes, a verdict, a
-/// processing error), `proven` when a checked run finished and nothing
-/// in the file could hide a gap, else `partial` (a run that stopped early, or a project file
-/// nobody checked, is partial at best).
+/// [`technique::UNKNOWN_APPROACH`]. Its outcome is what it proves of its target: `failed` when
+/// it proves nothing (every theorem and lemma ends in a hole) or Lean rejected it (nothing in
+/// it was checked), else `partial`, however many holes are left or verdicts say it failed
+/// somewhere. Whether it proves the problem's own statement is known only once every file of
+/// the problem is read: settling the problem (`Kb::settle_problem_status`) makes it `proven`
+/// when its file holds a complete, unconditional, checked proof of the problem's statement.
 fn attempt_of(
     origin: Origin,
     outline: &Outline,
@@ -540,7 +552,7 @@ fn attempt_of(
     findings: &[crate::kb::NewFinding],
     problem_id: Option<&str>,
 ) -> Option<crate::kb::AttemptRecord> {
-    use crate::kb::{FindingType, StrategyOutcome};
+    use crate::kb::{Confidence, FindingType, StrategyOutcome};
     let problem_id = problem_id?;
     // What Aristotle returned: its output, or a file of the project it returned unpacked
     // (no header, so never checked: partial at best).
@@ -571,31 +583,18 @@ fn attempt_of(
                 .find_map(|(i, _)| technique_at(i))
         })
         .unwrap_or_else(|| technique::UNKNOWN_APPROACH.to_string());
-    // An attempt that proves nothing (every theorem and lemma it states ends in a hole) failed,
-    // however few holes it left.
-    let proved_something = outline
-        .declarations
+    // An attempt that proves nothing outright (every theorem and lemma it states ends in a
+    // hole, rests on one, or is judged by Aristotle's verdict) failed, however few holes it
+    // left.
+    let proved_something = findings
         .iter()
-        .any(|d| provable(d) && d.sorry_count == 0);
-    let failed = !proved_something
-        || findings.iter().any(|f| {
-            matches!(
-                f.finding_type,
-                FindingType::Failure | FindingType::FalseLemma
-            )
-        });
-    let clean = origin.checked()
-        && outline.sorry_count() == 0
-        && outline.axioms.is_empty()
-        && outline.error_nodes == 0
-        && processing_error.is_none();
+        .any(|f| f.finding_type == FindingType::Theorem && f.confidence != Confidence::Low);
+    let failed = !proved_something || processing_error.is_some();
     Some(crate::kb::AttemptRecord {
         problem_id: problem_id.to_string(),
         approach,
         outcome: if failed {
             StrategyOutcome::Failed
-        } else if clean {
-            StrategyOutcome::Proven
         } else {
             StrategyOutcome::Partial
         },
@@ -689,7 +688,8 @@ mod tests {
             .map(|(f, a)| (f.to_string(), a.to_string()))
             .collect();
         assert_eq!(attempts, expected);
-        // One hole and nothing proven is a failed attempt, a complete lemma is not.
+        // One hole and nothing proven is a failed attempt; complete lemmas are not, but they
+        // prove lemmas, not the problem's own statement (no file states it): partial.
         let outcome = |file: &str| -> String {
             conn.query_row(
                 "SELECT a.outcome FROM attempts a JOIN sources s ON s.id = a.source_id
@@ -700,7 +700,8 @@ mod tests {
             .unwrap()
         };
         assert_eq!(outcome("slot909_sorry_main_result.lean"), "failed");
-        assert_eq!(outcome("slot907_lemmas_only_result.lean"), "proven");
+        assert_eq!(outcome("slot907_lemmas_only_result.lean"), "partial");
+        // (slot907 imports number theory: the problem's domain, which recommendations need.)
         let recommended = kb.recommend("bound_problem", 50).unwrap();
         let names: Vec<&str> = recommended
             .recommendations

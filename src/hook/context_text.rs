@@ -6,19 +6,47 @@ use crate::kb::{Context, ContextItem};
 
 use super::clip;
 
+/// Variants named in the problem section at most.
+const VARIANTS_LISTED: usize = 5;
+
 /// The text of `ctx` in at most `max` characters (0: no limit).
 pub fn render(ctx: &Context, max: usize) -> String {
     let mut sections: Vec<(String, Vec<String>)> = Vec::new();
     let head = match &ctx.problem {
         Some(p) => {
+            // Short: a subagent's whole context has a small budget.
             let mut h = format!(
-                "Problem {} ({}): {}",
+                "Problem {} ({}; domain {}): {}",
                 p.id,
-                p.status.as_deref().unwrap_or("status unknown"),
+                p.standing(),
+                p.domain_id.as_deref().unwrap_or("unknown"),
                 p.name
             );
             if let Some(s) = &p.statement {
                 h.push_str(&format!("\n  Statement: {}", clip(s, 300)));
+                if let Some(src) = &p.statement_source {
+                    h.push_str(&format!("\n    from {}", clip(src, 200)));
+                }
+            }
+            if let Some(a) = p.attempts.filter(|a| a.proven + a.partial + a.failed > 0) {
+                h.push_str(&format!(
+                    "\n  Attempts: {} proven, {} partial, {} failed",
+                    a.proven, a.partial, a.failed
+                ));
+            }
+            for v in p.variants.iter().take(VARIANTS_LISTED) {
+                h.push_str(&format!(
+                    "\n  Variant {} ({}): {}",
+                    v.theorem_name,
+                    v.standing(),
+                    clip(&v.statement, 200)
+                ));
+            }
+            if p.variants.len() > VARIANTS_LISTED {
+                h.push_str(&format!(
+                    "\n  … {} more variants",
+                    p.variants.len() - VARIANTS_LISTED
+                ));
             }
             h
         }

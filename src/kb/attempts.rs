@@ -60,7 +60,7 @@ pub(crate) fn store(
 }
 
 /// Rewrites the derived strategy of (problem, approach) from its attempts.
-fn refresh(
+pub(crate) fn refresh(
     conn: &Connection,
     problem: &str,
     approach: &str,

@@ -243,13 +243,17 @@ impl Kb {
                 };
                 let n = tx
                     .execute(
-                        "INSERT INTO problems (id, name, domain_id, status, submission_count, proven_count, failed_count, statement)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                        "INSERT INTO problems (id, name, domain_id, status, submission_count, proven_count, failed_count, statement,
+                             domain_evidence, statement_source)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+                             CASE WHEN ?3 IS NOT NULL THEN 'tracking' END,
+                             CASE WHEN ?8 IS NOT NULL THEN 'tracking.db' END)
                          ON CONFLICT(id) DO NOTHING",
                         params![
                             id,
                             non_empty(&c.name).unwrap_or(id),
-                            domain_of(c.domain.as_deref()).unwrap_or_else(|| "nt".into()),
+                            // No domain is unknown, never a default.
+                            domain_of(c.domain.as_deref()),
                             map_status(c.status.as_deref()).as_str(),
                             c.submissions_count.unwrap_or(0),
                             c.proven_count.unwrap_or(0),

@@ -98,18 +98,7 @@ impl Kb {
     pub fn context(&self, problem: &str, limit: usize) -> Result<Context> {
         let query = problem.trim().to_string();
         let key = problem_key(&query);
-        let problem = self
-            .rows(
-                &format!(
-                    "SELECT {} FROM problems WHERE {} = ?1 ORDER BY id LIMIT 1",
-                    Problem::COLUMNS,
-                    problem_key_sql("id")
-                ),
-                params![key],
-                Problem::from_row,
-            )?
-            .into_iter()
-            .next();
+        let problem = self.problem_by_key(&key)?;
         let techniques = self
             .recommend(&query, limit)
             .map(|r| r.recommendations)
@@ -342,12 +331,12 @@ impl Kb {
             "0"
         };
         let sql = format!(
-            "SELECT {cols}, {used} FROM findings f INDEXED BY idx_findings_problem_key
-             WHERE {pkey} = ?1 AND {filter}
+            "SELECT {cols}, {used} FROM {of_problem}
+             WHERE {filter}
              ORDER BY {importance}, f.created_at DESC, f.id DESC
              LIMIT ?2",
             cols = Finding::columns("f."),
-            pkey = problem_key_sql("f.problem_id"),
+            of_problem = self.problem_findings_from("f"),
             importance = importance_sql("f."),
         );
         let n = Finding::columns("").split(',').count();

@@ -20,12 +20,12 @@
 //! - A fact lives as long as one occurrence does; its `confidence` is the best any occurrence
 //!   supports, and `source_id` names one of its occurrences.
 
-use rusqlite::{params, Connection, TransactionBehavior};
+use rusqlite::{params, Connection};
 use serde::Serialize;
 
 use super::error::{AtPath, Result};
 use super::sql::{int_at, normalize_ws, text_at};
-use super::{retry_busy, Kb};
+use super::Kb;
 
 /// The identity of a theorem fact: full name, whitespace-collapsed statement and, when the
 /// statement names definitions of its own file, their digest (`NewFinding::definitions`).
@@ -75,75 +75,6 @@ fn best_confidence_set() -> String {
 }
 
 impl Kb {
-    /// A problem is proven only by a verified proof of its target statement: a `proven`
-    /// problem none of whose files holds a verified occurrence of a theorem with its statement
-    /// (whitespace aside) is set back to `partial`. A file that proved lemmas around the
-    /// problem proved the lemmas, not the problem; and a problem whose statement is unknown (no
-    /// input stated it) cannot be shown proven, only to have verified results. Only problems
-    /// with extracted files are judged (a status migrated from tracking.db alone is the
-    /// pipeline's record, kept as it is). Returns how many
-    /// problems changed. Run after every extraction (the statement may arrive after the
-    /// proof).
-    pub fn settle_problem_status(&mut self) -> Result<usize> {
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
-            let proven: Vec<(String, String)> = {
-                let mut stmt = tx
-                    .prepare(
-                        "SELECT id, coalesce(statement, '') FROM problems p WHERE status = 'proven'
-                         AND EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id)",
-                    )
-                    .at(&db)?;
-                let rows = stmt
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .at(&db)?
-                    .collect::<rusqlite::Result<_>>()
-                    .at(&db)?;
-                rows
-            };
-            let mut verified = tx
-                .prepare_cached(
-                    "SELECT f.theorem_statement FROM finding_sources fs
-                     JOIN sources s ON s.id = fs.source_id
-                     JOIN findings f ON f.id = fs.finding_id
-                     WHERE s.problem_id = ?1 AND fs.confidence = 'verified'
-                       AND f.finding_type = 'theorem' AND f.theorem_statement IS NOT NULL",
-                )
-                .at(&db)?;
-            let mut unproven = Vec::new();
-            for (id, statement) in &proven {
-                let target = normalize_ws(statement);
-                if target.is_empty() {
-                    unproven.push(id.clone());
-                    continue;
-                }
-                let statements: Vec<String> = verified
-                    .query_map([id], |r| r.get(0))
-                    .at(&db)?
-                    .collect::<rusqlite::Result<_>>()
-                    .at(&db)?;
-                if !statements.iter().any(|s| normalize_ws(s) == target) {
-                    unproven.push(id.clone());
-                }
-            }
-            drop(verified);
-            for id in &unproven {
-                tx.execute(
-                    "UPDATE problems SET status = 'partial', updated_at = datetime('now')
-                     WHERE id = ?1",
-                    [id],
-                )
-                .at(&db)?;
-            }
-            tx.commit().at(&db)?;
-            Ok(unproven.len())
-        })
-    }
-
     /// Whether the schema has facts' occurrences and uses (version 3 on). A read-only
     /// connection to an older file reads without them.
     pub(crate) fn has_facts(&self) -> bool {

@@ -30,6 +30,7 @@ mod record;
 pub mod report;
 mod schema;
 pub mod search;
+mod status;
 /// The SQL helpers live below both `kb` and `tracking` (crate::sql); re-exported for `kb`'s modules.
 pub use crate::sql;
 mod suggest;
@@ -53,7 +54,7 @@ pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use legacy::{adopt_legacy, pending as pending_legacy, Legacy, ADOPTED_MARKER};
 pub use model::{
     domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
-    ProblemUpsert, SourceRecord, Strategy, StrategyOutcome,
+    ProblemUpsert, SourceRecord, StatementRecord, Strategy, StrategyOutcome,
 };
 pub use paths::{
     data_dir, data_dir_in, init_knowledge_db, init_knowledge_db_in, legacy_knowledge_dbs,
@@ -70,6 +71,7 @@ pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
 pub use report::{Report, ReportOptions};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
+pub use status::{standing, AttemptCounts, Variant, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN};
 pub use write::{content_hash, FactCounts, FileItem, FileOutcome, FileStatus, KnownSource};
 
 use error::AtPath;

@@ -144,6 +144,9 @@ pub fn domain_alias(s: &str) -> Option<&'static str> {
         "algebra" | "alg" => Some("algebra"),
         "combinatorics" | "combo" | "comb" | "combinatorial" => Some("combinatorics"),
         "analysis" | "ana" => Some("analysis"),
+        "geometry" | "geo" => Some("geometry"),
+        "probability" | "prob" => Some("probability"),
+        "topology" | "top" => Some("topology"),
         _ => None,
     }
 }
@@ -336,6 +339,11 @@ pub struct SourceRecord {
     pub stated_date: Option<String>,
     /// The file's modification time, Unix seconds: its date when it states none.
     pub modified: Option<i64>,
+    /// The file's own domain, when its evidence names one (`None`: it says nothing; its
+    /// problem's other files decide).
+    pub domain_id: Option<String>,
+    /// What that domain rests on: `classification`, `imports` or `names`.
+    pub domain_evidence: Option<String>,
 }
 
 /// A problem row to create or merge into when a file about it is stored.
@@ -353,6 +361,27 @@ pub struct ProblemUpsert {
     pub status: Option<ProblemStatus>,
     pub statement: Option<String>,
     pub best_result: Option<String>,
+    /// What the file states of the problem: its main statement and its variants.
+    pub statements: Vec<StatementRecord>,
+}
+
+/// A statement a file gives of its problem: the main theorem, or a variant of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StatementRecord {
+    /// The theorem's full name.
+    pub theorem_name: String,
+    /// Its statement (name, binders, type), as the outline gives it.
+    pub statement: String,
+    /// A variant of the problem (`erdos_1.variants.weak`), not its main statement.
+    pub variant: bool,
+    /// How strongly the file names it the problem's statement (0 strongest): 0 an input asks
+    /// it, 1 the file's own words name it (its leading comment, a catalogue attribute), 2 it is
+    /// named after the problem.
+    pub rank: i64,
+    /// What a catalogue says of it in the literature (`open`, `solved`), from the theorem's
+    /// `@[category research …]` attribute.
+    pub literature: Option<String>,
 }
 
 /// A `strategies` row.
@@ -407,10 +436,36 @@ pub struct Problem {
     pub best_result: Option<String>,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
+    /// What the domain rests on: the files' `classification`, `imports` or `names`, or
+    /// `tracking` / `recorded`; `None` with no domain (unknown).
+    pub domain_evidence: Option<String>,
+    /// The file and theorem the statement is taken from.
+    pub statement_source: Option<String>,
+    pub statement_theorem: Option<String>,
+    /// What a catalogue says of the main statement in the literature (`open`, `solved`),
+    /// apart from our status.
+    pub literature_status: Option<String>,
+    /// The file whose catalogue attribute says so.
+    pub literature_source: Option<String>,
+    /// The best complete, unconditional proof of the statement in the problem's files: its
+    /// confidence (`verified` or `high`: status `proven`; `medium`: nobody checked it, so the
+    /// status is `partial`) and its file.
+    pub confidence: Option<String>,
+    pub proof_source: Option<String>,
+    /// Its variants, each with its own status ([`crate::kb::Kb::problem_by_key`] fills them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<super::status::Variant>,
+    /// Attempts on it by outcome ([`crate::kb::Kb::problem_by_key`] fills them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<super::status::AttemptCounts>,
 }
 
 impl Problem {
-    pub(crate) const COLUMNS: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at";
+    pub(crate) const COLUMNS: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at, domain_evidence, statement_source, statement_theorem, literature_status, literature_source, confidence, proof_source";
+
+    /// [`Problem::COLUMNS`] for a schema older than version 7, which lacks the evidence
+    /// columns (read as NULL).
+    pub(crate) const COLUMNS_V1: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
 
     pub(crate) fn from_row(row: &rusqlite::Row<'_>) -> Problem {
         Problem {
@@ -425,6 +480,15 @@ impl Problem {
             best_result: text_at(row, 8),
             created_at: text_at(row, 9),
             updated_at: text_at(row, 10),
+            domain_evidence: text_at(row, 11),
+            statement_source: text_at(row, 12),
+            statement_theorem: text_at(row, 13),
+            literature_status: text_at(row, 14),
+            literature_source: text_at(row, 15),
+            confidence: text_at(row, 16),
+            proof_source: text_at(row, 17),
+            variants: Vec::new(),
+            attempts: None,
         }
     }
 }
@@ -455,6 +519,7 @@ mod tests {
         assert_eq!(domain_alias("Number-Theory"), Some("nt"));
         assert_eq!(domain_alias("NT"), Some("nt"));
         assert_eq!(domain_alias("combinatorics"), Some("combinatorics"));
-        assert_eq!(domain_alias("topology"), None);
+        assert_eq!(domain_alias("Geometry"), Some("geometry"));
+        assert_eq!(domain_alias("logic"), None);
     }
 }

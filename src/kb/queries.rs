@@ -166,26 +166,18 @@ impl Kb {
             ..Default::default()
         };
 
-        let sql = format!(
-            "SELECT {} FROM problems WHERE {} = ?1 ORDER BY id LIMIT 1",
-            Problem::COLUMNS,
-            problem_key_sql("id")
-        );
-        report.problem = self
-            .rows(&sql, params![key], Problem::from_row)?
-            .into_iter()
-            .next();
+        report.problem = self.problem_by_key(&key)?;
 
         let sql = format!(
             "SELECT finding_type, total, {cols} FROM (
-                SELECT f.*, count(*) OVER (PARTITION BY finding_type) AS total,
-                       row_number() OVER (PARTITION BY finding_type ORDER BY created_at DESC, id DESC) AS n
-                FROM findings f INDEXED BY idx_findings_problem_key WHERE {pkey} = ?1)
+                SELECT f.*, count(*) OVER (PARTITION BY f.finding_type) AS total,
+                       row_number() OVER (PARTITION BY f.finding_type ORDER BY f.created_at DESC, f.id DESC) AS n
+                FROM {of_problem})
              WHERE n <= ?2
              ORDER BY CASE finding_type WHEN 'theorem' THEN 0 WHEN 'false_lemma' THEN 1 WHEN 'failure' THEN 2
                       WHEN 'technique' THEN 3 ELSE 4 END, finding_type, n",
             cols = Finding::columns(""),
-            pkey = problem_key_sql("f.problem_id"),
+            of_problem = self.problem_findings_from("f"),
         );
         let rows = self.rows(&sql, params![key, PER_TYPE], |r| {
             (
@@ -219,7 +211,7 @@ impl Kb {
         if report.problem.is_none() && report.findings.is_empty() && report.strategies.is_empty() {
             let sql = format!(
                 "SELECT {} FROM problems WHERE id LIKE ?1 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' ORDER BY id LIMIT 10",
-                Problem::COLUMNS
+                self.problem_columns()?
             );
             report.similar = self.rows(&sql, params![like_contains(query)], Problem::from_row)?;
             report.did_you_mean = self.closest_problem_ids(query, 5)?;
@@ -235,6 +227,29 @@ impl Kb {
             report.notes = t.notes();
         }
         Ok(report)
+    }
+
+    /// SQL `FROM` items giving alias `f` the findings about the problem whose key is `?1`: by
+    /// their own problem id, or because one of the files they occur in belongs to that problem
+    /// (a fact found in files of several problems is listed under each). The ids come first
+    /// (CROSS JOIN keeps that order), so a filter on the finding's type never makes SQLite scan
+    /// every finding of that type.
+    pub(crate) fn problem_findings_from(&self, f: &str) -> String {
+        let own = format!(
+            "SELECT id FROM findings INDEXED BY idx_findings_problem_key WHERE {} = ?1",
+            problem_key_sql("problem_id")
+        );
+        let ids = if self.has_facts() {
+            format!(
+                "{own} UNION SELECT fs.finding_id FROM sources s
+                 JOIN finding_sources fs ON fs.source_id = s.id
+                 WHERE s.problem_id IN (SELECT id FROM problems WHERE {} = ?1)",
+                problem_key_sql("id")
+            )
+        } else {
+            own
+        };
+        format!("({ids}) AS of_problem CROSS JOIN findings {f} ON {f}.id = of_problem.id")
     }
 
     /// Proofs contradicted by disproofs of the same statement, where either side is about the

@@ -237,9 +237,13 @@ impl Kb {
                     _ => None,
                 });
                 tx.execute(
-                    "INSERT INTO problems (id, name, domain_id, status, proven_count, failed_count)
-                     VALUES (?1, ?1, ?2, coalesce(?3, 'open'), ?4, ?5)
+                    "INSERT INTO problems (id, name, domain_id, status, proven_count, failed_count,
+                         domain_evidence)
+                     VALUES (?1, ?1, ?2, coalesce(?3, 'open'), ?4, ?5,
+                         CASE WHEN ?2 IS NOT NULL THEN 'recorded' END)
                      ON CONFLICT(id) DO UPDATE SET
+                        domain_evidence = CASE WHEN problems.domain_id IS NULL AND excluded.domain_id IS NOT NULL
+                            THEN 'recorded' ELSE problems.domain_evidence END,
                         domain_id = coalesce(problems.domain_id, excluded.domain_id),
                         status = CASE
                             WHEN ?3 IS NULL OR problems.status = 'false' THEN problems.status

@@ -310,7 +310,7 @@ pub struct ProblemRow {
     /// What the literature says of the problem (open, solved, …); `None` while the knowledge
     /// base does not record it (shown as `—`).
     pub literature_status: Option<String>,
-    /// Other ids of the same problem (aliases and variants); empty while none are recorded.
+    /// The theorems its files state as variants of it (`erdos_N.variants.X`), by name.
     pub variants: Vec<String>,
     /// Our status (`problems.status`).
     pub status: Option<String>,
@@ -331,6 +331,8 @@ pub struct ProblemSection {
     pub statement: Option<String>,
     /// The input file that stated it (the first input whose asked theorem is the statement).
     pub statement_source: Option<String>,
+    /// The theorem of that file whose statement it is.
+    pub statement_theorem: Option<String>,
     /// Oldest first.
     pub attempts: Vec<Attempt>,
     pub facts: Vec<ContextItem>,
@@ -608,7 +610,8 @@ impl Kb {
 
         // The problems table.
         let problem_rows = self.rows(
-            "SELECT id, name, domain_id, status, best_result, statement FROM problems ORDER BY id",
+            "SELECT id, name, domain_id, status, best_result, statement, literature_status
+             FROM problems ORDER BY id",
             [],
             |r| {
                 (
@@ -618,9 +621,25 @@ impl Kb {
                     text_at(r, 3),
                     text_at(r, 4),
                     text_at(r, 5),
+                    text_at(r, 6),
                 )
             },
         )?;
+        // Each problem's variants: the theorems its files state as variants of it, by name.
+        let mut variants: HashMap<String, Vec<String>> = HashMap::new();
+        for (problem, theorem) in self.rows(
+            "SELECT DISTINCT problem_id, theorem_name FROM problem_statements
+             WHERE variant = 1 ORDER BY problem_id, theorem_name",
+            [],
+            |r| {
+                (
+                    text_at(r, 0).unwrap_or_default(),
+                    text_at(r, 1).unwrap_or_default(),
+                )
+            },
+        )? {
+            variants.entry(problem).or_default().push(theorem);
+        }
         let mut latest: HashMap<String, String> = HashMap::new();
         let mut bump = |id: &str, at: &str| {
             let e = latest.entry(id.to_string()).or_default();
@@ -659,7 +678,7 @@ impl Kb {
         }
         let mut problems = Vec::new();
         let mut statements = HashMap::new();
-        for (id, name, domain, status, best_result, statement) in problem_rows {
+        for (id, name, domain, status, best_result, statement, literature_status) in problem_rows {
             if !in_scope(&id) {
                 continue;
             }
@@ -682,14 +701,13 @@ impl Kb {
                 })
                 .map(|a| (*a).clone());
             statements.insert(id.clone(), statement);
+            let variants = variants.remove(&id).unwrap_or_default();
             problems.push(ProblemRow {
                 id,
                 name,
                 domain,
-                // Not recorded yet: the problem layer's literature status and aliases or
-                // variants go here when `problems` carries them.
-                literature_status: None,
-                variants: Vec::new(),
+                literature_status,
+                variants,
                 status,
                 attempts: counts,
                 last_activity,
@@ -933,19 +951,22 @@ impl Kb {
             )?
             .into_iter()
             .collect();
-        // The input that stated each problem: the first whose asked theorem is the statement.
-        let sources: HashMap<String, String> = self
+        // The file (and theorem) that states each problem's statement, as `mk find` shows it.
+        let sources: HashMap<String, (String, Option<String>)> = self
             .rows(
-                "SELECT p.id, (SELECT f.source_file FROM findings f
-                               WHERE f.problem_id = p.id AND f.finding_type = 'insight'
-                                 AND f.theorem_statement = p.statement AND f.source_file IS NOT NULL
-                               ORDER BY f.source_id, f.id LIMIT 1)
-                 FROM problems p WHERE p.statement IS NOT NULL",
+                "SELECT id, statement_source, statement_theorem
+                 FROM problems WHERE statement IS NOT NULL",
                 [],
-                |r| (text_at(r, 0).unwrap_or_default(), text_at(r, 1)),
+                |r| {
+                    (
+                        text_at(r, 0).unwrap_or_default(),
+                        text_at(r, 1),
+                        text_at(r, 2),
+                    )
+                },
             )?
             .into_iter()
-            .filter_map(|(id, s)| Some((id, s?)))
+            .filter_map(|(id, s, theorem)| Some((id, (s?, theorem))))
             .collect();
         let mut out = Vec::with_capacity(problems.len());
         for (p, (key, _)) in problems.iter().zip(&keys) {
@@ -954,7 +975,8 @@ impl Kb {
             out.push(ProblemSection {
                 id: p.id.clone(),
                 statement: statements.remove(&p.id).flatten(),
-                statement_source: sources.get(&p.id).cloned(),
+                statement_source: sources.get(&p.id).map(|(s, _)| s.clone()),
+                statement_theorem: sources.get(&p.id).and_then(|(_, t)| t.clone()),
                 attempts: attempts
                     .get(p.id.as_str())
                     .map(|v| v.iter().map(|a| (*a).clone()).collect())

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -58,6 +58,13 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 6,
         sql: include_str!("../../schema/migrations/006_result_dates.sql"),
+        after: None,
+    },
+    // What the knowledge base says about a problem, from evidence: domains of files and
+    // problems, statements and variants, the literature's status apart from ours.
+    Migration {
+        version: 7,
+        sql: include_str!("../../schema/migrations/007_problem_status.sql"),
         after: None,
     },
 ];

@@ -466,7 +466,8 @@ fn write_file(
                     extractor = ?12, extracted_at = datetime('now'),
                     result_date = coalesce(datetime(?13), datetime(?14, 'unixepoch')),
                     result_date_from = CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
-                        WHEN ?14 IS NOT NULL THEN 'modified' END
+                        WHEN ?14 IS NOT NULL THEN 'modified' END,
+                    domain_id = ?15, domain_evidence = ?16
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -483,7 +484,9 @@ fn write_file(
                 src.axiom_count,
                 src.extractor,
                 src.stated_date,
-                src.modified
+                src.modified,
+                src.domain_id,
+                src.domain_evidence
             ])?;
             out.status = FileStatus::Replaced;
             (id, old)
@@ -492,17 +495,18 @@ fn write_file(
             conn.prepare_cached(
                 "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
                     lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count,
-                    extractor, result_date, result_date_from)
+                    extractor, result_date, result_date_from, domain_id, domain_evidence)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
                     coalesce(datetime(?13), datetime(?14, 'unixepoch')),
                     CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
-                         WHEN ?14 IS NOT NULL THEN 'modified' END)",
+                         WHEN ?14 IS NOT NULL THEN 'modified' END,
+                    ?15, ?16)",
             )?
             .execute(params![
                 src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
                 src.aristotle_uuid, src.lean_version, src.mathlib_version,
                 src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor,
-                src.stated_date, src.modified
+                src.stated_date, src.modified, src.domain_id, src.domain_evidence
             ])?;
             out.status = FileStatus::Added;
             (conn.last_insert_rowid(), (0, 0))
@@ -530,6 +534,7 @@ fn write_file(
         leave_problem(conn, old_problem, old_counts)?;
         (old_counts, added) = ((0, 0), 1);
     }
+    store_statements(conn, source_id, item.problem.as_ref())?;
     if let Some(p) = &item.problem {
         let new_counts = count_new(&item.findings);
         upsert_problem(
@@ -580,6 +585,34 @@ pub(super) fn forget_source(
         occurrences,
         problem,
     }))
+}
+
+/// Replaces what a source states of its problem ([`super::StatementRecord`]).
+fn store_statements(
+    conn: &Connection,
+    source_id: i64,
+    problem: Option<&ProblemUpsert>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM problem_statements WHERE source_id = ?1")?
+        .execute([source_id])?;
+    let Some(p) = problem else { return Ok(()) };
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO problem_statements
+            (source_id, problem_id, theorem_name, statement, variant, rank, literature)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for st in &p.statements {
+        insert.execute(params![
+            source_id,
+            p.id.trim(),
+            st.theorem_name,
+            st.statement,
+            st.variant,
+            st.rank,
+            st.literature
+        ])?;
+    }
+    Ok(())
 }
 
 /// Constraint violations and the like belong to one file; everything else to the batch.

@@ -18,9 +18,11 @@
 //! spells without a capital). Without elaboration this over-approximates slightly,
 //! which is the safe side: a proof is never called unconditional because a use was missed.
 //!
-//! Two uses have no name in the text: an incomplete `instance` (or `@[instance]`) is taken as
-//! used by every later declaration, and an incomplete `@[simp]` lemma by every later declaration
-//! whose proof runs a simp-family tactic.
+//! Some uses have no name in the text: an incomplete `instance` (or `@[instance]`) is taken as
+//! used by every later declaration, an incomplete `@[simp]` lemma by every later declaration
+//! whose proof runs a simp-family tactic, and every incomplete declaration by every later one
+//! whose proof runs a search tactic (`exact?`, `apply?`, `rw?`, `hint`, …), which may close a
+//! goal with any earlier lemma of the file.
 //!
 //! # Cost
 //!
@@ -53,10 +55,13 @@ pub enum Gap {
     ParseError,
     /// The caller's judgement: e.g. a lemma of an output whose checker ran out of budget.
     Partial,
+    /// The caller's judgement: the file itself disproves it (Aristotle proved its negation).
+    Disproved,
 }
 
 impl Gap {
-    /// A lowercase word for the gap: `sorry`, `axiom`, `missing_proof`, `parse_error`, `partial`.
+    /// A lowercase word for the gap: `sorry`, `axiom`, `missing_proof`, `parse_error`, `partial`,
+    /// `disproved`.
     pub fn as_str(self) -> &'static str {
         match self {
             Gap::Sorry => "sorry",
@@ -64,6 +69,7 @@ impl Gap {
             Gap::MissingProof => "missing_proof",
             Gap::ParseError => "parse_error",
             Gap::Partial => "partial",
+            Gap::Disproved => "disproved",
         }
     }
 }
@@ -204,6 +210,19 @@ const SIMP_FAMILY: &[&str] = &[
     "positivity",
 ];
 
+/// Tactics that search the environment for a lemma and may use any earlier declaration.
+const SEARCH_TACTICS: &[&str] = &[
+    "exact?",
+    "apply?",
+    "rw?",
+    "rw_search",
+    "hint",
+    "library_search",
+    "aesop?",
+    "observe",
+    "observe?",
+];
+
 /// For each declaration, the other declarations it refers to (sorted, deduplicated). Marks a
 /// declaration holding the identifier `sorryAx` as a [`Gap::Sorry`].
 fn references(
@@ -266,13 +285,23 @@ fn references(
     // Uses without a name: incomplete instances and simp lemmas declared earlier.
     let mut instances: Vec<usize> = Vec::new();
     let mut simp_lemmas: Vec<usize> = Vec::new();
+    let mut incomplete: Vec<usize> = Vec::new();
     for &i in &order {
         let d = &decls[i];
         uses[i].extend(instances.iter().copied());
         if d.tactics.keys().any(|t| SIMP_FAMILY.contains(&t.as_str())) {
             uses[i].extend(simp_lemmas.iter().copied());
         }
+        // A search may find any earlier lemma: the proof rests on every incomplete one (the
+        // earliest [`MAX_NAMED`] are named; more are counted by `propagate`).
+        if d.tactics
+            .keys()
+            .any(|t| SEARCH_TACTICS.contains(&t.as_str()))
+        {
+            uses[i].extend(incomplete.iter().take(MAX_NAMED + 1).copied());
+        }
         if gaps[i].is_some() {
+            incomplete.push(i);
             let attrs = |name: &str| d.attributes.iter().any(|a| attr_names(a, name));
             if d.kind.ends_with("instance") || attrs("instance") {
                 instances.push(i);
@@ -416,6 +445,20 @@ mod tests {
         let src = "instance : Inhabited Nat := sorry\n\n@[simp] lemma s (n : Nat) : n + 0 = n := by sorry\n\ntheorem t (n : Nat) : n + 0 = n := by simp\n\ntheorem u : True := trivial\n";
         assert_eq!(waits_of(src, "t"), ["instance@1:sorry", "s:sorry"]);
         assert_eq!(waits_of(src, "u"), ["instance@1:sorry"]);
+    }
+
+    #[test]
+    fn a_search_tactic_may_use_any_earlier_incomplete_lemma() {
+        let src = "lemma a : 1 = 1 := by sorry\n\nlemma b : 2 = 2 := rfl\n\n\
+                   theorem c : 3 = 3 := by\n  exact?\n\n\
+                   theorem d : 4 = 4 := by\n  first | apply? | rfl\n\n\
+                   lemma e : 5 = 5 := by sorry\n\n\
+                   theorem f : 6 = 6 := by\n  rfl\n";
+        assert_eq!(waits_of(src, "c"), ["a:sorry"]);
+        assert_eq!(waits_of(src, "d"), ["a:sorry"]);
+        // Only earlier lemmas, and only for a proof that searches.
+        assert!(waits_of(src, "f").is_empty());
+        assert!(waits_of(src, "b").is_empty());
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "problem",
-            description: "Everything about one problem: status, findings, strategies, false lemmas, submissions; an unknown id lists the closest ids. Same as `mk find --json`.",
+            description: "Everything about one problem: its statement and source, the literature's status and ours (with the proof's confidence), attempts by outcome, variants with their status, findings, strategies, false lemmas, submissions; an unknown id lists the closest ids. Same as `mk find --json`.",
             schema: schema(json!({"problem": string("problem id, e.g. erdos_850 (case, spaces, _ and - do not matter)")}), &["problem"]),
         },
         ToolSpec {

@@ -48,6 +48,16 @@ fn finding_badge(p: Painter, finding_type: &str, confidence: Option<&str>) -> St
     p.paint(style, &text)
 }
 
+/// A problem's or variant's status badge (`proven` needs a proof a checker vouches for).
+fn status_badge(p: Painter, status: &str) -> String {
+    let style = match status {
+        "proven" => Style::Green,
+        "false" | "conflict" => Style::Red,
+        _ => Style::Yellow,
+    };
+    p.paint(style, &format!("[{}]", status.to_uppercase()))
+}
+
 fn when(ts: &Option<String>, now: i64) -> Option<String> {
     ts.as_deref().map(|t| relative_time(t, now))
 }
@@ -226,11 +236,6 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
             } else {
                 "conflict"
             };
-            let style = match status {
-                "proven" => Style::Green,
-                "false" | "conflict" => Style::Red,
-                _ => Style::Yellow,
-            };
             let title = if pr.name != pr.id {
                 format!("{} — {}", pr.id, pr.name)
             } else {
@@ -239,24 +244,74 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
             writeln!(
                 out,
                 "{} {}",
-                p.paint(style, &format!("[{}]", status.to_uppercase())),
+                status_badge(p, status),
                 p.paint(Style::Bold, &title)
             )?;
+            let domain = match (&pr.domain_id, &pr.domain_evidence) {
+                (Some(d), Some(e)) => format!("{d} (by {e})"),
+                (Some(d), None) => d.clone(),
+                (None, _) => "unknown".into(),
+            };
             // Each count names what it counts: files, occurrences of verified theorems, and
-            // failure facts; attempts by outcome are under Strategies.
+            // failure facts; attempts by outcome are on their own line.
             writeln!(
                 out,
-                "  Domain: {} | Submissions: {} | Verified theorem occurrences: {} | Failure facts: {}",
-                pr.domain_id.as_deref().unwrap_or("?"),
-                pr.submission_count,
-                pr.proven_count,
-                pr.failed_count
+                "  Domain: {domain} | Submissions: {} | Verified theorem occurrences: {} | Failure facts: {}",
+                pr.submission_count, pr.proven_count, pr.failed_count
             )?;
-            if let Some(s) = &pr.statement {
-                writeln!(out, "  Statement: {}", one_line(s, WIDTH))?;
+            match &pr.statement {
+                Some(s) => {
+                    writeln!(out, "  Statement: {}", one_line(s, WIDTH))?;
+                    if let Some(src) = &pr.statement_source {
+                        let theorem = pr
+                            .statement_theorem
+                            .as_deref()
+                            .map(|t| format!(", theorem {t}"))
+                            .unwrap_or_default();
+                        writeln!(
+                            out,
+                            "    {}",
+                            p.paint(Style::Dim, &format!("from {src}{theorem}"))
+                        )?;
+                    }
+                }
+                None => writeln!(
+                    out,
+                    "  Statement: unknown (no file states the problem's main theorem)"
+                )?,
+            }
+            writeln!(out, "  Status: {}", pr.standing())?;
+            if let Some(src) = &pr.proof_source {
+                writeln!(
+                    out,
+                    "    {}",
+                    p.paint(Style::Dim, &format!("proof in {src}"))
+                )?;
+            }
+            match &pr.attempts {
+                Some(a) if a.proven + a.partial + a.failed > 0 => writeln!(
+                    out,
+                    "  Attempts: {} proven, {} partial, {} failed",
+                    a.proven, a.partial, a.failed
+                )?,
+                Some(_) => writeln!(out, "  Attempts: none")?,
+                None => {}
             }
             if let Some(b) = &pr.best_result {
                 writeln!(out, "  Best result: {}", one_line(b, WIDTH))?;
+            }
+            if !pr.variants.is_empty() {
+                writeln!(out, "  Variants ({})", pr.variants.len())?;
+                for v in &pr.variants {
+                    writeln!(
+                        out,
+                        "    {} {}  {}",
+                        status_badge(p, &v.status),
+                        v.theorem_name,
+                        p.paint(Style::Dim, &v.standing())
+                    )?;
+                    writeln!(out, "      {}", one_line(&v.statement, WIDTH))?;
+                }
             }
         }
         None => writeln!(

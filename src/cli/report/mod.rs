@@ -660,9 +660,14 @@ impl Page<'_> {
                 let _ = write!(self.out, "<pre class=\"statement\">{}</pre>", esc(&shown));
                 match &s.statement_source {
                     Some(src) => {
+                        let theorem = s
+                            .statement_theorem
+                            .as_deref()
+                            .map(|t| format!(", theorem <code>{}</code>", esc(t)))
+                            .unwrap_or_default();
                         let _ = write!(
                             self.out,
-                            "<p class=\"source\">Stated in <code>{}</code></p>",
+                            "<p class=\"source\">Stated in <code>{}</code>{theorem}</p>",
                             esc(self.display_path(src))
                         );
                     }

@@ -1,0 +1,334 @@
+//! What a file states of its problem: the main statement, the variants beside it, and what a
+//! catalogue says of each in the literature; and which of its proofs only check finitely many
+//! cases of a statement.
+//!
+//! - **Main statement.** An input's is the theorem it asks ([`super::findings`]' target); when
+//!   that is a variant, the theorem it is a variant of, if the file states it. Any other file
+//!   names its main statement by its own words: the theorem its leading comment names
+//!   (`Erdős Problem #1004: erdos_1004`), a theorem a catalogue attribute marks as a research
+//!   problem (`@[category research open]`), else the theorem named after the problem. A
+//!   declaration the file itself disproves is never a statement of the problem.
+//! - **Variants.** A theorem with a `variants` component in its name (`erdos_1.variants.weak`),
+//!   or whose name extends the main theorem's (`erdos_1.parts.i` beside `erdos_1`), is a
+//!   variant: listed under the problem with its own status, never its statement.
+//! - **Literature status.** `@[category research open]` says `open`, `research solved` (and
+//!   `research formally solved …`) says `solved`: the catalogue's word, stored apart from ours.
+
+use crate::kb::StatementRecord;
+use crate::lean::{Declaration, Outline};
+
+use super::verdict::{Verdict, VerdictKind};
+
+/// Evidence ranks of a main statement ([`StatementRecord::rank`]).
+const ASKED: i64 = 0;
+const NAMED_BY_FILE: i64 = 1;
+const NAMED_AFTER_PROBLEM: i64 = 2;
+
+/// Tactics that settle a statement by deciding finitely many cases.
+const CASE_CHECKS: &[&str] = &[
+    "decide",
+    "native_decide",
+    "bv_decide",
+    "interval_cases",
+    "fin_cases",
+];
+
+/// Words by which a file calls what it states an open question.
+const OPEN_WORDS: &[&str] = &[
+    "open conjecture",
+    "open problem",
+    "open question",
+    "remains open",
+    "still open",
+    "unsolved",
+    "status: open",
+];
+
+fn display_name(d: &Declaration) -> &str {
+    if d.full_name.is_empty() {
+        &d.name
+    } else {
+        &d.full_name
+    }
+}
+
+fn is_claim(d: &Declaration) -> bool {
+    matches!(d.kind.as_str(), "theorem" | "lemma")
+}
+
+/// A `.variants.` declaration: a variant of a problem stated next to the problem itself.
+pub fn is_variant(d: &Declaration) -> bool {
+    display_name(d)
+        .split('.')
+        .any(|part| part == "variants" || part == "variant")
+}
+
+/// What a catalogue attribute of `d` says of it in the literature: `open` or `solved`.
+pub fn literature_status(d: &Declaration) -> Option<&'static str> {
+    d.attributes.iter().find_map(|a| {
+        let words: Vec<&str> = a.split_whitespace().collect();
+        match words.as_slice() {
+            ["category", "research", "open", ..] => Some("open"),
+            ["category", "research", rest @ ..] if rest.contains(&"solved") => Some("solved"),
+            _ => None,
+        }
+    })
+}
+
+/// Whether the file's comments call what it states open (`This is an open conjecture`).
+pub fn calls_itself_open(outline: &Outline, text: &str) -> bool {
+    outline.comments.iter().any(|c| {
+        text.get(c.span.clone()).is_some_and(|t| {
+            let lower = t.to_lowercase();
+            OPEN_WORDS.iter().any(|w| lower.contains(w))
+        })
+    })
+}
+
+/// Whether `d` checks finitely many cases: its statement bounds what it quantifies over by a
+/// number (`Fin 500`, `n < 500`, `Finset.range 500`, `Icc 1 500`) and its proof decides them
+/// (`decide`, `native_decide`, `interval_cases`, …). Such a proof establishes the cases, not a
+/// statement about all numbers.
+pub fn is_bounded_check(d: &Declaration) -> bool {
+    d.tactics.keys().any(|t| CASE_CHECKS.contains(&t.as_str())) && has_numeric_bound(&d.statement)
+}
+
+/// Whether a statement bounds something by a numeric literal.
+fn has_numeric_bound(statement: &str) -> bool {
+    let tokens: Vec<&str> = statement
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | ','))
+        .filter(|t| !t.is_empty())
+        .collect();
+    // A bound is a literal that ends the operand: `n < 500,` bounds `n`; `n ≤ 2 ^ n` does not.
+    let bound_at = |i: usize| {
+        let literal = tokens
+            .get(i)
+            .is_some_and(|t| t.chars().all(|c| c.is_ascii_digit()));
+        let continued = tokens.get(i + 1).is_some_and(|t| {
+            matches!(*t, "^" | "*" | "+" | "-" | "/" | "•" | "%") || t.starts_with('^')
+        });
+        literal && !continued
+    };
+    tokens.iter().enumerate().any(|(i, t)| {
+        let last = t.rsplit('.').next().unwrap_or(t);
+        match last {
+            "Fin" | "<" | "≤" | "<=" | "range" | "Iio" | "Iic" => bound_at(i + 1),
+            "Icc" | "Ico" | "Ioc" | "Ioo" => bound_at(i + 2),
+            _ => false,
+        }
+    })
+}
+
+/// Declarations a verdict of the file disproves.
+pub fn disproved(verdicts: &[Verdict]) -> Vec<usize> {
+    verdicts
+        .iter()
+        .filter(|v| matches!(v.kind, VerdictKind::False { .. }))
+        .filter_map(|v| v.declaration)
+        .collect()
+}
+
+/// The problem key of a name: lowercase without `_`, `-` and spaces (as problem ids compare).
+fn key(s: &str) -> String {
+    crate::sql::problem_key(s)
+}
+
+/// What one file states of its problem `problem`. `asked` is the index of the theorem an input
+/// asks (`None` for other files); `named` the names its leading comment gives.
+pub fn of_file(
+    outline: &Outline,
+    problem: &str,
+    asked: Option<usize>,
+    named: &[String],
+    disproved: &[usize],
+) -> Vec<StatementRecord> {
+    let decls = &outline.declarations;
+    let usable = |i: usize| is_claim(&decls[i]) && !disproved.contains(&i);
+    let by_name = |name: &str| {
+        (0..decls.len()).find(|&i| usable(i) && !is_variant(&decls[i]) && names(&decls[i], name))
+    };
+    let main: Option<(usize, i64)> = match asked {
+        Some(i) if is_variant(&decls[i]) => base_name(display_name(&decls[i]))
+            .and_then(&by_name)
+            .map(|j| (j, ASKED)),
+        Some(i) => Some((i, ASKED)),
+        None => {
+            let by_comment = named.iter().find_map(|n| by_name(n));
+            let catalogued = || {
+                (0..decls.len()).find(|&i| {
+                    usable(i)
+                        && !is_variant(&decls[i])
+                        && literature_status(&decls[i]).is_some()
+                        && !extends_another(decls, i)
+                })
+            };
+            let problem_key = key(problem);
+            let after_problem = || {
+                (0..decls.len()).rev().find(|&i| {
+                    usable(i) && !is_variant(&decls[i]) && key(&decls[i].name) == problem_key
+                })
+            };
+            by_comment
+                .or_else(catalogued)
+                .map(|i| (i, NAMED_BY_FILE))
+                .or_else(|| after_problem().map(|i| (i, NAMED_AFTER_PROBLEM)))
+        }
+    };
+    let record = |i: usize, variant: bool, rank: i64| StatementRecord {
+        theorem_name: display_name(&decls[i]).to_string(),
+        statement: decls[i].statement.clone(),
+        variant,
+        rank,
+        literature: literature_status(&decls[i]).map(str::to_string),
+    };
+    let mut out = Vec::new();
+    if let Some((i, rank)) = main {
+        out.push(record(i, false, rank));
+    }
+    let main_name = main.map(|(i, _)| display_name(&decls[i]).to_string());
+    for (i, decl) in decls.iter().enumerate() {
+        if !usable(i) || main.is_some_and(|(m, _)| m == i) {
+            continue;
+        }
+        let name = display_name(decl);
+        let under_main = main_name.as_deref().is_some_and(|m| {
+            name.len() > m.len() && name.starts_with(m) && name[m.len()..].starts_with('.')
+        });
+        if is_variant(decl) || under_main {
+            out.push(record(
+                i,
+                true,
+                main.map_or(NAMED_AFTER_PROBLEM, |(_, r)| r),
+            ));
+        }
+    }
+    out
+}
+
+/// `erdos_1.variants.weak` → `erdos_1`: the theorem a variant belongs to.
+fn base_name(name: &str) -> Option<&str> {
+    let i = name.find(".variants.").or_else(|| name.find(".variant."))?;
+    Some(&name[..i])
+}
+
+/// Whether `decls[i]`'s name extends another claim's of the file (`erdos_1.parts.i` beside
+/// `erdos_1`): a part or variant of that one, not a main statement.
+fn extends_another(decls: &[Declaration], i: usize) -> bool {
+    let name = display_name(&decls[i]);
+    decls.iter().enumerate().any(|(j, d)| {
+        let other = display_name(d);
+        j != i
+            && is_claim(d)
+            && name.len() > other.len()
+            && name.starts_with(other)
+            && name[other.len()..].starts_with('.')
+    })
+}
+
+/// Whether `decl` is the declaration `named`: its full name, or its last components.
+fn names(decl: &Declaration, named: &str) -> bool {
+    let full = display_name(decl);
+    full == named || decl.name == named || full.ends_with(&format!(".{named}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lean::ParsedFile;
+
+    fn outline(text: &str) -> Outline {
+        Outline::of("t.lean", &ParsedFile::parse(text.to_string()))
+    }
+
+    fn summary(records: &[StatementRecord]) -> Vec<(String, bool, i64, Option<String>)> {
+        records
+            .iter()
+            .map(|r| {
+                (
+                    r.theorem_name.clone(),
+                    r.variant,
+                    r.rank,
+                    r.literature.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_catalogue_file_states_its_main_theorem_and_variants() {
+        let text = "namespace Erdos7\n\n\
+            @[category research open, AMS 11]\ntheorem erdos_7 : ∀ n : ℕ, n ≤ n + 1 := by\n  sorry\n\n\
+            @[category research solved, AMS 11]\ntheorem erdos_7.variants.weak : ∀ n : ℕ, n ≤ n + 2 := by\n  omega\n\n\
+            @[category research solved, AMS 11]\ntheorem erdos_7.EPS_bound : True := by\n  sorry\n\n\
+            lemma helper : True := trivial\n\nend Erdos7\n";
+        let o = outline(text);
+        // An output (nothing asked): the catalogue attribute names the main theorem.
+        let got = of_file(&o, "erdos_7", None, &[], &[]);
+        let o_ = |s: &str| Some(s.to_string());
+        assert_eq!(
+            summary(&got),
+            [
+                ("Erdos7.erdos_7".into(), false, 1, o_("open")),
+                ("Erdos7.erdos_7.variants.weak".into(), true, 1, o_("solved")),
+                ("Erdos7.erdos_7.EPS_bound".into(), true, 1, o_("solved")),
+            ]
+        );
+        // An input asking a variant states the main theorem it is a variant of.
+        let weak = o
+            .declarations
+            .iter()
+            .position(|d| d.name == "erdos_7.variants.weak")
+            .unwrap();
+        let got = of_file(&o, "erdos_7", Some(weak), &[], &[]);
+        assert_eq!(got[0].theorem_name, "Erdos7.erdos_7");
+        assert_eq!(got[0].rank, 0);
+        assert!(!got[0].variant);
+        // A declaration the file disproves is no statement of the problem.
+        let main = o
+            .declarations
+            .iter()
+            .position(|d| d.name == "erdos_7")
+            .unwrap();
+        let got = of_file(&o, "erdos_7", None, &[], &[main]);
+        assert!(got.iter().all(|r| r.variant), "{got:?}");
+    }
+
+    #[test]
+    fn variants_only_state_no_main_statement() {
+        let o = outline("theorem foo.variants.a : True := by\n  sorry\n\ntheorem foo.variants.b : 1 = 1 := by\n  sorry\n");
+        let got = of_file(&o, "foo", Some(1), &[], &[]);
+        assert!(got.iter().all(|r| r.variant), "{got:?}");
+        assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn a_file_names_its_main_theorem_by_its_comment_or_the_problem() {
+        let o = outline("/- Problem: key_claim -/\ntheorem side : True := trivial\n\ntheorem key_claim : 1 = 1 := rfl\n");
+        let got = of_file(&o, "whatever", None, &["key_claim".into()], &[]);
+        assert_eq!(summary(&got), [("key_claim".into(), false, 1, None)]);
+        let o =
+            outline("theorem side : True := trivial\n\ntheorem Putnam_1986_B4 : 1 = 1 := rfl\n");
+        let got = of_file(&o, "putnam_1986_b4", None, &[], &[]);
+        assert_eq!(summary(&got), [("Putnam_1986_B4".into(), false, 2, None)]);
+        // Nothing names one: no statement.
+        assert!(of_file(&o, "other", None, &[], &[]).is_empty());
+    }
+
+    #[test]
+    fn bounded_checks_are_finite_ranges_decided() {
+        let o = outline(
+            "theorem a : ∀ n : Fin 500, 1 < (n : ℕ) → ∃ k : Fin 500, (k : ℕ) < n := by\n  native_decide\n\n\
+             theorem b : ∀ n < 100, n * n ≠ 2 := by\n  decide\n\n\
+             theorem c : ∀ n ∈ Finset.Icc 1 50, n ≠ 0 := by\n  decide\n\n\
+             theorem d (n : ℕ) : n < n + 1 := by\n  omega\n\n\
+             theorem e : ∀ n : ℕ, n * 0 = 0 := by\n  decide\n\n\
+             theorem f (n : ℕ) : n ≤ 2 ^ n := by\n  have : (0 : ℕ) < 1 := by decide\n  omega\n",
+        );
+        let bounded: Vec<bool> = o.declarations.iter().map(is_bounded_check).collect();
+        assert_eq!(bounded, [true, true, true, false, false, false]);
+        let text = "/-! This is an open conjecture. -/\ntheorem t : True := trivial\n";
+        assert!(calls_itself_open(&outline(text), text));
+        let text = "/-! The set is closed. -/\ntheorem t : True := trivial\n";
+        assert!(!calls_itself_open(&outline(text), text));
+    }
+}

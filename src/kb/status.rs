@@ -1,0 +1,641 @@
+//! What the knowledge base says of a problem, from the evidence of its files: its statement
+//! (the main theorem's, with the file and theorem it comes from) and its variants; our status
+//! of each, `proven` only by a complete, unconditional proof of that very statement and shown
+//! with the confidence of the best such proof; the literature's status as a catalogue states
+//! it, kept apart from ours; its domain; and the outcome of each attempt on it, which is
+//! `proven` only when the attempt proves the problem's own statement.
+//!
+//! [`settle`] runs after every extraction over every problem with extracted files (a statement
+//! may arrive after its proof, a domain from another file); problems known only from
+//! tracking.db or `mk record` keep what those said.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+
+use super::error::{AtPath, Result};
+use super::model::Problem;
+use super::sql::{normalize_ws, problem_key};
+use super::Kb;
+
+/// The note a theorem occurrence carries when its statement checks finitely many cases by
+/// computation (`∀ n < 500`, decided); see `extract::findings`.
+pub const BOUNDED_CHECK: &str = "bounded check";
+/// … and when its file calls the statement open: it proves no open problem.
+pub const BOUNDED_CHECK_OF_OPEN: &str = "bounded check of an open statement";
+
+/// A variant of a problem (`erdos_1.variants.weak`) and how it stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Variant {
+    pub theorem_name: String,
+    pub statement: String,
+    /// The file that states it.
+    pub source: String,
+    /// What a catalogue says of it in the literature (`open`, `solved`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub literature_status: Option<String>,
+    /// Ours: `proven`, `false`, `partial` or `open`.
+    pub status: String,
+    /// The best complete, unconditional proof's confidence and file (as for the problem).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_source: Option<String>,
+}
+
+/// Attempts on a problem (files Aristotle returned), by outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AttemptCounts {
+    pub proven: i64,
+    pub partial: i64,
+    pub failed: i64,
+}
+
+/// Confidences of a complete proof, best first: `low` is a proof resting on a hole
+/// (conditional), which proves nothing by itself.
+const COMPLETE: &[&str] = &["verified", "high", "medium"];
+/// Confidences of a proof a checker compiled (a finished output's, or one Aristotle compiled
+/// in an output that stopped early or a project it returned): only such a proof makes a
+/// statement `proven`. A complete proof nobody checked (`medium`) leaves it `partial`, shown
+/// with that confidence.
+const CHECKED: &[&str] = &["verified", "high"];
+
+fn confidence_rank(c: &str) -> usize {
+    COMPLETE
+        .iter()
+        .position(|x| *x == c)
+        .unwrap_or(COMPLETE.len())
+}
+
+/// One theorem occurrence in a file of the problem.
+struct Occurrence {
+    statement: String,
+    confidence: String,
+    notes: String,
+    path: String,
+    source_id: i64,
+}
+
+/// Everything the files of one problem prove and disprove.
+struct Evidence {
+    /// By normalized statement.
+    proofs: HashMap<String, Vec<Occurrence>>,
+    /// Normalized statements the files disprove.
+    disproofs: HashSet<String>,
+}
+
+/// How the files of a problem stand on one statement.
+#[derive(Debug, Default)]
+struct Judged {
+    /// `proven`, `false`, `partial`; `None` when no file proves or disproves it at all.
+    status: Option<&'static str>,
+    /// The best complete, unconditional proof's confidence and file (`medium` with status
+    /// `partial`: nobody checked it).
+    confidence: Option<String>,
+    proof_source: Option<String>,
+    /// Sources holding a complete, unconditional proof a checker compiled.
+    checked_sources: HashSet<i64>,
+}
+
+impl Evidence {
+    fn load(conn: &Connection, problem: &str) -> rusqlite::Result<Evidence> {
+        let mut proofs: HashMap<String, Vec<Occurrence>> = HashMap::new();
+        let mut stmt = conn.prepare_cached(
+            "SELECT f.theorem_statement, coalesce(fs.confidence, f.confidence), coalesce(fs.notes, ''),
+                    s.path, s.id
+             FROM sources s CROSS JOIN finding_sources fs ON fs.source_id = s.id
+             CROSS JOIN findings f ON f.id = fs.finding_id
+             WHERE s.problem_id = ?1 AND f.finding_type = 'theorem'
+               AND f.theorem_statement IS NOT NULL",
+        )?;
+        let rows = stmt.query_map([problem], |r| {
+            Ok(Occurrence {
+                statement: r.get(0)?,
+                confidence: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                notes: r.get(2)?,
+                path: r.get(3)?,
+                source_id: r.get(4)?,
+            })
+        })?;
+        for o in rows {
+            let o = o?;
+            proofs
+                .entry(normalize_ws(&o.statement))
+                .or_default()
+                .push(o);
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT f.theorem_statement FROM sources s
+             CROSS JOIN findings f INDEXED BY idx_findings_source ON f.source_id = s.id
+             WHERE s.problem_id = ?1 AND f.finding_type = 'false_lemma'
+               AND f.theorem_statement IS NOT NULL",
+        )?;
+        let disproofs = stmt
+            .query_map([problem], |r| r.get::<_, String>(0))?
+            .map(|s| s.map(|s| normalize_ws(&s)))
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(Evidence { proofs, disproofs })
+    }
+
+    /// Our status of `statement`: `proven` by a complete, unconditional proof of it that a
+    /// checker compiled (the best one's confidence and file) and that is not a bounded check of
+    /// an open statement (`open`: the literature calls it open); else `false` when a file
+    /// disproves it; else `partial` when a file proves it without a checker, only
+    /// conditionally or only for finitely many cases.
+    fn judge(&self, statement: &str, open: bool) -> Judged {
+        let key = normalize_ws(statement);
+        let mut judged = Judged::default();
+        let occurrences = self.proofs.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+        let bounded_open = |o: &Occurrence| {
+            o.notes.contains(BOUNDED_CHECK_OF_OPEN) || (open && o.notes.contains(BOUNDED_CHECK))
+        };
+        let mut best: Option<&Occurrence> = None;
+        for o in occurrences {
+            if !COMPLETE.contains(&o.confidence.as_str()) || bounded_open(o) {
+                continue;
+            }
+            if CHECKED.contains(&o.confidence.as_str()) {
+                judged.checked_sources.insert(o.source_id);
+            }
+            let better = best.is_none_or(|b| {
+                (confidence_rank(&o.confidence), &o.path)
+                    < (confidence_rank(&b.confidence), &b.path)
+            });
+            if better {
+                best = Some(o);
+            }
+        }
+        if let Some(b) = best {
+            judged.confidence = Some(b.confidence.clone());
+            judged.proof_source = Some(b.path.clone());
+        }
+        if best.is_some_and(|b| CHECKED.contains(&b.confidence.as_str())) {
+            judged.status = Some("proven");
+        } else if self.disproofs.contains(&key) {
+            judged.status = Some("false");
+        } else if !occurrences.is_empty() {
+            judged.status = Some("partial");
+        }
+        judged
+    }
+}
+
+/// A statement a file of the problem gives ([`super::StatementRecord`]), with its file.
+struct Stated {
+    theorem_name: String,
+    statement: String,
+    variant: bool,
+    rank: i64,
+    literature: Option<String>,
+    path: String,
+}
+
+fn statements(conn: &Connection, problem: &str) -> rusqlite::Result<Vec<Stated>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ps.theorem_name, ps.statement, ps.variant, ps.literature, s.path, ps.rank
+         FROM problem_statements ps JOIN sources s ON s.id = ps.source_id
+         WHERE ps.problem_id = ?1
+         ORDER BY ps.variant, ps.rank, ps.source_id, ps.theorem_name",
+    )?;
+    let rows = stmt.query_map([problem], |r| {
+        Ok(Stated {
+            theorem_name: r.get(0)?,
+            statement: r.get(1)?,
+            variant: r.get(2)?,
+            literature: r.get(3)?,
+            path: r.get(4)?,
+            rank: r.get(5)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The problem's main statement: among the files' main statements of the strongest rank
+/// (`stated` is ordered by rank, then by file), the theorem named after the problem `problem`
+/// (its last component, compared as problem ids are), else the theorem most files state
+/// (several sketches of one problem may each ask a lemma of their own; the target they share
+/// is asked most); in the wording most of them give; the earliest on a tie.
+fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated> {
+    let mains: Vec<(usize, &Stated)> = stated
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.variant)
+        .collect();
+    let rank = mains.first()?.1.rank;
+    let best: Vec<&Stated> = mains
+        .iter()
+        .filter(|(_, s)| s.rank == rank)
+        .map(|(_, s)| *s)
+        .collect();
+    let most = |items: Vec<&str>| -> Option<String> {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for i in items {
+            match counts.iter_mut().find(|(x, _)| *x == i) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((i, 1)),
+            }
+        }
+        let max = counts.iter().map(|c| c.1).max()?;
+        counts
+            .into_iter()
+            .find(|c| c.1 == max)
+            .map(|c| c.0.to_string())
+    };
+    let key = problem_key(problem);
+    let named_after = |s: &Stated| {
+        problem_key(s.theorem_name.rsplit('.').next().unwrap_or(&s.theorem_name)) == key
+    };
+    let of_name: Vec<&Stated> = if best.iter().any(|s| named_after(s)) {
+        best.into_iter().filter(|s| named_after(s)).collect()
+    } else {
+        let name = most(best.iter().map(|s| s.theorem_name.as_str()).collect())?;
+        best.into_iter()
+            .filter(|s| s.theorem_name == name)
+            .collect()
+    };
+    let normalized: Vec<String> = of_name.iter().map(|s| normalize_ws(&s.statement)).collect();
+    let wording = most(normalized.iter().map(String::as_str).collect())?;
+    of_name
+        .into_iter()
+        .zip(&normalized)
+        .find(|(_, n)| **n == wording)
+        .map(|(s, _)| s)
+}
+
+/// The literature's status of the main statement: the first catalogue word on it (or on a
+/// theorem of the same name in another file), with the file that says it.
+fn literature_of<'s>(stated: &'s [Stated], main: &Stated) -> Option<(&'s str, &'s str)> {
+    stated
+        .iter()
+        .filter(|s| !s.variant && s.theorem_name == main.theorem_name)
+        .find_map(|s| Some((s.literature.as_deref()?, s.path.as_str())))
+}
+
+/// The variants of a problem with our status of each: one per theorem name, stated first by
+/// the strongest file.
+fn variants(stated: &[Stated], main: Option<&Stated>, evidence: &Evidence) -> Vec<Variant> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for s in stated.iter().filter(|s| s.variant) {
+        if main.is_some_and(|m| m.theorem_name == s.theorem_name)
+            || !seen.insert(s.theorem_name.as_str())
+        {
+            continue;
+        }
+        let literature = s.literature.clone().or_else(|| {
+            stated
+                .iter()
+                .filter(|o| o.theorem_name == s.theorem_name)
+                .find_map(|o| o.literature.clone())
+        });
+        let judged = evidence.judge(&s.statement, literature.as_deref() == Some("open"));
+        out.push(Variant {
+            theorem_name: s.theorem_name.clone(),
+            statement: s.statement.clone(),
+            source: s.path.clone(),
+            status: judged.status.unwrap_or("open").to_string(),
+            confidence: judged.confidence,
+            proof_source: judged.proof_source,
+            literature_status: literature,
+        });
+    }
+    out
+}
+
+/// Status order for "at least": `open` < `in_flight` < `partial`.
+fn rank(status: &str) -> u8 {
+    match status {
+        "in_flight" => 1,
+        "partial" => 2,
+        "proven" => 3,
+        "false" => 4,
+        _ => 0,
+    }
+}
+
+/// Domain evidence tiers, strongest first; `tracking` and `recorded` (a person's word) rank
+/// after the files' own classification and imports, before the names a file uses.
+fn evidence_rank(evidence: &str) -> u8 {
+    match evidence {
+        "classification" => 0,
+        "imports" => 1,
+        "tracking" | "recorded" => 2,
+        "names" => 3,
+        _ => 4,
+    }
+}
+
+/// The domain the files of a problem give: the strongest evidence tier any file has, the
+/// domain most files of that tier name (the earliest stored on a tie).
+fn files_domain(conn: &Connection, problem: &str) -> rusqlite::Result<Option<(String, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT domain_id, domain_evidence FROM sources
+         WHERE problem_id = ?1 AND domain_id IS NOT NULL AND domain_evidence IS NOT NULL
+         ORDER BY id",
+    )?;
+    let rows: Vec<(String, String)> = stmt
+        .query_map([problem], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let Some(tier) = rows.iter().map(|(_, e)| evidence_rank(e)).min() else {
+        return Ok(None);
+    };
+    let mut votes: Vec<(&str, &str, usize)> = Vec::new();
+    for (d, e) in rows.iter().filter(|(_, e)| evidence_rank(e) == tier) {
+        match votes.iter_mut().find(|(v, _, _)| v == d) {
+            Some((_, _, n)) => *n += 1,
+            None => votes.push((d, e, 1)),
+        }
+    }
+    let max = votes.iter().map(|v| v.2).max().unwrap_or(0);
+    Ok(votes
+        .into_iter()
+        .find(|v| v.2 == max)
+        .map(|(d, e, _)| (d.to_string(), e.to_string())))
+}
+
+/// What a stored problem row holds before settling.
+struct Row {
+    id: String,
+    status: String,
+    statement_source: Option<String>,
+    domain_id: Option<String>,
+    domain_evidence: Option<String>,
+}
+
+/// Settles every problem with extracted files from its files' evidence (statement, status,
+/// literature status, domain, attempt outcomes). Returns how many problems changed.
+pub(crate) fn settle(conn: &Connection) -> rusqlite::Result<usize> {
+    let rows: Vec<Row> = {
+        let mut stmt = conn.prepare(
+            "SELECT id, coalesce(status, 'open'), statement_source, domain_id, domain_evidence
+             FROM problems p WHERE EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id)",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(Row {
+                id: r.get(0)?,
+                status: r.get(1)?,
+                statement_source: r.get(2)?,
+                domain_id: r.get(3)?,
+                domain_evidence: r.get(4)?,
+            })
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut changed = 0;
+    for row in &rows {
+        changed += usize::from(settle_one(conn, row)?);
+    }
+    Ok(changed)
+}
+
+fn settle_one(conn: &Connection, row: &Row) -> rusqlite::Result<bool> {
+    let problem = row.id.as_str();
+    let stated = statements(conn, problem)?;
+    let evidence = Evidence::load(conn, problem)?;
+    let main = main_statement(&stated, problem);
+    let literature = main.and_then(|m| literature_of(&stated, m));
+    let open = literature.is_some_and(|(l, _)| l == "open");
+    let judged = main
+        .map(|m| evidence.judge(&m.statement, open))
+        .unwrap_or_default();
+    // Without a main statement the problem is proven by nothing: a status that says so is
+    // taken back to partial, and one from tracking.db or a user stays.
+    let capped = if row.status == "proven" {
+        "partial"
+    } else {
+        row.status.as_str()
+    };
+    let status = match judged.status {
+        Some(s @ ("proven" | "false")) => s,
+        Some(s) if rank(s) > rank(capped) => s,
+        _ => capped,
+    };
+    // The statement: the main one of the files, else what tracking.db said.
+    let keep_statement = main.is_none() && row.statement_source.as_deref() == Some(TRACKING);
+    // A person's word (tracking.db, `mk record`) stands unless a file's stronger evidence
+    // says otherwise; an older extraction's domain gives way to what the files say now.
+    let person = row
+        .domain_evidence
+        .as_deref()
+        .filter(|e| matches!(*e, "tracking" | "recorded"))
+        .filter(|_| row.domain_id.is_some());
+    let (domain, domain_evidence) = match (files_domain(conn, problem)?, person) {
+        (Some((d, e)), None) => (Some(d), Some(e)),
+        (Some((d, e)), Some(p)) if evidence_rank(&e) < evidence_rank(p) => (Some(d), Some(e)),
+        (_, Some(_)) => (row.domain_id.clone(), row.domain_evidence.clone()),
+        (None, None) => (None, None),
+    };
+    let changed =
+        conn.prepare_cached(
+            "UPDATE problems SET status = ?2, confidence = ?3, proof_source = ?4,
+                statement = CASE WHEN ?5 THEN statement ELSE ?6 END,
+                statement_source = CASE WHEN ?5 THEN statement_source ELSE ?7 END,
+                statement_theorem = CASE WHEN ?5 THEN statement_theorem ELSE ?8 END,
+                literature_status = ?9, literature_source = ?10,
+                domain_id = ?11, domain_evidence = ?12, updated_at = datetime('now')
+             WHERE id = ?1 AND (status IS NOT ?2 OR confidence IS NOT ?3 OR proof_source IS NOT ?4
+                OR (NOT ?5 AND (statement IS NOT ?6 OR statement_source IS NOT ?7
+                                OR statement_theorem IS NOT ?8))
+                OR literature_status IS NOT ?9 OR literature_source IS NOT ?10
+                OR domain_id IS NOT ?11 OR domain_evidence IS NOT ?12)",
+        )?
+        .execute(params![
+            problem,
+            status,
+            judged.confidence.as_deref(),
+            judged.proof_source.as_deref(),
+            keep_statement,
+            main.map(|m| m.statement.as_str()),
+            main.map(|m| m.path.as_str()),
+            main.map(|m| m.theorem_name.as_str()),
+            literature.map(|(l, _)| l),
+            literature.map(|(_, p)| p),
+            domain,
+            domain_evidence,
+        ])? > 0;
+    spread_domain(conn, problem, domain.as_deref())?;
+    settle_attempts(conn, problem, &judged.checked_sources)?;
+    Ok(changed)
+}
+
+/// Where a problem's statement came from when tracking.db gave it.
+pub(crate) const TRACKING: &str = "tracking.db";
+
+/// Files that say nothing of their domain take their problem's: their findings, their
+/// attempts, and the strategies derived from them.
+fn spread_domain(conn: &Connection, problem: &str, domain: Option<&str>) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE findings SET domain_id = ?2
+         WHERE source_id IN (SELECT id FROM sources WHERE problem_id = ?1 AND domain_id IS NULL)
+           AND domain_id IS NOT ?2",
+    )?
+    .execute(params![problem, domain])?;
+    conn.prepare_cached(
+        "UPDATE attempts SET domain_id = ?2
+         WHERE problem_id = ?1 AND domain_id IS NOT ?2
+           AND source_id IN (SELECT id FROM sources WHERE problem_id = ?1 AND domain_id IS NULL)",
+    )?
+    .execute(params![problem, domain])?;
+    conn.prepare_cached(
+        "UPDATE strategies SET domain_id = ?2
+         WHERE problem_id = ?1 AND domain_id IS NULL AND learned LIKE 'extracted:%'",
+    )?
+    .execute(params![problem, domain])?;
+    Ok(())
+}
+
+/// An attempt is `proven` when its file holds a complete, unconditional, checked proof of the
+/// problem's main statement; one that proves something else is `partial`; `failed` (it proves
+/// nothing) stays. The strategies derived from changed attempts are rewritten.
+fn settle_attempts(
+    conn: &Connection,
+    problem: &str,
+    proving: &HashSet<i64>,
+) -> rusqlite::Result<()> {
+    let attempts: Vec<(i64, String, String)> = conn
+        .prepare_cached(
+            "SELECT source_id, approach, outcome FROM attempts
+             WHERE problem_id = ?1 AND outcome != 'failed'",
+        )?
+        .query_map([problem], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut touched: Vec<(String, Option<String>)> = Vec::new();
+    for (source, approach, outcome) in attempts {
+        let wanted = if proving.contains(&source) {
+            "proven"
+        } else {
+            "partial"
+        };
+        if outcome == wanted {
+            continue;
+        }
+        conn.prepare_cached("UPDATE attempts SET outcome = ?2 WHERE source_id = ?1")?
+            .execute(params![source, wanted])?;
+        if !touched.iter().any(|(a, _)| *a == approach) {
+            let domain: Option<String> = conn
+                .prepare_cached("SELECT domain_id FROM attempts WHERE source_id = ?1")?
+                .query_row([source], |r| r.get(0))
+                .optional()?
+                .flatten();
+            touched.push((approach, domain));
+        }
+    }
+    for (approach, domain) in touched {
+        super::attempts::refresh(conn, problem, &approach, domain.as_deref())?;
+    }
+    Ok(())
+}
+
+impl Kb {
+    /// Settles every problem with extracted files from its files' evidence (see the module
+    /// documentation). Returns how many problems changed. Run after every extraction.
+    pub fn settle_problem_status(&mut self) -> Result<usize> {
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        super::retry_busy(|| {
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .at(&db)?;
+            let n = settle(&tx).at(&db)?;
+            tx.commit().at(&db)?;
+            Ok(n)
+        })
+    }
+
+    /// The columns [`Problem::from_row`] reads, for this database's schema.
+    pub(crate) fn problem_columns(&self) -> Result<&'static str> {
+        Ok(if self.schema_version()? >= 7 {
+            Problem::COLUMNS
+        } else {
+            Problem::COLUMNS_V1
+        })
+    }
+
+    /// The problem whose id has key `key` (see [`super::sql::problem_key`]), with its variants
+    /// and its attempts by outcome: what `mk find`, `mk context` and the MCP tools show of it.
+    pub fn problem_by_key(&self, key: &str) -> Result<Option<Problem>> {
+        let current = self.schema_version()? >= 7;
+        let sql = format!(
+            "SELECT {} FROM problems WHERE {} = ?1 ORDER BY id LIMIT 1",
+            self.problem_columns()?,
+            super::sql::problem_key_sql("id")
+        );
+        let Some(mut problem) = self
+            .rows(&sql, params![key], Problem::from_row)?
+            .into_iter()
+            .next()
+        else {
+            return Ok(None);
+        };
+        if self.has_facts() {
+            let counts = self.rows(
+                "SELECT coalesce(sum(outcome = 'proven'), 0), coalesce(sum(outcome = 'partial'), 0),
+                        coalesce(sum(outcome = 'failed'), 0)
+                 FROM attempts WHERE problem_id = ?1",
+                [&problem.id],
+                |r| AttemptCounts {
+                    proven: r.get(0).unwrap_or(0),
+                    partial: r.get(1).unwrap_or(0),
+                    failed: r.get(2).unwrap_or(0),
+                },
+            )?;
+            problem.attempts = counts.into_iter().next();
+        }
+        if current {
+            let conn = &self.conn;
+            let read = || -> rusqlite::Result<Vec<Variant>> {
+                let stated = statements(conn, &problem.id)?;
+                if !stated.iter().any(|s| s.variant) {
+                    return Ok(Vec::new());
+                }
+                let evidence = Evidence::load(conn, &problem.id)?;
+                let main = main_statement(&stated, &problem.id);
+                Ok(variants(&stated, main, &evidence))
+            };
+            problem.variants = read().at(&self.path)?;
+        }
+        Ok(Some(problem))
+    }
+}
+
+/// How a problem (or a variant) stands, in words: the literature's status apart from ours,
+/// ours with the confidence of its proof. `open in the literature; ours: partial`,
+/// `ours: proven (verified)`.
+pub fn standing(literature: Option<&str>, ours: Option<&str>, confidence: Option<&str>) -> String {
+    let ours = ours.unwrap_or("open");
+    let ours = match (ours, confidence) {
+        ("proven", Some(c)) => format!("proven ({c})"),
+        ("partial", Some(c @ "medium")) => {
+            format!("partial (a complete proof no checker ran on: {c})")
+        }
+        ("false", _) => "false (disproved as stated)".to_string(),
+        (s, _) => s.replace('_', " "),
+    };
+    match literature {
+        Some(l) => format!("{l} in the literature; ours: {ours}"),
+        None => format!("ours: {ours}"),
+    }
+}
+
+impl Problem {
+    /// [`standing`] of the problem's main statement.
+    pub fn standing(&self) -> String {
+        standing(
+            self.literature_status.as_deref(),
+            self.status.as_deref(),
+            self.confidence.as_deref(),
+        )
+    }
+}
+
+impl Variant {
+    /// [`standing`] of the variant.
+    pub fn standing(&self) -> String {
+        standing(
+            self.literature_status.as_deref(),
+            Some(&self.status),
+            self.confidence.as_deref(),
+        )
+    }
+}

@@ -1,0 +1,367 @@
+//! What the knowledge base says about a problem, from evidence (issue 29, part B): the main
+//! statement and its variants, our status apart from the literature's, the domain, attempt
+//! outcomes, facts shared between problems, and conditional proofs (a search tactic, a lemma
+//! the file disproves). `fixtures/problem_status` holds one small case per rule.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use rusqlite::Connection;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// `fixtures/problem_status` copied into a scratch directory and extracted.
+struct Extracted {
+    dir: TempDir,
+}
+
+impl Extracted {
+    fn new() -> Extracted {
+        fn copy_tree(from: &Path, to: &Path) {
+            fs::create_dir_all(to).unwrap();
+            for entry in fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                let target = to.join(entry.file_name());
+                if entry.file_type().unwrap().is_dir() {
+                    copy_tree(&entry.path(), &target);
+                } else {
+                    fs::copy(entry.path(), target).unwrap();
+                }
+            }
+        }
+        let dir = TempDir::new().unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/problem_status");
+        copy_tree(&fixtures, &dir.path().join("results"));
+        let e = Extracted { dir };
+        let out = Command::cargo_bin("mf")
+            .unwrap()
+            .arg("extract")
+            .arg("--db")
+            .arg(e.db())
+            .arg("--all")
+            .arg(e.dir.path().join("results"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        e
+    }
+
+    fn db(&self) -> std::path::PathBuf {
+        self.dir.path().join("knowledge.db")
+    }
+
+    fn conn(&self) -> Connection {
+        Connection::open(self.db()).unwrap()
+    }
+
+    fn mk(&self, args: &[&str]) -> String {
+        let out = Command::cargo_bin("mk")
+            .unwrap()
+            .current_dir(self.dir.path())
+            .env_remove("MATH_FORGE_TRACKING_DB")
+            .env("NO_COLOR", "1")
+            .arg("--db")
+            .arg(self.db())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "mk {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn find(&self, problem: &str) -> Value {
+        serde_json::from_str(&self.mk(&["find", problem, "--json"])).unwrap()
+    }
+
+    fn problem(&self, id: &str, column: &str) -> Option<String> {
+        self.conn()
+            .query_row(
+                &format!("SELECT {column} FROM problems WHERE id = ?1"),
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    /// Outcome of the attempt made by the file whose path ends with `file`.
+    fn outcome(&self, file: &str) -> String {
+        self.conn()
+            .query_row(
+                "SELECT a.outcome FROM attempts a JOIN sources s ON s.id = a.source_id
+                 WHERE s.path LIKE '%' || ?1",
+                [file],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    /// (confidence, notes, title) of theorem `name` as the file ending with `file` says it.
+    fn occurrence(&self, file: &str, name: &str) -> (String, String, String) {
+        self.conn()
+            .query_row(
+                "SELECT fs.confidence, coalesce(fs.notes, ''), fs.title FROM finding_sources fs
+                 JOIN sources s ON s.id = fs.source_id JOIN findings f ON f.id = fs.finding_id
+                 WHERE s.path LIKE '%' || ?1 AND f.theorem_name = ?2",
+                [file, name],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap()
+    }
+}
+
+/// The problem's statement is its main theorem's, never a variant's, even where the input asks
+/// a variant; the variants are listed under it, each with its own status; the catalogue's
+/// literature status is shown apart from ours.
+#[test]
+fn variants_are_listed_under_the_main_statement_with_their_own_status() {
+    let e = Extracted::new();
+    let report = e.find("erdos_961");
+    let p = &report["problem"];
+    assert_eq!(
+        p["statement"],
+        "erdos_961 : ∀ n : ℕ, 2 ≤ n → ∃ m : ℕ, n < m ∧ m ≤ 2 * n"
+    );
+    assert_eq!(p["statement_theorem"], "Erdos961.erdos_961");
+    assert!(p["statement_source"]
+        .as_str()
+        .unwrap()
+        .ends_with("erdos_961_erdos_961_variants_weak.lean"));
+    // The literature says open; ours is partial: the output proved a variant, not the problem.
+    assert_eq!(p["literature_status"], "open");
+    assert_eq!(p["status"], "partial");
+    let variants: Vec<(String, String, String)> = p["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["theorem_name"].as_str().unwrap().to_string(),
+                v["literature_status"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        variants,
+        [
+            (
+                "Erdos961.erdos_961.variants.small".to_string(),
+                "open".to_string(),
+                "open".to_string()
+            ),
+            (
+                "Erdos961.erdos_961.variants.weak".to_string(),
+                "solved".to_string(),
+                "proven".to_string()
+            ),
+        ]
+    );
+    assert_eq!(p["variants"][1]["confidence"], "high");
+    assert_eq!(p["attempts"]["partial"], 1);
+    let text = e.mk(&["find", "erdos_961"]);
+    assert!(
+        text.contains("Status: open in the literature; ours: partial"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "[PROVEN] Erdos961.erdos_961.variants.weak  solved in the literature; ours: proven (high)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("theorem Erdos961.erdos_961"), "{text}");
+    // `mk context` shows the same problem section.
+    let context = e.mk(&["context", "erdos_961"]);
+    assert!(
+        context
+            .contains("Problem erdos_961 (open in the literature; ours: partial; domain geometry)"),
+        "{context}"
+    );
+    assert!(
+        context.contains("Variant Erdos961.erdos_961.variants.weak (solved in the literature; ours: proven (high))"),
+        "{context}"
+    );
+}
+
+/// Domain from the file's classification, else its imports, else the problem's other files;
+/// unknown when nothing says.
+#[test]
+fn the_domain_comes_from_evidence_and_is_unknown_without_it() {
+    let e = Extracted::new();
+    let domain = |id: &str| (e.problem(id, "domain_id"), e.problem(id, "domain_evidence"));
+    let some = |a: &str, b: &str| (Some(a.to_string()), Some(b.to_string()));
+    assert_eq!(domain("erdos_961"), some("geometry", "classification"));
+    assert_eq!(domain("lattice_points"), some("geometry", "imports"));
+    // The input says nothing (`import Mathlib`); its output imports combinatorics.
+    assert_eq!(domain("plain_count"), some("combinatorics", "imports"));
+    let input_domain: Option<String> = e
+        .conn()
+        .query_row(
+            "SELECT f.domain_id FROM findings f JOIN sources s ON s.id = f.source_id
+             WHERE s.path LIKE '%slot952_plain_count.lean'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(input_domain.as_deref(), Some("combinatorics"));
+    // Nothing says: unknown, never a default.
+    assert_eq!(domain("bare_fact"), (None, None));
+    assert!(e.mk(&["find", "bare_fact"]).contains("Domain: unknown"));
+}
+
+/// A file of a project Aristotle built and returned (`<uuid>_aristotle/`): its complete proofs
+/// that rest on no hole are high, and one of the problem's own statement proves it.
+#[test]
+fn aristotle_project_outputs_vouch_high() {
+    let e = Extracted::new();
+    assert_eq!(e.occurrence("Main.lean", "cover_bound").0, "high");
+    assert_eq!(e.occurrence("Main.lean", "cover_helper").0, "high");
+    let (confidence, notes, _) = e.occurrence("Main.lean", "cover_square");
+    assert_eq!(confidence, "low");
+    assert!(notes.starts_with("conditional; waits on: cover_gap (sorry)"));
+    assert_eq!(
+        e.problem("cover_bound", "status").as_deref(),
+        Some("proven")
+    );
+    assert_eq!(
+        e.problem("cover_bound", "confidence").as_deref(),
+        Some("high")
+    );
+    assert_eq!(e.outcome("Main.lean"), "proven");
+    assert!(e
+        .mk(&["find", "cover_bound"])
+        .contains("Status: ours: proven (high)"));
+    // A clean finished output proving the statement its input asks: verified.
+    assert_eq!(
+        e.problem("plain_count", "status").as_deref(),
+        Some("proven")
+    );
+    assert_eq!(
+        e.problem("plain_count", "confidence").as_deref(),
+        Some("verified")
+    );
+    assert_eq!(e.outcome("slot953_plain_count_result.lean"), "proven");
+}
+
+/// An output that fills some holes is partial, even when a verdict says a proof failed and it
+/// leaves too many holes.
+#[test]
+fn an_output_that_proves_some_of_its_holes_is_partial() {
+    let e = Extracted::new();
+    assert_eq!(e.outcome("slot956_many_holes_result.lean"), "partial");
+    // The failures are still recorded.
+    let failures: i64 = e
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM findings f JOIN sources s ON s.id = f.source_id
+             WHERE s.path LIKE '%slot956_%' AND f.finding_type = 'failure'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(failures, 2);
+}
+
+/// A finite check of an open statement (`∀ n : Fin 300`, `native_decide`) proves no problem,
+/// even when it is exactly the statement asked.
+#[test]
+fn a_bounded_check_of_an_open_statement_is_not_proven() {
+    let e = Extracted::new();
+    let (confidence, notes, _) =
+        e.occurrence("slot958_gap_primes_result.lean", "gap_primes_bounded");
+    assert_eq!(confidence, "verified", "the check itself is sound");
+    assert!(
+        notes.contains("bounded check of an open statement"),
+        "{notes}"
+    );
+    assert_eq!(
+        e.problem("gap_primes", "status").as_deref(),
+        Some("partial")
+    );
+    assert_eq!(e.outcome("slot958_gap_primes_result.lean"), "partial");
+}
+
+/// A fact found in files of two problems is listed by `mk find` of each.
+#[test]
+fn a_fact_shared_by_two_problems_is_listed_under_both() {
+    let e = Extracted::new();
+    for problem in ["alpha", "beta"] {
+        let report = e.find(problem);
+        let theorems: Vec<&str> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["finding_type"] == "theorem")
+            .flat_map(|g| g["recent"].as_array().unwrap())
+            .map(|f| f["theorem_name"].as_str().unwrap())
+            .collect();
+        assert!(theorems.contains(&"shared_step"), "{problem}: {theorems:?}");
+    }
+    // One fact, not two.
+    let facts: i64 = e
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM findings WHERE theorem_name = 'shared_step'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(facts, 1);
+    // `mk context` lists it under both too.
+    assert!(e.mk(&["context", "beta"]).contains("shared_step"));
+}
+
+/// A proof closed by a search tactic may use any earlier lemma of its file: it is conditional
+/// on those with holes.
+#[test]
+fn a_search_tactic_proof_is_conditional_on_earlier_holes() {
+    let e = Extracted::new();
+    let (confidence, notes, title) = e.occurrence("slot962_search_result.lean", "search_main");
+    assert_eq!(confidence, "low");
+    assert!(
+        notes.starts_with("conditional; waits on: search_gap (sorry)"),
+        "{notes}"
+    );
+    assert_eq!(title, "search_main (theorem, conditional on search_gap)");
+    assert_eq!(
+        e.occurrence("slot962_search_result.lean", "search_clean").0,
+        "high"
+    );
+}
+
+/// A theorem that waits on a lemma the same file disproves says so.
+#[test]
+fn a_theorem_waiting_on_a_disproved_lemma_says_so() {
+    let e = Extracted::new();
+    let (confidence, notes, title) = e.occurrence("slot963_false_dep_result.lean", "uses_bad");
+    assert_eq!(confidence, "low");
+    assert!(
+        notes.starts_with("conditional; waits on: bad_bound (disproved)"),
+        "{notes}"
+    );
+    assert_eq!(
+        title,
+        "uses_bad (theorem, conditional on bad_bound, which this file disproves)"
+    );
+}
+
+/// A disproof of the problem's own statement makes ours `false`; the attempt that found it
+/// proved a lemma on the way, so it is partial, not failed.
+#[test]
+fn a_disproved_statement_is_false_as_stated() {
+    let e = Extracted::new();
+    assert_eq!(e.problem("wrong_claim", "status").as_deref(), Some("false"));
+    assert_eq!(e.outcome("slot965_wrong_claim_result.lean"), "partial");
+    assert!(e
+        .mk(&["find", "wrong_claim"])
+        .contains("Status: ours: false (disproved as stated)"));
+}
