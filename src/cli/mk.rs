@@ -95,9 +95,12 @@ enum Command {
         #[arg(long, short = 'n', default_value_t = 8)]
         limit: usize,
     },
-    /// Failed approaches and false lemmas, optionally matching a keyword
+    /// Failed approaches and false lemmas, optionally matching a keyword or of one problem
     Failed {
         keyword: Vec<String>,
+        /// Only those of this problem (an id or alias; case, spaces, '_' and '-' do not matter)
+        #[arg(long, value_name = "ID")]
+        problem: Option<String>,
         #[arg(long, short = 'n', default_value_t = 20)]
         limit: usize,
     },
@@ -156,9 +159,12 @@ enum RecordCommand {
 
 #[derive(Debug, Args)]
 struct FactArgs {
-    /// Problem id, e.g. erdos_364
+    /// Problem id, e.g. erdos_364 (an alias works too)
     #[arg(long)]
     problem: String,
+    /// The problem is new to the knowledge base: record it anyway
+    #[arg(long)]
+    new_problem: bool,
     /// What was established or discovered
     #[arg(long)]
     text: String,
@@ -169,9 +175,12 @@ struct FactArgs {
 
 #[derive(Debug, Args)]
 struct Attempt {
-    /// Problem id, e.g. erdos_364
+    /// Problem id, e.g. erdos_364 (an alias works too)
     #[arg(long)]
     problem: String,
+    /// The problem is new to the knowledge base: record it anyway
+    #[arg(long)]
+    new_problem: bool,
     /// Name of the approach or technique, e.g. "pigeonhole"
     #[arg(long)]
     approach: String,
@@ -226,6 +235,9 @@ struct InsightArgs {
     text: String,
     #[arg(long)]
     problem: Option<String>,
+    /// The problem is new to the knowledge base: record it anyway
+    #[arg(long, requires = "problem")]
+    new_problem: bool,
     #[arg(long)]
     domain: Option<String>,
     /// Comma-separated tags
@@ -388,12 +400,21 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                 writeln!(out, "{}", crate::hook::context_text::render(&context, 0))?;
             }
         }
-        Command::Failed { keyword, limit } => {
+        Command::Failed {
+            keyword,
+            problem,
+            limit,
+        } => {
             let kb = ctx.kb()?;
             let tracking = ctx.tracking();
             let keyword = keyword.join(" ");
             let keyword = (!keyword.trim().is_empty()).then_some(keyword);
-            let report = kb.failed(keyword.as_deref(), limit, Some(&tracking))?;
+            let report = kb.failed(
+                problem.as_deref(),
+                keyword.as_deref(),
+                limit,
+                Some(&tracking),
+            )?;
             if ctx.json {
                 json(out, &report)?;
             } else {
@@ -467,6 +488,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         domain: a.attempt.domain,
                         slot: a.attempt.slot,
                         uuid: a.attempt.uuid,
+                        new_problem: a.attempt.new_problem,
                     })?,
                 ),
                 RecordCommand::Strategy(a) => (
@@ -480,6 +502,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         domain: a.attempt.domain,
                         slot: a.attempt.slot,
                         uuid: a.attempt.uuid,
+                        new_problem: a.attempt.new_problem,
                     })?,
                 ),
                 RecordCommand::Fact(a) => ("fact", record_fact(&mut kb, "fact", a)?),
@@ -494,6 +517,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         problem: a.problem,
                         domain: a.domain,
                         tags: a.tags,
+                        new_problem: a.new_problem,
                     })?,
                 ),
             };
@@ -528,6 +552,7 @@ fn record_fact(kb: &mut Kb, kind: &str, a: FactArgs) -> Result<kb::Recorded, KbE
         problem: Some(a.problem),
         domain: None,
         tags: Some(kind.to_string()),
+        new_problem: a.new_problem,
     })
 }
 

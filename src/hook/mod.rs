@@ -247,7 +247,14 @@ fn problem_briefing(
         .map(|n| n.to_string_lossy().into_owned());
     let candidates = env.problem.iter().chain(&recorded).chain(&from_dir);
     for problem in candidates {
-        let context = kb.context(problem, 5)?;
+        // A problem the knowledge base does not know yet is briefed as such, not an error.
+        let context = match kb.context(problem, 5) {
+            Err(crate::kb::KbError::UnknownProblem { .. }) => crate::kb::Context {
+                query: problem.trim().to_string(),
+                ..Default::default()
+            },
+            other => other?,
+        };
         if context.is_empty() && Some(problem) == from_dir.as_ref() {
             continue;
         }

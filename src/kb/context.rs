@@ -93,10 +93,13 @@ const FAILED: &str = "finding_type = 'failure'";
 const FALSE: &str = "finding_type = 'false_lemma'";
 
 impl Kb {
-    /// The context for `problem`, each section at most `limit` entries.
+    /// The context for `problem` (an id, an alias or any spelling of one), each section at
+    /// most `limit` entries. An unknown problem is
+    /// [`KbError::UnknownProblem`](super::KbError::UnknownProblem).
     pub fn context(&self, problem: &str, limit: usize) -> Result<Context> {
         let query = problem.trim().to_string();
-        let key = problem_key(&query);
+        let id = self.require_problem(&query)?.id;
+        let key = problem_key(&id);
         let problem = self
             .rows(
                 &format!(
@@ -110,7 +113,7 @@ impl Kb {
             .into_iter()
             .next();
         let techniques = self
-            .recommend(&query, limit)
+            .recommend(&id, limit)
             .map(|r| r.recommendations)
             .unwrap_or_default();
         let domain = problem.as_ref().and_then(|p| p.domain_id.clone());

@@ -18,6 +18,7 @@ mod capture;
 mod context;
 mod error;
 mod facts;
+mod identity;
 mod journal;
 mod model;
 mod paths;
@@ -43,6 +44,7 @@ pub use capture::{derive_captures, Evidence, FAILURE_ATTEMPTS};
 pub use context::{Context, ContextItem, SimilarProblem};
 pub use error::{KbError, Result};
 pub use facts::{fact_key, FactSource};
+pub use identity::ResolvedProblem;
 pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use model::{
     domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,

@@ -308,6 +308,9 @@ pub struct SourceRecord {
     /// The version of the extractor that read the file: a file stored by another version is
     /// re-read even when its bytes are unchanged (0 for writers that are no extractor).
     pub extractor: i64,
+    /// What decided `problem_id` (`tracking`, `theorem`, `file_name`, `sketch`, …; see
+    /// [`crate::problem::Evidence`]).
+    pub problem_evidence: Option<String>,
 }
 
 /// A problem row to create or merge into when a file about it is stored.

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -52,6 +52,13 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 5,
         sql: include_str!("../../schema/migrations/005_occurrences.sql"),
+        after: None,
+    },
+    // Problem identity: aliases of problem ids, and the evidence that decided each source's
+    // problem.
+    Migration {
+        version: 6,
+        sql: include_str!("../../schema/migrations/006_problem_identity.sql"),
         after: None,
     },
 ];

@@ -27,6 +27,8 @@ pub struct FileItem {
     pub problem: Option<ProblemUpsert>,
     /// The attempt the file made on its problem, when it is an attempt (an Aristotle output).
     pub attempt: Option<super::AttemptRecord>,
+    /// Other spellings of the file's problem met in its name and path, stored as aliases.
+    pub aliases: Vec<String>,
 }
 
 /// What happened to one file in [`Kb::write_batch`].
@@ -49,6 +51,8 @@ pub struct KnownSource {
     pub content_hash: String,
     pub slot: Option<i64>,
     pub problem_id: Option<String>,
+    /// The request uuid stored for it (tracking.db may name its problem).
+    pub aristotle_uuid: Option<String>,
     /// The version of the extractor that stored its findings ([`SourceRecord::extractor`]).
     pub extractor: i64,
     /// Findings stored for it.
@@ -81,7 +85,7 @@ impl Kb {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT path, content_hash, slot, problem_id, extractor, \
+                "SELECT path, content_hash, slot, problem_id, extractor, aristotle_uuid, \
                  (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id AND fact_key IS NULL) \
                  + (SELECT COUNT(*) FROM finding_sources WHERE finding_sources.source_id = sources.id) \
                  FROM sources",
@@ -96,7 +100,8 @@ impl Kb {
                         slot: r.get(2)?,
                         problem_id: r.get(3)?,
                         extractor: r.get(4)?,
-                        findings: r.get::<_, i64>(5)?.max(0) as usize,
+                        aristotle_uuid: r.get(5)?,
+                        findings: r.get::<_, i64>(6)?.max(0) as usize,
                     },
                 ))
             })
@@ -433,7 +438,7 @@ fn write_file(
                 "UPDATE sources SET content_hash = ?2, size_bytes = ?3, slot = ?4, problem_id = ?5,
                     aristotle_uuid = ?6, lean_version = ?7, mathlib_version = ?8,
                     parse_error_count = ?9, sorry_count = ?10, axiom_count = ?11,
-                    extractor = ?12, extracted_at = datetime('now')
+                    extractor = ?12, problem_evidence = ?13, extracted_at = datetime('now')
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -448,7 +453,8 @@ fn write_file(
                 src.parse_error_count,
                 src.sorry_count,
                 src.axiom_count,
-                src.extractor
+                src.extractor,
+                src.problem_evidence
             ])?;
             out.status = FileStatus::Replaced;
             (id, old)
@@ -457,13 +463,14 @@ fn write_file(
             conn.prepare_cached(
                 "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
                     lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count,
-                    extractor)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                    extractor, problem_evidence)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?
             .execute(params![
                 src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
                 src.aristotle_uuid, src.lean_version, src.mathlib_version,
-                src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor
+                src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor,
+                src.problem_evidence
             ])?;
             out.status = FileStatus::Added;
             (conn.last_insert_rowid(), (0, 0))
@@ -485,7 +492,11 @@ fn write_file(
     let mut added = i64::from(out.status == FileStatus::Added);
     if let Some(old_problem) = &moved_from {
         leave_problem(conn, old_problem, old_counts)?;
+        super::identity::note_move(conn, old_problem, src.problem_id.as_deref())?;
         (old_counts, added) = ((0, 0), 1);
+    }
+    if let Some(problem) = &src.problem_id {
+        super::identity::store_aliases(conn, problem, &item.aliases, "spelling")?;
     }
     if let Some(p) = &item.problem {
         let new_counts = count_new(&item.findings);

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::output;
 use crate::extract::{self, Overrides, Summary};
-use crate::kb::{resolve_knowledge_db, Kb};
+use crate::kb::{resolve_knowledge_db, resolve_tracking_db, Kb};
 use crate::lean::walk::{lean_files, IgnoreRules, WalkError};
 use crate::lint::summary::plural;
 
@@ -33,6 +33,10 @@ pub struct ExtractArgs {
     /// knowledge.db to write (default: $MATH_FORGE_DB, the plugin's, or ./.math-forge/knowledge.db)
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
+    /// tracking.db whose submissions name the problems of the files they returned (read, never
+    /// written; default: $MATH_FORGE_TRACKING_DB, or submissions/tracking.db of the project)
+    #[arg(long, value_name = "PATH")]
+    tracking: Option<PathBuf>,
     /// JSON Lines: one report per file, then {"summary": …, "db": PATH}
     #[arg(long)]
     pub(super) json: bool,
@@ -90,10 +94,19 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
     };
     inputs.fail_if(failed);
 
+    if let Some(t) = args.tracking.as_deref().filter(|t| !t.is_file()) {
+        let message = format!(
+            "{}: tracking.db not found (from --tracking); check the path",
+            t.display()
+        );
+        output::error("mf", Some(t), &message);
+        return Ok(ExitCode::from(EXIT_INPUT));
+    }
     let bar = progress_bar(files.len(), !args.all.is_empty());
     let overrides = Overrides {
         slot: args.slot,
         problem_id: args.problem_id.clone(),
+        tracking_db: Some(resolve_tracking_db(args.tracking.as_deref()).path),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
