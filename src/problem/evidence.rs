@@ -365,20 +365,21 @@ fn stem_id(path: &Path) -> Option<String> {
 /// The users' own naming, for their files only; a sketch whose comment names a campaign
 /// target joins it.
 fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
-    // A test checks something: no problem by name alone.
-    if layout::is_test(file.path) {
-        return Identity::default();
-    }
-    let named = file.naming.problem_id.clone();
     // A module of a package is no sketch, unless it is a benchmark's statement named by its
-    // id; a module of an unpacked project is named by its directory, which is the users'
-    // naming of the whole project.
-    if !file.naming.problem_from_dir && ctx.layout.is_library(file.path) {
+    // id (a benchmark's `Test/` split included); a module of a project Aristotle returned is
+    // named by the project's directory, which is the users' naming of the whole project.
+    let project_named = file.naming.problem_from_dir && file.naming.in_project;
+    if !project_named && ctx.layout.is_library(file.path) {
         return match benchmark_stem(file) {
             Some(id) => Identity::of(id, Evidence::FileName),
             None => Identity::default(),
         };
     }
+    // A test checks something: no problem by name alone.
+    if layout::is_test(file.path) {
+        return Identity::default();
+    }
+    let named = file.naming.problem_id.clone();
     let is_target = named.as_deref().is_some_and(|n| ctx.campaigns.is_target(n));
     if !is_target {
         if let Some(target) = ctx.campaigns.named_in(&title(words, file.path)) {

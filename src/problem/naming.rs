@@ -20,6 +20,8 @@ pub struct FileNaming {
     /// The problem was read from a directory the file sits in (a generic `Main.lean`, a
     /// module of an unpacked project), not from the file's own name.
     pub problem_from_dir: bool,
+    /// The file is part of a project Aristotle returned unpacked (`…_aristotle/`).
+    pub in_project: bool,
 }
 
 /// Words that decorate a name without naming the problem.
@@ -84,6 +86,7 @@ pub fn from_path(path: &Path) -> FileNaming {
         problem_id,
         uuid,
         problem_from_dir,
+        in_project,
     }
 }
 
@@ -295,6 +298,7 @@ mod tests {
                 problem_id: Some("erdos_672".into()),
                 uuid: Some("e32a4620-7495-4654-b680-0996c098bc9a".into()),
                 problem_from_dir: true,
+                in_project: true,
             }
         );
         assert_eq!(
@@ -350,6 +354,17 @@ mod tests {
             (None, None)
         );
         assert!(!is_hex_fragment("erdos850"));
+    }
+
+    #[test]
+    fn the_slot_comes_from_the_files_own_name_before_a_folders() {
+        let project = "yolo_results/yolo_slot1341_extracted/\
+                       cd13b3a0-a907-4899-a403-a80c36f64b5c_aristotle/RequestProject";
+        assert_eq!(
+            naming(&format!("{project}/slot1342_helper.lean")).0,
+            Some(1342)
+        );
+        assert_eq!(naming(&format!("{project}/Main.lean")).0, Some(1341));
     }
 
     #[test]
