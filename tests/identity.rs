@@ -745,3 +745,53 @@ fn tracking_ids_are_kept() {
         );
     }
 }
+
+/// A library module's facts are facts without a problem; given a problem later, the file is a
+/// new submission of it, and its facts follow it.
+#[test]
+fn a_library_modules_facts_have_no_problem_until_one_is_given() {
+    let l = Layout::of(&["erdos_project"]);
+    l.extract(&[]);
+    let primes = l
+        .root()
+        .join("erdos_project/ErdosProject/Common/Primes.lean");
+    let facts = |conn: &Connection| -> Vec<Option<String>> {
+        conn.prepare(
+            "SELECT f.problem_id FROM findings f JOIN sources s ON s.id = f.source_id
+             WHERE s.path LIKE '%Common/Primes.lean' AND f.finding_type = 'theorem'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    let before = facts(&l.conn());
+    assert_eq!(before, [None, None], "two lemmas, no problem");
+    let out = Command::cargo_bin("mf")
+        .unwrap()
+        .args(["extract", "--db"])
+        .arg(l.db())
+        .arg(&primes)
+        .args(["--problem-id", "Erdos 1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let conn = l.conn();
+    assert_eq!(
+        facts(&conn),
+        [Some("erdos_1".into()), Some("erdos_1".into())]
+    );
+    let submissions: i64 = conn
+        .query_row(
+            "SELECT submission_count FROM problems WHERE id = 'erdos_1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(submissions, 1);
+}

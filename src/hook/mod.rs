@@ -259,7 +259,13 @@ fn problem_briefing(
             continue;
         }
         if let Some(s) = &session {
-            kb.set_session_problem(s, problem)?;
+            // The id as the knowledge base spells it, so that what the session captures is
+            // filed under the problem, not under the alias the session was started with.
+            let id = context
+                .problem
+                .as_ref()
+                .map_or(problem.as_str(), |p| p.id.as_str());
+            kb.set_session_problem(s, id)?;
             kb.mark_shown(s, &context.finding_ids())?;
         }
         return Ok(Some(context_text::render(&context, BRIEFING_CONTEXT_CHARS)));

@@ -416,8 +416,11 @@ fn write_file(
             return Ok(out);
         }
     }
+    // The file changed problems (from one, or from none): it leaves the old one, if any, and
+    // counts as a new submission of the new one.
+    let changed_problem = matches!(&existing, Some((_, _, _, old, _)) if *old != src.problem_id);
     let moved_from = match &existing {
-        Some((_, _, _, old, _)) if *old != src.problem_id => old.clone(),
+        Some((_, _, _, old, _)) if changed_problem => old.clone(),
         _ => None,
     };
     let (finding_domains, problem_domain) = match checked {
@@ -486,13 +489,13 @@ fn write_file(
         item.attempt.as_ref(),
         problem_domain.as_deref(),
     )?;
-    // A file whose problem id changed leaves its old problem and counts as a new submission of
-    // the new one.
     let mut old_counts = old_counts;
     let mut added = i64::from(out.status == FileStatus::Added);
     if let Some(old_problem) = &moved_from {
         leave_problem(conn, old_problem, old_counts)?;
         super::identity::note_move(conn, old_problem, src.problem_id.as_deref())?;
+    }
+    if changed_problem {
         (old_counts, added) = ((0, 0), 1);
     }
     if let Some(problem) = &src.problem_id {
