@@ -312,6 +312,18 @@ fn benchmark_ids_and_statement_beside_solution() {
                 Some("algebra_sqineq_at2malt1"),
                 Some("file_name"),
             ),
+            // Loose benchmark files (no package) are named by their whole name, never by a
+            // shortened one that would merge two problems.
+            (
+                "benchmark/loose/algebra_amgm_sum1toneqn_prod1tonleq1.lean",
+                Some("algebra_amgm_sum1toneqn_prod1tonleq1"),
+                Some("file_name"),
+            ),
+            (
+                "benchmark/loose/algebra_amgm_sum1toneqn_sum1tonleqn.lean",
+                Some("algebra_amgm_sum1toneqn_sum1tonleqn"),
+                Some("file_name"),
+            ),
             (
                 "statement_solution/Statements/putnam_2019_a1.lean",
                 Some("putnam_2019_a1"),

@@ -10,7 +10,9 @@
 //!    belongs to that problem);
 //! 5. a catalogue entry without a scheme (a file whose theorems carry `@[category research …]`
 //!    is one problem, named by the file);
-//! 6. the users' own sketch naming (`slot614_erdos_850_…`, `tuza_nu4_…`), for their files
+//! 6. a file stating a theorem named exactly as the file (a benchmark's statement: its whole
+//!    name is the id), unless its title names a campaign target of the users;
+//! 7. the users' own sketch naming (`slot614_erdos_850_…`, `tuza_nu4_…`), for their files
 //!    only: never for a package module, a test, or a file that states no theorem or lemma; a
 //!    sketch whose leading comment names a campaign target in words joins that target.
 //!
@@ -230,11 +232,9 @@ fn by_declaration(file: &FileView<'_>) -> Option<String> {
 fn benchmark_stem(file: &FileView<'_>) -> Option<String> {
     let stem = file.path.file_stem()?.to_str()?;
     let id_like = stem.contains('_') || stem.chars().any(|c| c.is_ascii_digit());
-    let named = file
-        .outline
-        .declarations
-        .iter()
-        .any(|d| matches!(d.kind.as_str(), "theorem" | "lemma") && d.name == stem);
+    let named = file.outline.declarations.iter().any(|d| {
+        matches!(d.kind.as_str(), "theorem" | "lemma") && (d.name == stem || d.full_name == stem)
+    });
     (id_like && named).then(|| stem.to_ascii_lowercase())
 }
 
@@ -385,6 +385,11 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
         if let Some(target) = ctx.campaigns.named_in(&title(words, file.path)) {
             return Identity::of(target.to_string(), Evidence::Campaign);
         }
+    }
+    // A file stating a theorem named exactly as the file is named by its whole name (a
+    // benchmark's file, `induction_12dvd4expnp1p20.lean`), never by a shortened sketch name.
+    if let Some(id) = benchmark_stem(file) {
+        return Identity::of(id, Evidence::FileName);
     }
     // A file of its own name that states no theorem or lemma (a script, a module of
     // definitions) asks nothing: it creates no problem, though it may belong to one other
