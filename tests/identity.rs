@@ -235,6 +235,12 @@ fn a_catalogue_and_the_users_attempts_are_one_problem() {
                 Some("goldbach_conjecture"),
                 Some("catalogue_entry"),
             ),
+            // A catalogue's bare number is named with its catalogue, never bare.
+            (
+                "catalogue/FormalConjectures/GreensOpenProblems/12.lean",
+                Some("greens_open_problems_12"),
+                Some("catalogue_entry"),
+            ),
             (
                 "catalogue/FormalConjectures/Wikipedia/GoldbachDefs.lean",
                 None,
@@ -333,6 +339,16 @@ fn benchmark_ids_and_statement_beside_solution() {
                 "statement_solution/Solutions/putnam_2019_a1_solution.lean",
                 Some("putnam_2019_a1"),
                 Some("comment"),
+            ),
+            (
+                "statement_solution/loose/sum_of_two_squares.lean",
+                Some("sum_of_two_squares"),
+                Some("file_name"),
+            ),
+            (
+                "statement_solution/loose/sum_of_two_squares_solution.lean",
+                Some("sum_of_two_squares"),
+                Some("file_name"),
             ),
             (
                 "statement_solution/Imo2001P6/Statement.lean",

@@ -228,15 +228,32 @@ fn by_declaration(file: &FileView<'_>) -> Option<String> {
 }
 
 /// A benchmark's file whose name is its id: it states a theorem named exactly as the file
-/// (`induction_12dvd4expnp1p20` in `induction_12dvd4expnp1p20.lean`).
+/// (`induction_12dvd4expnp1p20` in `induction_12dvd4expnp1p20.lean`). A file named for its
+/// role beside it (`…_solution.lean`, `…_statement.lean`) stating that theorem is the same
+/// problem.
 fn benchmark_stem(file: &FileView<'_>) -> Option<String> {
     let stem = file.path.file_stem()?.to_str()?;
-    let id_like = stem.contains('_') || stem.chars().any(|c| c.is_ascii_digit());
+    let base = ROLES
+        .iter()
+        .find_map(|role| {
+            let cut = stem.len().checked_sub(role.len() + 1)?;
+            let (head, tail) = stem.split_at(cut);
+            (tail[1..].eq_ignore_ascii_case(role) && matches!(&tail[..1], "_" | "-"))
+                .then_some(head)
+        })
+        .unwrap_or(stem);
+    let id_like = base.contains('_') || base.chars().any(|c| c.is_ascii_digit());
     let named = file.outline.declarations.iter().any(|d| {
-        matches!(d.kind.as_str(), "theorem" | "lemma") && (d.name == stem || d.full_name == stem)
+        matches!(d.kind.as_str(), "theorem" | "lemma")
+            && [stem, base]
+                .iter()
+                .any(|n| d.name == *n || d.full_name == *n)
     });
-    (id_like && named).then(|| stem.to_ascii_lowercase())
+    (id_like && named).then(|| base.to_ascii_lowercase())
 }
+
+/// What a file beside a problem's statement may be named for.
+const ROLES: &[&str] = &["solution", "sol", "proof", "statement", "answer", "formal"];
 
 /// The file's own words: its comments before its first declaration (the module docstring,
 /// the sketch's description), without Aristotle's header, bounded.
@@ -355,10 +372,18 @@ fn by_path(path: &Path) -> Option<Identity> {
     None
 }
 
-/// The file name as an id (`GoldbachConjecture` → `goldbach_conjecture`).
+/// The file name as an id (`GoldbachConjecture` → `goldbach_conjecture`); a bare number is
+/// the catalogue's number, named with its folder (`GreensOpenProblems/12` →
+/// `greens_open_problems_12`), so that two catalogues' entries 12 never meet.
 fn stem_id(path: &Path) -> Option<String> {
     let stem = path.file_stem()?.to_str()?;
-    let words: Vec<String> = scheme::atoms(stem).into_iter().map(|a| a.text).collect();
+    let mut words: Vec<String> = scheme::atoms(stem).into_iter().map(|a| a.text).collect();
+    if words.iter().all(|w| w.chars().all(|c| c.is_ascii_digit())) {
+        let folder = path.parent()?.file_name()?.to_str()?;
+        let mut named: Vec<String> = scheme::atoms(folder).into_iter().map(|a| a.text).collect();
+        named.append(&mut words);
+        words = named;
+    }
     (!words.is_empty()).then(|| words.join("_"))
 }
 
