@@ -258,8 +258,17 @@ fn a_catalogue_and_the_users_attempts_are_one_problem() {
             ),
         ],
     );
-    // The catalogue's statement and the attempt are one problem with two sources.
+    // The catalogue's statement and the attempt are one problem with two sources; the
+    // catalogue's path spelling is an alias of it.
     let conn = l.conn();
+    let alias: String = conn
+        .query_row(
+            "SELECT problem_id FROM problem_aliases WHERE alias = 'ErdosProblems/975'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(alias, "erdos_975");
     let sources: i64 = conn
         .query_row(
             "SELECT count(*) FROM sources WHERE problem_id = 'erdos_975'",

@@ -105,7 +105,17 @@ impl Kb {
 
     /// The known ids and aliases closest to `query` (aliases as `alias → id`), closest first.
     pub fn nearest_problem_names(&self, query: &str, limit: usize) -> Result<Vec<String>> {
-        let mut names = self.closest_problem_ids(query, limit)?;
+        // The ids near what a scheme reads the query as (`ErdosProblems/97` → `erdos_97`)
+        // first, then those near the query as typed.
+        let mut names = match crate::problem::canonical(query) {
+            Some(id) => self.closest_problem_ids(&id, limit)?,
+            None => Vec::new(),
+        };
+        for id in self.closest_problem_ids(query, limit)? {
+            if !names.contains(&id) {
+                names.push(id);
+            }
+        }
         if self.has_table("problem_aliases")? {
             let aliases = self.rows(
                 "SELECT alias, problem_id FROM problem_aliases LIMIT 50000",

@@ -135,8 +135,23 @@ impl FileView<'_> {
 }
 
 /// The problem of `file`: `given` (the command line's) wins, then the evidence in the order
-/// of the module documentation.
+/// of the module documentation. The spellings of it the file's name and folders use are its
+/// aliases, whatever decided.
 pub fn identify(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Identity {
+    let mut identity = decide(file, ctx, given);
+    if let (Some(id), Some(path)) = (&identity.problem_id, by_path(file.path)) {
+        if path.problem_id.as_ref() == Some(id) {
+            for alias in path.aliases {
+                if !identity.aliases.contains(&alias) {
+                    identity.aliases.push(alias);
+                }
+            }
+        }
+    }
+    identity
+}
+
+fn decide(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Identity {
     if let Some(given) = given.map(str::trim).filter(|g| !g.is_empty()) {
         let mut identity = Identity::of(
             scheme::canonical(given).unwrap_or_else(|| given.to_string()),
