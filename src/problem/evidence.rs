@@ -252,8 +252,9 @@ fn benchmark_stem(file: &FileView<'_>) -> Option<String> {
         .iter()
         .find_map(|role| {
             let cut = stem.len().checked_sub(role.len() + 1)?;
-            let (head, tail) = stem.split_at(cut);
-            (tail[1..].eq_ignore_ascii_case(role) && matches!(&tail[..1], "_" | "-"))
+            let (head, tail) = (stem.get(..cut)?, stem.get(cut..)?);
+            tail.strip_prefix(['_', '-'])
+                .is_some_and(|t| t.eq_ignore_ascii_case(role))
                 .then_some(head)
         })
         .unwrap_or(stem);
@@ -463,4 +464,59 @@ fn aliases_of<'a>(id: Option<&str>, spellings: impl IntoIterator<Item = &'a str>
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lean::ParsedFile;
+
+    fn identity_of(path: &str, text: &str) -> Identity {
+        let parsed = ParsedFile::parse(text.to_string());
+        let outline = Outline::of(path, &parsed);
+        let naming = naming::from_path(Path::new(path));
+        identify(
+            &FileView {
+                path: Path::new(path),
+                text: &parsed.text,
+                outline: &outline,
+                naming: &naming,
+            },
+            &Context::default(),
+            None,
+        )
+    }
+
+    #[test]
+    fn names_with_any_characters_are_read_without_panicking() {
+        // Multi-byte characters where a role suffix or a scheme would be cut.
+        for name in ["M₂_M₁", "₂_inter", "x₂_solution", "é", "₂", "_sol"] {
+            let path = format!("bench/{name}.lean");
+            let text = format!("theorem {name} : True := trivial\n");
+            let _ = identity_of(&path, &text);
+        }
+        let found = identity_of(
+            "bench/disjoint_inter_M₂_solution.lean",
+            "theorem disjoint_inter_M₂ : True := trivial\n",
+        );
+        assert_eq!(found.problem_id.as_deref(), Some("disjoint_inter_m₂"));
+    }
+
+    #[test]
+    fn own_words_outrank_a_name_and_a_folder() {
+        let found = identity_of(
+            "work/putnam_1990_a1.lean",
+            "/-! # Erdős Problem 975 -/\ntheorem t : True := trivial\n",
+        );
+        assert_eq!(
+            (found.problem_id.as_deref(), found.evidence),
+            (Some("erdos_975"), Some(Evidence::Comment))
+        );
+        // Aristotle's header is its words, not the author's.
+        let found = identity_of(
+            "work/putnam_1990_a1.lean",
+            "/-\nThis file was edited by Aristotle.\nThe following was proved by Aristotle:\n- erdos_975\n-/\ntheorem t : True := trivial\n",
+        );
+        assert_eq!(found.problem_id.as_deref(), Some("putnam_1990_a1"));
+    }
 }
