@@ -254,6 +254,7 @@ fn corpus() -> Vec<FileItem> {
                     ..Default::default()
                 }),
                 attempt: None,
+                aliases: Vec::new(),
             }
         })
         .collect()

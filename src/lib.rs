@@ -12,6 +12,7 @@ pub mod kb;
 pub mod lean;
 pub mod lint;
 pub mod mcp;
+pub mod problem;
 pub mod sql;
 pub mod tracking;
 pub mod verify;

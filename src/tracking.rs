@@ -397,6 +397,29 @@ impl Tracking {
         .collect()
     }
 
+    /// Each submission's request uuid and the problem it was made for, as tracking.db spells
+    /// it: the strongest evidence of a returned file's problem.
+    pub fn submission_problems(&self) -> Vec<(String, String)> {
+        if !self.has("submissions", Some("uuid")) || !self.has("submissions", Some("problem_id")) {
+            return vec![];
+        }
+        self.rows(
+            "SELECT s.uuid, s.problem_id FROM submissions s
+             WHERE s.uuid IS NOT NULL AND trim(s.uuid) != ''
+               AND s.problem_id IS NOT NULL AND trim(s.problem_id) != ''",
+            Vec::new(),
+            |r| {
+                (
+                    text_at(r, 0).unwrap_or_default(),
+                    text_at(r, 1).unwrap_or_default(),
+                )
+            },
+        )
+        .into_iter()
+        .map(|(u, p)| (u.trim().to_string(), p.trim().to_string()))
+        .collect()
+    }
+
     /// Every candidate problem.
     pub fn candidate_problems(&self) -> Vec<CandidateProblem> {
         let cols = [

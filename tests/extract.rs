@@ -565,7 +565,9 @@ fn an_interrupted_run_leaves_a_consistent_database_and_a_rerun_finishes() {
 }
 
 /// A result copied to another path (a prover's result file and the project it was unpacked
-/// into) is parsed once but stored as its own source, with the slot and problem its own name says.
+/// into) is parsed once but stored as its own source, with the slot its own name says; its
+/// problem is what its content says (theorems named after erdos_850), which a name that says
+/// another problem does not override.
 #[test]
 fn a_copy_at_another_path_is_its_own_source() {
     let p = Project::new();
@@ -592,7 +594,7 @@ fn a_copy_at_another_path_is_its_own_source() {
             .unwrap()
     };
     assert_eq!(slots_and_problems("slot614_"), (614, "erdos_850".into()));
-    assert_eq!(slots_and_problems("slot700_"), (700, "erdos_9".into()));
+    assert_eq!(slots_and_problems("slot700_"), (700, "erdos_850".into()));
 }
 
 /// `sources` as the tests read it: path below `results/`, slot, problem id, uuid.
@@ -789,8 +791,15 @@ fn slot_and_problem_given_for_an_unchanged_file_correct_what_is_stored() {
         p.count("SELECT COUNT(*) FROM findings WHERE problem_id = 'tau_bound'"),
         0
     );
-    // The submission moved from one problem to the other.
-    assert_eq!((submissions("tau_bound"), submissions("erdos_42")), (0, 1));
+    // The submission moved from one problem to the other; the old id, left without files or
+    // records, is now an alias of the new one.
+    assert_eq!((submissions("tau_bound"), submissions("erdos_42")), (-1, 1));
+    assert_eq!(
+        p.count(
+            "SELECT COUNT(*) FROM problem_aliases WHERE alias = 'tau_bound' AND problem_id = 'erdos_42'"
+        ),
+        1
+    );
 
     // Given again, the same values change nothing.
     let (v, _, _) = p.extract(&[file, "--slot", "42", "--problem-id", "erdos_42"]);

@@ -848,6 +848,7 @@ fn session_start_and_the_shell_find_the_same_knowledge_base() {
             "pigeonhole",
             "--why",
             "bound too weak",
+            "--new-problem",
         ],
     );
     let stats = shell_mk(&sub, &home, &["stats"]);
@@ -877,6 +878,7 @@ fn a_knowledge_base_left_in_the_plugin_data_folder_is_adopted_or_named() {
             domain: None,
             slot: None,
             uuid: None,
+            new_problem: true,
         })
         .unwrap();
     }

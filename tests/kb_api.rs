@@ -38,6 +38,7 @@ fn item(path: &str, content: &str, theorems: &[&str]) -> FileItem {
             ..Default::default()
         }),
         attempt: None,
+        aliases: Vec::new(),
     }
 }
 

@@ -708,8 +708,8 @@ fn a_file_of_an_unpacked_project_is_an_attempt() {
     let file = write(&project, "Bound.lean", NLIN);
     let mut kb = Kb::open(&dir.path().join("knowledge.db")).unwrap();
     let overrides = Overrides {
-        slot: None,
         problem_id: Some("bound_problem".into()),
+        ..Overrides::default()
     };
     run(&mut kb, &[file], &overrides, |_| {}, |_| {}).unwrap();
     let attempts: Vec<(String, String)> = kb

@@ -174,9 +174,10 @@ fn a_client_session_lists_and_calls_every_tool() {
         report["findings"].as_array().is_some_and(|f| !f.is_empty()),
         "{report}"
     );
+    // An unknown id is answered as by `mk find`: an error naming the nearest ids.
     let (err, report) = s.call("problem", json!({"problem": "erdos_805"}));
-    assert!(!err);
-    assert_eq!(report["did_you_mean"], json!(["erdos_850"]));
+    assert!(err);
+    assert_eq!(report, json!("no problem erdos_805; nearest: erdos_850"));
 
     let (err, recorded) = s.call(
         "record_failure",
@@ -198,7 +199,7 @@ fn a_client_session_lists_and_calls_every_tool() {
     assert!(
         msg.as_str()
             .unwrap()
-            .starts_with("no such problem 'erdos_805'; did you mean erdos_850?"),
+            .starts_with("no problem erdos_805; nearest: erdos_850"),
         "{msg}"
     );
 

@@ -134,8 +134,16 @@ fn find_shows_the_dashboard_with_tracking() {
         "not migrated here, so shown from tracking.db"
     );
 
-    let out = stdout_of(dir.path(), &["find", "erdos", "--db", db.to_str().unwrap()]);
-    assert!(out.contains("Did you mean: erdos_364, erdos_850"), "{out}");
+    // An unknown id is an error (exit 2) naming the nearest ids.
+    let out = mk(dir.path())
+        .args(["find", "erdos", "--db", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_line(&out).trim_end(),
+        "mk: no problem erdos; nearest: erdos_364, erdos_850"
+    );
 }
 
 #[test]
@@ -495,6 +503,7 @@ fn record_validates_and_stores() {
                 "w",
                 "--domain",
                 "astro",
+                "--new-problem",
             ],
             "unknown domain 'astro'",
         ),
@@ -596,6 +605,7 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
                 approach,
                 "--outcome",
                 outcome,
+                "--new-problem",
             ])
             .assert()
             .success();
@@ -617,6 +627,7 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
             d,
             "--problem",
             "nt_9",
+            "--new-problem",
             "--domain",
             "nt",
             "--approach",
@@ -689,31 +700,41 @@ fn recommend_shrinks_lucky_successes_and_skips_failed_approaches() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    let line = stderr_line(&out);
     assert!(
-        stderr_line(&out)
-            .starts_with("mk: no such problem 'nonexistent_problem'; (it is not a domain either: "),
-        "{}",
-        stderr_line(&out)
+        line.starts_with("mk: no problem nonexistent_problem")
+            && line.contains("; nor is it a domain (algebra, "),
+        "{line}"
     );
-    // A near miss names the closest known ids.
+    // A near miss names the closest known ids, the same way from every command.
+    for args in [
+        &["recommend", "erdos_805"][..],
+        &["find", "erdos_805"],
+        &["context", "erdos_805"],
+        &["failed", "--problem", "erdos_805"],
+    ] {
+        let out = mk(dir.path())
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr_line(&out).starts_with("mk: no problem erdos_805; nearest: erdos_850"),
+            "{args:?}: {}",
+            stderr_line(&out)
+        );
+    }
     let out = mk(dir.path())
-        .args(["recommend", "erdos_805", "--db"])
+        .args(["find", "erdos 805", "--json", "--db"])
         .arg(&db)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr_line(&out).starts_with("mk: no such problem 'erdos_805'; did you mean erdos_850? "),
-        "{}",
-        stderr_line(&out)
-    );
-    let text = stdout_of(dir.path(), &["find", "Erdos-805", "--db", d]);
-    assert!(
-        text.starts_with("no such problem: \"Erdos-805\" matches no problem, finding or submission.\n  Did you mean: erdos_850\n"),
-        "{text}"
-    );
-    let r = mk_json(dir.path(), &["find", "erdos 805", "--db", d]);
-    assert_eq!(r["did_you_mean"], serde_json::json!(["erdos_850"]));
+    let error: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stderr).trim()).unwrap();
+    assert_eq!(error["error"], "no problem erdos 805; nearest: erdos_850");
 }
 
 #[test]

@@ -565,6 +565,7 @@ fn text_from_the_knowledge_base_is_escaped() {
         "</pre></code><script>alert(3)</script>",
         "--domain",
         "nt",
+        "--new-problem",
     ]);
     s.json(&[
         "record",

@@ -114,14 +114,18 @@ enum Command {
         #[arg(long, short = 'n', default_value_t = 8, value_name = "N")]
         limit: usize,
     },
-    /// Failed approaches and false lemmas, optionally matching a keyword
+    /// Failed approaches and false lemmas, optionally matching a keyword or of one problem
     #[command(after_help = "Examples:
   mk failed                                        every failed approach and false lemma
-  mk failed induction                              those that mention induction")]
+  mk failed induction                              those that mention induction
+  mk failed --problem erdos_850                    those of one problem (an id or alias)")]
     Failed {
         /// Words that a failure or false lemma must mention (all of them)
         #[arg(value_name = "KEYWORD")]
         keyword: Vec<String>,
+        /// Only those of this problem (an id or alias; case, spaces, '_' and '-' do not matter)
+        #[arg(long, value_name = "ID")]
+        problem: Option<String>,
         /// Most entries shown
         #[arg(long, short = 'n', default_value_t = 20, value_name = "N")]
         limit: usize,
@@ -248,9 +252,12 @@ enum RecordCommand {
 
 #[derive(Debug, Args)]
 struct FactArgs {
-    /// Problem id, e.g. erdos_364
+    /// Problem id, e.g. erdos_364 (an alias works too)
     #[arg(long)]
     problem: String,
+    /// The problem is new to the knowledge base: record it anyway
+    #[arg(long)]
+    new_problem: bool,
     /// What was established or discovered
     #[arg(long)]
     text: String,
@@ -261,9 +268,12 @@ struct FactArgs {
 
 #[derive(Debug, Args)]
 struct Attempt {
-    /// Problem id, e.g. erdos_364
+    /// Problem id, e.g. erdos_364 (an alias works too)
     #[arg(long)]
     problem: String,
+    /// The problem is new to the knowledge base: record it anyway
+    #[arg(long)]
+    new_problem: bool,
     /// Name of the approach or technique, e.g. "pigeonhole"
     #[arg(long)]
     approach: String,
@@ -319,6 +329,9 @@ struct InsightArgs {
     /// Problem id it is about, if any
     #[arg(long)]
     problem: Option<String>,
+    /// The problem is new to the knowledge base: record it anyway
+    #[arg(long, requires = "problem")]
+    new_problem: bool,
     /// Domain it is about (defaults to the problem's)
     #[arg(long)]
     domain: Option<String>,
@@ -515,12 +528,21 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                 writeln!(out, "{}", crate::hook::context_text::render(&context, 0))?;
             }
         }
-        Command::Failed { keyword, limit } => {
+        Command::Failed {
+            keyword,
+            problem,
+            limit,
+        } => {
             let kb = ctx.kb()?;
             let tracking = ctx.tracking();
             let keyword = keyword.join(" ");
             let keyword = (!keyword.trim().is_empty()).then_some(keyword);
-            let report = kb.failed(keyword.as_deref(), limit, Some(&tracking))?;
+            let report = kb.failed(
+                problem.as_deref(),
+                keyword.as_deref(),
+                limit,
+                Some(&tracking),
+            )?;
             if ctx.json {
                 json(out, &report)?;
             } else {
@@ -604,6 +626,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         domain: a.attempt.domain,
                         slot: a.attempt.slot,
                         uuid: a.attempt.uuid,
+                        new_problem: a.attempt.new_problem,
                     })?,
                 ),
                 RecordCommand::Strategy(a) => (
@@ -617,6 +640,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         domain: a.attempt.domain,
                         slot: a.attempt.slot,
                         uuid: a.attempt.uuid,
+                        new_problem: a.attempt.new_problem,
                     })?,
                 ),
                 RecordCommand::Fact(a) => ("fact", record_fact(&mut kb, "fact", a)?),
@@ -631,6 +655,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         problem: a.problem,
                         domain: a.domain,
                         tags: a.tags,
+                        new_problem: a.new_problem,
                     })?,
                 ),
             };
@@ -665,6 +690,7 @@ fn record_fact(kb: &mut Kb, kind: &str, a: FactArgs) -> Result<kb::Recorded, KbE
         problem: Some(a.problem),
         domain: None,
         tags: Some(kind.to_string()),
+        new_problem: a.new_problem,
     })
 }
 

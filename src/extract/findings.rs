@@ -881,7 +881,7 @@ mod tests {
             let parsed = crate::lean::ParsedFile::parse(text.clone());
             let outline = Outline::of(file, &parsed);
             let dependencies = Dependencies::of(&parsed, &outline);
-            let naming = super::super::naming::from_path(std::path::Path::new(file));
+            let naming = crate::problem::naming::from_path(std::path::Path::new(file));
             let asking = Asking {
                 text: &text,
                 file_name: file,

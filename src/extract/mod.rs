@@ -8,7 +8,6 @@ pub mod dated;
 pub mod definitions;
 pub mod domain;
 pub mod findings;
-pub mod naming;
 pub mod origin;
 pub mod profile;
 pub mod statements;
@@ -28,7 +27,10 @@ use crate::kb::{content_hash, FileItem, FileStatus, Kb, KnownSource, SourceRecor
 use crate::lean::depends::Dependencies;
 use crate::lean::{Outline, ParsedFile, Source};
 
-use naming::FileNaming;
+use crate::problem::{
+    self,
+    naming::{self, FileNaming},
+};
 use origin::Origin;
 
 /// Files prepared in parallel and then written in one transaction.
@@ -40,13 +42,18 @@ const BATCH: usize = 256;
 /// because the bytes are the same.
 /// 2: files keep their own date (`dated`). 3: problem statements, variants, literature
 /// status and domains from evidence; outcomes from what a file proves of its target.
-pub const EXTRACTOR_VERSION: i64 = 3;
+/// 4: a file's problem comes from its evidence ([`crate::problem`]), no longer from its name
+/// alone; re-reading moves an older knowledge base to the new problem ids.
+pub const EXTRACTOR_VERSION: i64 = 4;
 
-/// Values given on the command line that override what file names say.
+/// Values given on the command line that override what file names say, and the tracking.db
+/// whose submissions name the problems of the files they returned.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     pub slot: Option<i64>,
     pub problem_id: Option<String>,
+    /// tracking.db to read problems from (never written); none or missing: not used.
+    pub tracking_db: Option<PathBuf>,
 }
 
 /// What happened to one file. Counts are of **occurrences** (a fact in one file, see
@@ -72,6 +79,12 @@ pub struct FileReport {
     /// The file failed because it is not Lean text (binary, compressed, not UTF-8).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub not_text: bool,
+    /// The problem the file was found to be about, and the evidence that decided it (not
+    /// known for an unchanged file, which was not read again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem_evidence: Option<&'static str>,
 }
 
 impl FileReport {
@@ -87,6 +100,8 @@ impl FileReport {
             findings_unchanged: 0,
             error,
             not_text: false,
+            problem_id: None,
+            problem_evidence: None,
         }
     }
 }
@@ -201,7 +216,10 @@ pub fn run(
 ) -> crate::kb::Result<Summary> {
     let start = Instant::now();
     let known = kb.known_sources()?;
-    let shared = SharedAnalyses::for_files(files);
+    let survey = Survey::of(files);
+    let identity = identity_context(&survey, &known, overrides);
+    let shared = SharedAnalyses::of(&survey);
+    drop(survey);
     let mut summary = Summary {
         before: kb.fact_counts()?,
         ..Summary::default()
@@ -213,13 +231,14 @@ pub fn run(
         let (sender, batches) = std::sync::mpsc::sync_channel::<(usize, Vec<Prepared>)>(1);
         let known = &known;
         let shared = &shared;
+        let identity = &identity;
         scope.spawn(move || {
             for chunk in files.chunks(BATCH) {
                 let prepared = chunk
                     .par_iter()
                     .map(|path| {
                         profile::charge(&profile::PREPARE, || {
-                            prepare_isolated(path, known, overrides, shared)
+                            prepare_isolated(path, known, overrides, identity, shared)
                         })
                     })
                     .collect();
@@ -257,6 +276,8 @@ pub fn run(
         }
         Ok::<(), crate::kb::KbError>(())
     })?;
+    // Problems files moved away from hand what was recorded on them to where the files went.
+    kb.settle_moved_problems()?;
     // Problem status from evidence of the whole knowledge base, not of one file.
     kb.settle_problem_status()?;
     summary.after = kb.fact_counts()?;
@@ -271,9 +292,10 @@ fn prepare_isolated(
     path: &Path,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
+    identity: &problem::Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
-    isolated(path, || prepare(path, known, overrides, shared))
+    isolated(path, || prepare(path, known, overrides, identity, shared))
 }
 
 /// Runs `work` for `path`, turning a panic into a failed report for that path.
@@ -298,6 +320,7 @@ fn prepare(
     path: &Path,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
+    identity: &problem::Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
     let key = source_key(path);
@@ -311,13 +334,25 @@ fn prepare(
     };
     let hash = content_hash(&bytes);
     let naming = naming_of(path, overrides);
-    // Unchanged means the same bytes known under the same slot and problem, read by this
-    // extractor: a `--slot` or `--problem-id` that corrects what is stored, or a newer
+    let given = overrides
+        .problem_id
+        .as_deref()
+        .map(|p| problem::canonical(p).unwrap_or_else(|| p.trim().to_string()));
+    // Unchanged means the same bytes known under the same slot, read by this extractor, with
+    // nothing stronger than before naming its problem: a `--slot` or `--problem-id` that
+    // corrects what is stored, a submission tracking.db now gives another problem, or a newer
     // extractor, re-extracts the file.
     if let Some(stored) = known.get(&key).filter(|k| {
+        let tracked = k
+            .aristotle_uuid
+            .as_deref()
+            .and_then(|u| identity.tracking.get(&u.to_ascii_lowercase()));
         k.content_hash == hash
             && k.slot == naming.slot
-            && k.problem_id == naming.problem_id
+            && given
+                .as_ref()
+                .is_none_or(|g| k.problem_id.as_ref() == Some(g))
+            && tracked.is_none_or(|t| k.problem_id.as_ref() == Some(t))
             && k.extractor == EXTRACTOR_VERSION
     }) {
         report.status = FileStatus::Unchanged;
@@ -339,9 +374,20 @@ fn prepare(
             return Prepared::Failed(report);
         }
     };
-    let item = extract_source(key, hash, size, source, naming, shared, modified);
+    let item = extract_source(
+        key,
+        hash,
+        size,
+        source,
+        naming,
+        (identity, overrides.problem_id.as_deref()),
+        shared,
+        modified,
+    );
     report.declarations = item.1;
     report.parse_errors = item.2;
+    report.problem_id = item.0.source.problem_id.clone();
+    report.problem_evidence = item.3.map(problem::Evidence::as_str);
     Prepared::Item {
         item: Box::new(item.0),
         report,
@@ -402,19 +448,13 @@ struct SharedAnalyses {
 }
 
 impl SharedAnalyses {
-    /// Hashes every file first (cheap next to parsing) to find the contents that repeat.
-    fn for_files(files: &[PathBuf]) -> SharedAnalyses {
-        let hashes: Vec<String> = files
-            .par_iter()
-            .filter_map(|path| {
-                crate::lean::source::read_source_bytes(path)
-                    .ok()
-                    .map(|b| content_hash(&b))
-            })
-            .collect();
+    /// The contents the survey found at more than one path.
+    fn of(survey: &Survey) -> SharedAnalyses {
         let mut seen = HashSet::new();
-        let repeated = hashes
-            .into_iter()
+        let repeated = survey
+            .files
+            .iter()
+            .filter_map(|f| f.hash.clone())
             .filter(|h| !seen.insert(h.clone()))
             .collect();
         SharedAnalyses {
@@ -435,32 +475,102 @@ impl SharedAnalyses {
     }
 }
 
-/// Slot, problem id and uuid of a file: the command line's, else its path's.
+/// What every file of a run is, read before any is parsed (cheap next to parsing): its
+/// content hash (to parse a repeated content once), the modules it imports and the users'
+/// naming of it (for [`problem::Context`]).
+struct Survey<'a> {
+    files: Vec<SurveyedFile<'a>>,
+}
+
+struct SurveyedFile<'a> {
+    path: &'a Path,
+    hash: Option<String>,
+    imports: Vec<String>,
+    named: Option<String>,
+}
+
+impl<'a> Survey<'a> {
+    fn of(files: &'a [PathBuf]) -> Survey<'a> {
+        let files = files
+            .par_iter()
+            .map(|path| {
+                let bytes = crate::lean::source::read_source_bytes(path).ok();
+                SurveyedFile {
+                    path,
+                    hash: bytes.as_deref().map(content_hash),
+                    imports: bytes
+                        .as_deref()
+                        .map(problem::layout::imports)
+                        .unwrap_or_default(),
+                    named: naming::from_path(path).problem_id,
+                }
+            })
+            .collect();
+        Survey { files }
+    }
+}
+
+/// What the run knows about identity beyond single files: tracking.db's problem per request,
+/// the users' campaign targets (named by the files of this run and those already stored), the
+/// package structure of the files.
+fn identity_context(
+    survey: &Survey<'_>,
+    known: &HashMap<String, KnownSource>,
+    overrides: &Overrides,
+) -> problem::Context {
+    let mut tracking = HashMap::new();
+    let mut fixed = Vec::new();
+    if let Some(db) = overrides.tracking_db.as_deref().filter(|p| p.is_file()) {
+        let t = crate::tracking::Tracking::open(db);
+        for (uuid, problem) in t.submission_problems() {
+            fixed.push(problem.clone());
+            tracking.insert(uuid.to_ascii_lowercase(), problem);
+        }
+        fixed.extend(t.candidate_problems().into_iter().filter_map(|c| c.id));
+    }
+    let mut named: HashMap<String, String> = known
+        .iter()
+        .filter_map(|(path, k)| Some((path.clone(), k.problem_id.clone()?)))
+        .collect();
+    for f in &survey.files {
+        let key = source_key(f.path);
+        match &f.named {
+            Some(n) => named.insert(key, n.clone()),
+            None => named.remove(&key),
+        };
+    }
+    problem::Context {
+        tracking,
+        campaigns: problem::campaign::Campaigns::new(named.into_values(), fixed),
+        layout: problem::layout::Layout::new(
+            survey.files.iter().map(|f| (f.path, f.imports.clone())),
+        ),
+    }
+}
+
+/// Slot and uuid of a file (the command line's slot, else its path's), and the users' naming
+/// of it.
 fn naming_of(path: &Path, overrides: &Overrides) -> FileNaming {
     let from_path = naming::from_path(path);
     FileNaming {
         slot: overrides.slot.or(from_path.slot),
-        problem_id: overrides.problem_id.clone().or(from_path.problem_id),
-        uuid: from_path.uuid,
+        ..from_path
     }
 }
 
 /// Builds the knowledge-base item for one decoded file; also returns its declaration and
-/// parse-error counts.
+/// parse-error counts and the evidence that decided its problem. `identity` is the run's
+/// identity context and the problem given on the command line.
 fn extract_source(
     key: String,
     hash: String,
     size: u64,
     source: Source,
     naming: FileNaming,
+    identity: (&problem::Context, Option<&str>),
     shared: &SharedAnalyses,
     modified: Option<i64>,
-) -> (FileItem, usize, usize) {
-    let FileNaming {
-        slot,
-        problem_id,
-        uuid,
-    } = naming;
+) -> (FileItem, usize, usize, Option<problem::Evidence>) {
     let file_name = source
         .path
         .file_name()
@@ -469,6 +579,18 @@ fn extract_source(
     let path = source.path.clone();
     let analysis = shared.analysis(&key, &hash, source);
     let outline = &analysis.outline;
+    let found = problem::identify(
+        &problem::FileView {
+            path: &path,
+            text: &analysis.text,
+            outline,
+            naming: &naming,
+        },
+        identity.0,
+        identity.1,
+    );
+    let (slot, uuid) = (naming.slot, naming.uuid);
+    let problem_id = found.problem_id;
     let facts = findings::FileFacts {
         origin: Origin::of(&path, outline),
         dependencies: &analysis.dependencies,
@@ -522,6 +644,7 @@ fn extract_source(
         modified,
         domain_id: analysis.domain.map(|d| d.id.to_string()),
         domain_evidence: analysis.domain.map(|d| d.evidence.as_str().to_string()),
+        problem_evidence: found.evidence.map(|e| e.as_str().to_string()),
     };
     (
         FileItem {
@@ -529,9 +652,11 @@ fn extract_source(
             findings,
             problem,
             attempt,
+            aliases: found.aliases,
         },
         outline.declarations.len(),
         outline.error_nodes,
+        found.evidence,
     )
 }
 
@@ -617,8 +742,8 @@ mod tests {
             .collect();
         files.sort();
         let overrides = Overrides {
-            slot: None,
             problem_id: Some("bound_problem".into()),
+            ..Overrides::default()
         };
         run(&mut kb, &files, &overrides, |_| {}, |_| {}).unwrap();
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -735,6 +860,8 @@ mod tests {
                         findings_unchanged: 1,
                         error: None,
                         not_text: false,
+                        problem_id: None,
+                        problem_evidence: None,
                     })
                 })
             })

@@ -321,12 +321,25 @@ fn problem_briefing(
         .map(|n| n.to_string_lossy().into_owned());
     let candidates = env.problem.iter().chain(&recorded).chain(&from_dir);
     for problem in candidates {
-        let context = kb.context(problem, 5)?;
+        // A problem the knowledge base does not know yet is briefed as such, not an error.
+        let context = match kb.context(problem, 5) {
+            Err(crate::kb::KbError::UnknownProblem { .. }) => crate::kb::Context {
+                query: problem.trim().to_string(),
+                ..Default::default()
+            },
+            other => other?,
+        };
         if context.is_empty() && Some(problem) == from_dir.as_ref() {
             continue;
         }
         if let Some(s) = &session {
-            kb.set_session_problem(s, problem)?;
+            // The id as the knowledge base spells it, so that what the session captures is
+            // filed under the problem, not under the alias the session was started with.
+            let id = context
+                .problem
+                .as_ref()
+                .map_or(problem.as_str(), |p| p.id.as_str());
+            kb.set_session_problem(s, id)?;
             kb.mark_shown(s, &context.finding_ids())?;
         }
         return Ok(Some(context_text::render(&context, BRIEFING_CONTEXT_CHARS)));

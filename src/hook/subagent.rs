@@ -134,7 +134,7 @@ fn budgeted(
             }
         }
         None => {
-            if let Ok(report) = kb.failed(None, 4, None) {
+            if let Ok(report) = kb.failed(None, None, 4, None) {
                 for f in &report.findings {
                     add(f, &mut lines);
                 }

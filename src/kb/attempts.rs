@@ -2,7 +2,8 @@
 //! the `strategies` rows derived from them.
 //!
 //! A file's attempt is replaced when the file is re-extracted, so counts follow the files
-//! stored, never the number of runs. The derived strategy of (problem, approach) says how
+//! stored, never the number of runs; copies of one output (same request uuid or same content
+//! hash) are one attempt. The derived strategy of (problem, approach) says how
 //! many attempts there were and its best outcome; rows recorded by `mk record` are left alone.
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -68,9 +69,12 @@ pub(crate) fn refresh(
 ) -> rusqlite::Result<()> {
     let (n, proven, partial, failed): (i64, i64, i64, i64) = conn
         .prepare_cached(
-            "SELECT count(*), coalesce(sum(outcome = 'proven'), 0), coalesce(sum(outcome = 'partial'), 0),
-                    coalesce(sum(outcome = 'failed'), 0)
-             FROM attempts WHERE problem_id = ?1 AND approach = ?2",
+            "SELECT count(*), coalesce(sum(best = 2), 0), coalesce(sum(best = 1), 0),
+                    coalesce(sum(best = 0), 0)
+             FROM (SELECT max(CASE a.outcome WHEN 'proven' THEN 2 WHEN 'partial' THEN 1 ELSE 0 END) AS best
+                   FROM attempts a JOIN sources s ON s.id = a.source_id
+                   WHERE a.problem_id = ?1 AND a.approach = ?2
+                   GROUP BY coalesce(s.aristotle_uuid, s.content_hash))",
         )?
         .query_row(params![problem, approach], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))

@@ -94,13 +94,16 @@ pub(super) const FAILED: &str = "finding_type = 'failure'";
 pub(super) const FALSE: &str = "finding_type = 'false_lemma'";
 
 impl Kb {
-    /// The context for `problem`, each section at most `limit` entries.
+    /// The context for `problem` (an id, an alias or any spelling of one), each section at
+    /// most `limit` entries. An unknown problem is
+    /// [`KbError::UnknownProblem`](super::KbError::UnknownProblem).
     pub fn context(&self, problem: &str, limit: usize) -> Result<Context> {
         let query = problem.trim().to_string();
-        let key = problem_key(&query);
+        let id = self.require_problem(&query)?.id;
+        let key = problem_key(&id);
         let problem = self.problem_by_key(&key)?;
         let techniques = self
-            .recommend(&query, limit)
+            .recommend(&id, limit)
             .map(|r| r.recommendations)
             .unwrap_or_default();
         let domain = problem.as_ref().and_then(|p| p.domain_id.clone());

@@ -60,6 +60,17 @@ pub enum KbError {
     #[error("{0}")]
     Invalid(String),
 
+    /// A problem id (or alias) the knowledge base does not know. Every command that takes a
+    /// problem id answers an unknown one with this error (exit status 2).
+    #[error("no problem {query}{}{}", nearest_phrase(nearest), note.as_deref().map(|n| format!("; {n}")).unwrap_or_default())]
+    UnknownProblem {
+        query: String,
+        /// The closest known ids and aliases (`Erdos975 → erdos_975`), closest first.
+        nearest: Vec<String>,
+        /// What else the command would have taken, or how to start a new problem.
+        note: Option<String>,
+    },
+
     /// Creating the directory that holds the database failed.
     #[error("cannot create directory {path}: {source}")]
     Io {
@@ -116,6 +127,14 @@ impl KbError {
     /// True when retrying the same transaction later may succeed.
     pub fn is_busy(&self) -> bool {
         matches!(self, KbError::Locked { .. })
+    }
+}
+
+fn nearest_phrase(nearest: &[String]) -> String {
+    if nearest.is_empty() {
+        String::new()
+    } else {
+        format!("; nearest: {}", nearest.join(", "))
     }
 }
 

@@ -153,7 +153,8 @@ fn create_touched(conn: &Connection) -> rusqlite::Result<()> {
 /// Gives every fact whose occurrences changed in this transaction the title, description,
 /// notes, technique, proof length and problem of the occurrence it is shown with (its `source_id`,
 /// the file that vouches for it best): a fact never says "conditional on X", or names a
-/// proof's technique, on the word of a file other than the one it names. Occurrences stored
+/// proof's technique, on the word of a file other than the one it names, and a fact whose file
+/// is about no problem (a library module) is about none. Occurrences stored
 /// before schema version 5 carry no such text and leave the fact as it is.
 ///
 /// The title, description and technique are indexed: every touched row must be in the
@@ -163,7 +164,7 @@ pub(crate) fn refresh_touched(conn: &Connection) -> rusqlite::Result<usize> {
         .prepare_cached(
             "UPDATE findings SET (title, description, notes, proof_technique, proof_lines, problem_id) =
                 (SELECT fs.title, fs.description, fs.notes, fs.proof_technique, fs.proof_lines,
-                        coalesce(s.problem_id, findings.problem_id)
+                        s.problem_id
                  FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
                  WHERE fs.finding_id = findings.id AND fs.source_id = findings.source_id)
              WHERE id IN (SELECT id FROM temp.facts_touched)
@@ -175,7 +176,7 @@ pub(crate) fn refresh_touched(conn: &Connection) -> rusqlite::Result<usize> {
                           OR fs.notes IS NOT findings.notes
                           OR fs.proof_technique IS NOT findings.proof_technique
                           OR fs.proof_lines IS NOT findings.proof_lines
-                          OR coalesce(s.problem_id, findings.problem_id) IS NOT findings.problem_id))",
+                          OR s.problem_id IS NOT findings.problem_id))",
         )?
         .execute([])?;
     conn.prepare_cached("DELETE FROM temp.facts_touched")?

@@ -146,6 +146,7 @@ mod tests {
             domain: None,
             slot: None,
             uuid: None,
+            new_problem: true,
         })
         .unwrap();
     }

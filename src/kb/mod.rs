@@ -20,6 +20,7 @@ mod dates;
 mod error;
 mod facts;
 mod forget;
+mod identity;
 mod journal;
 mod legacy;
 mod model;
@@ -50,6 +51,7 @@ pub use dates::{DateFrom, ResultDate};
 pub use error::{KbError, Result};
 pub use facts::{fact_key, FactSource};
 pub use forget::Forgotten;
+pub use identity::ResolvedProblem;
 pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use legacy::{adopt_legacy, pending as pending_legacy, Legacy, ADOPTED_MARKER};
 pub use model::{

@@ -344,6 +344,9 @@ pub struct SourceRecord {
     pub domain_id: Option<String>,
     /// What that domain rests on: `classification`, `imports` or `names`.
     pub domain_evidence: Option<String>,
+    /// What decided `problem_id` (`tracking`, `theorem`, `file_name`, `sketch`, …; see
+    /// [`crate::problem::Evidence`]).
+    pub problem_evidence: Option<String>,
 }
 
 /// A problem row to create or merge into when a file about it is stored.

@@ -11,6 +11,22 @@ use super::sql::{int_at, like_contains, normalize_ws, problem_key, problem_key_s
 use super::Kb;
 use crate::tracking::{FalseLemma, Submission, Tracking};
 
+/// Whether a false lemma's text mentions `keyword` (case-insensitive).
+fn mentions(l: &FalseLemma, keyword: Option<&str>) -> bool {
+    let Some(k) = keyword.map(str::to_lowercase) else {
+        return true;
+    };
+    [
+        &l.lemma_name,
+        &l.false_statement,
+        &l.why_false,
+        &l.avoid_pattern,
+        &l.impact,
+    ]
+    .iter()
+    .any(|f| f.as_deref().is_some_and(|t| t.to_lowercase().contains(&k)))
+}
+
 fn is_migrated(l: &FalseLemma, migrated: &HashSet<String>) -> bool {
     l.id.is_some_and(|id| migrated.contains(&format!("tracking:false_lemmas:{id}")))
 }
@@ -23,12 +39,11 @@ const PER_TYPE: i64 = 10;
 pub struct ProblemReport {
     /// The text asked for.
     pub query: String,
+    /// The alias the query was, when it was not a spelling of the problem's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
     /// The problem row whose id matches (ignoring case, spaces, `_` and `-`).
     pub problem: Option<Problem>,
-    /// Problems whose id or name contains the query, when nothing matched exactly.
-    pub similar: Vec<Problem>,
-    /// The known problem ids closest to the query, when nothing matched exactly.
-    pub did_you_mean: Vec<String>,
     /// Statements proven in one file and disproved in another (either side about this
     /// problem): the evidence contradicts itself, so these come first.
     pub conflicts: Vec<Conflict>,
@@ -83,6 +98,9 @@ pub struct FindingsOfType {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FailedReport {
     pub keyword: Option<String>,
+    /// The problem asked about, as the knowledge base spells it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     /// `failure` and `false_lemma` findings, newest first.
     pub findings: Vec<Finding>,
     /// tracking.db false lemmas not (yet) migrated into knowledge.db.
@@ -157,12 +175,18 @@ pub struct Stats {
 }
 
 impl Kb {
-    /// The problem dashboard. `tracking` adds false lemmas and submissions when available.
+    /// The problem dashboard. `query` is an id, an alias or any spelling of one
+    /// ([`Kb::resolve_problem`]); `tracking` adds false lemmas and submissions when available.
+    /// A problem neither the knowledge base nor tracking.db knows is
+    /// [`KbError::UnknownProblem`](super::KbError::UnknownProblem).
     pub fn find_problem(&self, query: &str, tracking: Option<&Tracking>) -> Result<ProblemReport> {
         let query = query.trim();
-        let key = problem_key(query);
+        let resolved = self.resolve_problem(query)?;
+        let id = resolved.as_ref().map_or(query, |r| r.id.as_str());
+        let key = problem_key(id);
         let mut report = ProblemReport {
             query: query.to_string(),
+            alias: resolved.as_ref().and_then(|r| r.alias.clone()),
             ..Default::default()
         };
 
@@ -208,23 +232,18 @@ impl Kb {
         );
         report.strategies = self.rows(&sql, params![key], Strategy::from_row)?;
 
-        if report.problem.is_none() && report.findings.is_empty() && report.strategies.is_empty() {
-            let sql = format!(
-                "SELECT {} FROM problems WHERE id LIKE ?1 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' ORDER BY id LIMIT 10",
-                self.problem_columns()?
-            );
-            report.similar = self.rows(&sql, params![like_contains(query)], Problem::from_row)?;
-            report.did_you_mean = self.closest_problem_ids(query, 5)?;
-        }
         if let Some(t) = tracking {
             let migrated = self.migrated_false_lemmas()?;
             report.false_lemmas = t
-                .false_lemmas_for_problem(query, 20)
+                .false_lemmas_for_problem(id, 20)
                 .into_iter()
                 .filter(|l| !is_migrated(l, &migrated))
                 .collect();
-            report.submissions = t.submissions_for_problem(query, 10);
+            report.submissions = t.submissions_for_problem(id, 10);
             report.notes = t.notes();
+        }
+        if report.is_empty() {
+            return Err(self.unknown_problem(query, None)?);
         }
         Ok(report)
     }
@@ -309,38 +328,52 @@ impl Kb {
     }
 
     /// Failed approaches and false lemmas, optionally containing `keyword` in the title,
-    /// reason, avoid pattern, name or problem id.
+    /// reason, avoid pattern, name or problem id, and optionally of one `problem` (an id, an
+    /// alias or any spelling of one; unknown: [`KbError::UnknownProblem`](super::KbError::UnknownProblem)).
     pub fn failed(
         &self,
+        problem: Option<&str>,
         keyword: Option<&str>,
         limit: usize,
         tracking: Option<&Tracking>,
     ) -> Result<FailedReport> {
         let keyword = keyword.map(str::trim).filter(|k| !k.is_empty());
+        let problem = match problem.map(str::trim).filter(|p| !p.is_empty()) {
+            Some(p) => Some(self.require_problem(p)?.id),
+            None => None,
+        };
         let sql = format!(
             "SELECT {} FROM findings
              WHERE finding_type IN ('failure', 'false_lemma')
                AND (?1 IS NULL OR title LIKE ?1 ESCAPE '\\' OR why_failed LIKE ?1 ESCAPE '\\'
                     OR avoid_pattern LIKE ?1 ESCAPE '\\' OR theorem_name LIKE ?1 ESCAPE '\\'
                     OR problem_id LIKE ?1 ESCAPE '\\')
+               AND (?3 IS NULL OR {} = ?3)
              ORDER BY created_at DESC, id DESC LIMIT ?2",
-            Finding::columns("")
+            Finding::columns(""),
+            problem_key_sql("problem_id")
         );
         let pattern = keyword.map(like_contains);
-        let findings = self.rows(&sql, params![pattern, limit as i64], |r| {
+        let key = problem.as_deref().map(problem_key);
+        let findings = self.rows(&sql, params![pattern, limit as i64, key], |r| {
             Finding::from_row(r, 0)
         })?;
         let mut report = FailedReport {
             keyword: keyword.map(str::to_string),
+            problem: problem.clone(),
             findings,
             ..Default::default()
         };
         if let Some(t) = tracking {
             let migrated = self.migrated_false_lemmas()?;
-            report.tracking_false_lemmas = t
-                .false_lemmas_matching(keyword, limit)
+            let lemmas = match &problem {
+                Some(p) => t.false_lemmas_for_problem(p, limit),
+                None => t.false_lemmas_matching(keyword, limit),
+            };
+            report.tracking_false_lemmas = lemmas
                 .into_iter()
                 .filter(|l| !is_migrated(l, &migrated))
+                .filter(|l| keyword.is_none() || problem.is_none() || mentions(l, keyword))
                 .collect();
             report.notes = t.notes();
         }

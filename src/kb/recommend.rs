@@ -9,6 +9,9 @@
 //! - verified `theorem`/`technique` findings of result files that are not attempts: one success
 //!   per file.
 //!
+//! Copies count once: files with the same request uuid or the same content hash (one output
+//! found in several folders) are one attempt, or one file.
+//!
 //! Every recommendation carries its sample size (successes + failures); one without any is
 //! shown as "no data", never as a rate.
 //!
@@ -114,12 +117,17 @@ impl Kb {
         }
         let has_attempts = self.has_facts();
         if has_attempts {
+            // Copies of one output (same request uuid or same bytes, found in several
+            // folders) are one attempt, with the best outcome any copy has.
             let attempts = self.rows(
-                "SELECT a.approach, sum(a.outcome = 'proven'), sum(a.outcome = 'partial'),
-                        sum(a.outcome = 'failed')
-                 FROM attempts a LEFT JOIN problems p ON p.id = a.problem_id
-                 WHERE coalesce(a.domain_id, p.domain_id) = ?1
-                 GROUP BY a.approach",
+                "SELECT approach, sum(best = 2), sum(best = 1), sum(best = 0) FROM (
+                    SELECT a.approach, max(CASE a.outcome WHEN 'proven' THEN 2
+                                           WHEN 'partial' THEN 1 ELSE 0 END) AS best
+                    FROM attempts a JOIN sources s ON s.id = a.source_id
+                    LEFT JOIN problems p ON p.id = a.problem_id
+                    WHERE coalesce(a.domain_id, p.domain_id) = ?1
+                    GROUP BY a.problem_id, a.approach, coalesce(s.aristotle_uuid, s.content_hash))
+                 GROUP BY approach",
                 [&domain],
                 |r| {
                     (
@@ -136,12 +144,13 @@ impl Kb {
         }
         let extracted = self.rows(
             if has_attempts {
-                "SELECT min(proof_technique), count(DISTINCT source_id)
-                 FROM findings
-                 WHERE domain_id = ?1 AND source_id IS NOT NULL AND proof_technique IS NOT NULL
-                   AND finding_type IN ('theorem', 'technique') AND confidence = 'verified'
-                   AND source_id NOT IN (SELECT source_id FROM attempts)
-                 GROUP BY lower(trim(proof_technique))"
+                "SELECT min(f.proof_technique),
+                        count(DISTINCT coalesce(s.aristotle_uuid, s.content_hash))
+                 FROM findings f JOIN sources s ON s.id = f.source_id
+                 WHERE f.domain_id = ?1 AND f.proof_technique IS NOT NULL
+                   AND f.finding_type IN ('theorem', 'technique') AND f.confidence = 'verified'
+                   AND f.source_id NOT IN (SELECT source_id FROM attempts)
+                 GROUP BY lower(trim(f.proof_technique))"
             } else {
                 "SELECT min(proof_technique), count(DISTINCT source_id)
                  FROM findings
@@ -221,7 +230,16 @@ impl Kb {
         if let Ok(domain) = self.domain_id(target) {
             return Ok(Scope::Domain { domain });
         }
-        let key = problem_key(target);
+        let Some(resolved) = self.resolve_problem(target)? else {
+            return Err(self.unknown_problem(
+                target,
+                Some(format!(
+                    "nor is it a domain ({})",
+                    self.domain_ids()?.join(", ")
+                )),
+            )?);
+        };
+        let key = problem_key(&resolved.id);
         // The problem's own domain, else the commonest domain of its findings and strategies.
         let found = self.rows(
             &format!(
@@ -245,18 +263,11 @@ impl Kb {
                 "the domain of problem '{problem}' is unknown; run `mk recommend DOMAIN` (known: {})",
                 self.domain_ids()?.join(", ")
             ))),
-            None => {
-                let near = self.closest_problem_ids(target, 5)?;
-                let hint = if near.is_empty() {
-                    String::new()
-                } else {
-                    format!("did you mean {}? ", near.join(", "))
-                };
-                Err(KbError::Invalid(format!(
-                    "no such problem '{target}'; {hint}(it is not a domain either: {})",
-                    self.domain_ids()?.join(", ")
-                )))
-            }
+            None => Err(KbError::Invalid(format!(
+                "the domain of problem '{}' is unknown; run `mk recommend DOMAIN` (known: {})",
+                resolved.id,
+                self.domain_ids()?.join(", ")
+            ))),
         }
     }
 

@@ -5,7 +5,6 @@ use serde::Serialize;
 
 use super::error::{AtPath, KbError, Result};
 use super::model::{Confidence, FindingType, NewFinding, StrategyOutcome};
-use super::sql::{problem_key, problem_key_sql};
 use super::write::{insert_finding, resolve_domain};
 use super::{retry_busy, Kb};
 
@@ -26,6 +25,8 @@ pub struct FailureInput {
     pub domain: Option<String>,
     pub slot: Option<i64>,
     pub uuid: Option<String>,
+    /// The problem is new: record it even though the knowledge base does not know it.
+    pub new_problem: bool,
 }
 
 /// The outcome of an approach on a problem.
@@ -39,6 +40,8 @@ pub struct StrategyInput {
     pub domain: Option<String>,
     pub slot: Option<i64>,
     pub uuid: Option<String>,
+    /// The problem is new: record it even though the knowledge base does not know it.
+    pub new_problem: bool,
 }
 
 /// A free-standing observation.
@@ -49,6 +52,8 @@ pub struct InsightInput {
     pub problem: Option<String>,
     pub domain: Option<String>,
     pub tags: Option<String>,
+    /// The problem is new: record it even though the knowledge base does not know it.
+    pub new_problem: bool,
 }
 
 /// What `mk record` stored.
@@ -78,7 +83,7 @@ impl Kb {
         let category = text("--category", input.category.as_deref())?;
         let uuid = text("--uuid", input.uuid.as_deref())?;
         check_slot(input.slot)?;
-        let problem = self.canonical_problem_id(&problem)?;
+        let problem = self.canonical_problem_id(&problem, input.new_problem)?;
         let domain = self.domain_for(&problem, input.domain.as_deref())?;
         let finding = NewFinding {
             finding_type: FindingType::Failure,
@@ -119,7 +124,7 @@ impl Kb {
         let description = text("--description", input.description.as_deref())?;
         let uuid = text("--uuid", input.uuid.as_deref())?;
         check_slot(input.slot)?;
-        let problem = self.canonical_problem_id(&problem)?;
+        let problem = self.canonical_problem_id(&problem, input.new_problem)?;
         let domain = self.domain_for(&problem, input.domain.as_deref())?;
         let attempt = Attempt {
             problem: &problem,
@@ -141,7 +146,9 @@ impl Kb {
             .ok_or_else(|| KbError::Invalid("an insight needs its text".into()))?;
         let tags = text("--tags", input.tags.as_deref())?;
         let problem = match input.problem.as_deref() {
-            Some(p) => Some(self.canonical_problem_id(&ident("problem id", p)?)?),
+            Some(p) => {
+                Some(self.canonical_problem_id(&ident("problem id", p)?, input.new_problem)?)
+            }
             None => None,
         };
         let domain = match (&problem, input.domain.as_deref()) {
@@ -161,29 +168,29 @@ impl Kb {
         self.store(Some(&finding), None, 0, 0)
     }
 
-    /// An existing spelling of this problem id (problems, then strategies, then findings),
-    /// so that `Erdos-850` and `erdos_850` are one problem. The input itself when new.
-    fn canonical_problem_id(&self, given: &str) -> Result<String> {
-        let key = problem_key(given);
-        for (table, col) in [
-            ("problems", "id"),
-            ("strategies", "problem_id"),
-            ("findings", "problem_id"),
-        ] {
-            let sql = format!(
-                "SELECT {col} FROM {table} WHERE {} = ?1 LIMIT 1",
-                problem_key_sql(col)
-            );
-            let found: Option<String> = self
-                .conn
-                .prepare_cached(&sql)
-                .and_then(|mut s| s.query_row([&key], |r| r.get(0)).optional())
-                .at(&self.path)?;
-            if let Some(id) = found {
-                return Ok(id);
-            }
+    /// The problem id a record goes under: the known problem `given` names (an id in any
+    /// spelling, or an alias: [`Kb::resolve_problem`]), so that `Erdos-850` and `erdos_850`
+    /// are one problem. An unknown id is refused ([`super::KbError::UnknownProblem`]) unless
+    /// `new` says it is a new problem; a new one is spelled canonically when a naming scheme
+    /// reads it (`Erdos975` → `erdos_975`, kept as an alias).
+    fn canonical_problem_id(&mut self, given: &str, new: bool) -> Result<String> {
+        if let Some(found) = self.resolve_problem(given)? {
+            return Ok(found.id);
         }
-        Ok(given.to_string())
+        if !new {
+            return Err(self.unknown_problem(
+                given,
+                Some(
+                    "if it is a new problem, say so: --new-problem (MCP: new_problem: true)".into(),
+                ),
+            )?);
+        }
+        let id = crate::problem::canonical(given).unwrap_or_else(|| given.to_string());
+        if id != given && self.has_table("problem_aliases")? {
+            super::identity::store_aliases(&self.conn, &id, &[given.to_string()], "recorded")
+                .at(&self.path)?;
+        }
+        Ok(id)
     }
 
     /// The given domain (validated), else the problem's recorded domain.

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -65,6 +65,13 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 7,
         sql: include_str!("../../schema/migrations/007_problem_status.sql"),
+        after: None,
+    },
+    // Problem identity: aliases of problem ids, and the evidence that decided each source's
+    // problem.
+    Migration {
+        version: 8,
+        sql: include_str!("../../schema/migrations/008_problem_identity.sql"),
         after: None,
     },
 ];

@@ -32,7 +32,7 @@ impl Kb {
 }
 
 /// The ids closest to `key` (already a problem key).
-fn closest(key: &str, ids: Vec<String>, limit: usize) -> Vec<String> {
+pub(super) fn closest(key: &str, ids: Vec<String>, limit: usize) -> Vec<String> {
     let max_distance = (key.chars().count() / 3).clamp(1, 4);
     let mut scored: Vec<(usize, String)> = Vec::new();
     for id in ids {

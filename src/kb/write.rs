@@ -27,6 +27,8 @@ pub struct FileItem {
     pub problem: Option<ProblemUpsert>,
     /// The attempt the file made on its problem, when it is an attempt (an Aristotle output).
     pub attempt: Option<super::AttemptRecord>,
+    /// Other spellings of the file's problem met in its name and path, stored as aliases.
+    pub aliases: Vec<String>,
 }
 
 /// What happened to one file in [`Kb::write_batch`].
@@ -64,6 +66,8 @@ pub struct KnownSource {
     pub content_hash: String,
     pub slot: Option<i64>,
     pub problem_id: Option<String>,
+    /// The request uuid stored for it (tracking.db may name its problem).
+    pub aristotle_uuid: Option<String>,
     /// The version of the extractor that stored its findings ([`SourceRecord::extractor`]).
     pub extractor: i64,
     /// Findings stored for it.
@@ -99,7 +103,7 @@ impl Kb {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT path, content_hash, slot, problem_id, extractor, \
+                "SELECT path, content_hash, slot, problem_id, extractor, aristotle_uuid, \
                  (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id AND fact_key IS NULL) \
                  + (SELECT COUNT(*) FROM finding_sources WHERE finding_sources.source_id = sources.id) \
                  FROM sources",
@@ -114,7 +118,8 @@ impl Kb {
                         slot: r.get(2)?,
                         problem_id: r.get(3)?,
                         extractor: r.get(4)?,
-                        findings: r.get::<_, i64>(5)?.max(0) as usize,
+                        aristotle_uuid: r.get(5)?,
+                        findings: r.get::<_, i64>(6)?.max(0) as usize,
                     },
                 ))
             })
@@ -441,8 +446,11 @@ fn write_file(
             return Ok(out);
         }
     }
+    // The file changed problems (from one, or from none): it leaves the old one, if any, and
+    // counts as a new submission of the new one.
+    let changed_problem = matches!(&existing, Some((_, _, _, old, _)) if *old != src.problem_id);
     let moved_from = match &existing {
-        Some((_, _, _, old, _)) if *old != src.problem_id => old.clone(),
+        Some((_, _, _, old, _)) if changed_problem => old.clone(),
         _ => None,
     };
     let (finding_domains, problem_domain) = match checked {
@@ -467,7 +475,7 @@ fn write_file(
                     result_date = coalesce(datetime(?13), datetime(?14, 'unixepoch')),
                     result_date_from = CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
                         WHEN ?14 IS NOT NULL THEN 'modified' END,
-                    domain_id = ?15, domain_evidence = ?16
+                    domain_id = ?15, domain_evidence = ?16, problem_evidence = ?17
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -486,7 +494,8 @@ fn write_file(
                 src.stated_date,
                 src.modified,
                 src.domain_id,
-                src.domain_evidence
+                src.domain_evidence,
+                src.problem_evidence
             ])?;
             out.status = FileStatus::Replaced;
             (id, old)
@@ -495,18 +504,20 @@ fn write_file(
             conn.prepare_cached(
                 "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
                     lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count,
-                    extractor, result_date, result_date_from, domain_id, domain_evidence)
+                    extractor, result_date, result_date_from, domain_id, domain_evidence,
+                    problem_evidence)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
                     coalesce(datetime(?13), datetime(?14, 'unixepoch')),
                     CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
                          WHEN ?14 IS NOT NULL THEN 'modified' END,
-                    ?15, ?16)",
+                    ?15, ?16, ?17)",
             )?
             .execute(params![
                 src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
                 src.aristotle_uuid, src.lean_version, src.mathlib_version,
                 src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor,
-                src.stated_date, src.modified, src.domain_id, src.domain_evidence
+                src.stated_date, src.modified, src.domain_id, src.domain_evidence,
+                src.problem_evidence
             ])?;
             out.status = FileStatus::Added;
             (conn.last_insert_rowid(), (0, 0))
@@ -526,15 +537,19 @@ fn write_file(
         item.attempt.as_ref(),
         problem_domain.as_deref(),
     )?;
-    // A file whose problem id changed leaves its old problem and counts as a new submission of
-    // the new one.
     let mut old_counts = old_counts;
     let mut added = i64::from(out.status == FileStatus::Added);
     if let Some(old_problem) = &moved_from {
         leave_problem(conn, old_problem, old_counts)?;
+        super::identity::note_move(conn, old_problem, src.problem_id.as_deref())?;
+    }
+    if changed_problem {
         (old_counts, added) = ((0, 0), 1);
     }
     store_statements(conn, source_id, item.problem.as_ref())?;
+    if let Some(problem) = &src.problem_id {
+        super::identity::store_aliases(conn, problem, &item.aliases, "spelling")?;
+    }
     if let Some(p) = &item.problem {
         let new_counts = count_new(&item.findings);
         upsert_problem(

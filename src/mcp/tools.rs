@@ -67,14 +67,14 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "problem",
-            description: "Everything about one problem: its statement and source, the literature's status and ours (with the proof's confidence), attempts by outcome, variants with their status, findings, strategies, false lemmas, submissions; an unknown id lists the closest ids. Same as `mk find --json`.",
-            schema: schema(json!({"problem": string("problem id, e.g. erdos_850 (case, spaces, _ and - do not matter)")}), &["problem"]),
+            description: "Everything about one problem: its statement and source, the literature's status and ours (with the proof's confidence), attempts by outcome, variants with their status, findings, strategies, false lemmas, submissions; an unknown id is an error naming the nearest ids and aliases. Same as `mk find --json`.",
+            schema: schema(json!({"problem": string("problem id or alias, e.g. erdos_850 or Erdos850 (case, spaces, _ and - do not matter)")}), &["problem"]),
         },
         ToolSpec {
             name: "failed",
-            description: "Failed approaches and false lemmas, optionally matching a keyword. Check a planned approach here before trying it. Same as `mk failed --json`.",
+            description: "Failed approaches and false lemmas, optionally matching a keyword or of one problem. Check a planned approach here before trying it. Same as `mk failed --json`.",
             schema: schema(
-                json!({"keyword": string("keyword to match (omit for all)"), "limit": integer("most entries (default 20)")}),
+                json!({"keyword": string("keyword to match (omit for all)"), "problem": string("only those of this problem (id or alias)"), "limit": integer("most entries (default 20)")}),
                 &[],
             ),
         },
@@ -106,6 +106,7 @@ pub fn specs() -> Vec<ToolSpec> {
                     "category": string("failure category, e.g. timeout, false_lemma, tactic"),
                     "domain": string("domain (defaults to the problem's)"),
                     "description": string("how the approach works"),
+                    "new_problem": {"type": "boolean", "description": "the problem is new to the knowledge base: record it anyway (an unknown id is refused otherwise)"},
                 }),
                 &["problem", "approach", "why"],
             ),
@@ -175,8 +176,10 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
         "failed" => {
             let kb = open()?;
             let keyword = optional(args, "keyword")?.filter(|k| !k.trim().is_empty());
+            let problem = optional(args, "problem")?;
             let report = kb
                 .failed(
+                    problem.as_deref(),
                     keyword.as_deref(),
                     count(args, "limit", 20)?,
                     Some(&tracking()),
@@ -211,6 +214,7 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
                     domain: optional(args, "domain")?,
                     slot: None,
                     uuid: None,
+                    new_problem: flag(args, "new_problem")?,
                 })
                 .map_err(|e| e.to_string())?;
             to_json(serde_json::to_value(&recorded))

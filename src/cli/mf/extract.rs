@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::output;
 use crate::extract::{self, FileReport, Overrides, Summary};
-use crate::kb::{resolve_knowledge_db, FileStatus, Kb, Resolved};
+use crate::kb::{resolve_knowledge_db, resolve_tracking_db, FileStatus, Kb, Resolved};
 use crate::lean::walk::{lean_files, IgnoreRules, WalkError};
 use crate::lint::summary::plural;
 
@@ -31,10 +31,14 @@ pub struct ExtractArgs {
     #[arg(long, value_name = "ID", conflicts_with = "all")]
     problem_id: Option<String>,
     /// knowledge.db to write [default: $MATH_FORGE_DB, else .math-forge/knowledge.db here or
-    /// above, else $CLAUDE_PLUGIN_DATA/knowledge.db, else
-    /// ${XDG_DATA_HOME:-~/.local/share}/math-forge/knowledge.db; the summary names the one used]
+    /// above, else ${XDG_DATA_HOME:-~/.local/share}/math-forge/knowledge.db; the summary names
+    /// the one used]
     #[arg(long, value_name = "PATH")]
     db: Option<PathBuf>,
+    /// tracking.db whose submissions name the problems of the files they returned (read, never
+    /// written; default: $MATH_FORGE_TRACKING_DB, or submissions/tracking.db of the project)
+    #[arg(long, value_name = "PATH")]
+    tracking: Option<PathBuf>,
     /// JSON Lines: one report per file, then {"summary": …, "skipped": N, "db": PATH, "db_reason": WHY}
     #[arg(long)]
     pub(super) json: bool,
@@ -108,10 +112,19 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
         }
     };
 
+    if let Some(t) = args.tracking.as_deref().filter(|t| !t.is_file()) {
+        let message = format!(
+            "{}: tracking.db not found (from --tracking); check the path",
+            t.display()
+        );
+        output::error("mf", Some(t), &message);
+        return Ok(ExitCode::from(EXIT_INPUT));
+    }
     let bar = progress_bar(files.len(), !args.all.is_empty());
     let overrides = Overrides {
         slot: args.slot,
         problem_id: args.problem_id.clone(),
+        tracking_db: Some(resolve_tracking_db(args.tracking.as_deref()).path),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -209,22 +209,10 @@ pub(super) fn no_results(out: Out<'_>, query: &str, kb_empty: bool) -> io::Resul
 
 pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) -> io::Result<()> {
     let now = now_unix();
+    // An unknown problem is an error before this (kb::KbError::UnknownProblem).
     if r.is_empty() {
-        writeln!(
-            out,
-            "no such problem: \"{}\" matches no problem, finding or submission.",
-            one_line(&r.query, 80)
-        )?;
-        let mut names: Vec<&str> = r.similar.iter().map(|s| s.id.as_str()).collect();
-        for n in &r.did_you_mean {
-            if !names.contains(&n.as_str()) {
-                names.push(n);
-            }
-        }
-        if !names.is_empty() {
-            writeln!(out, "  Did you mean: {}", names.join(", "))?;
-        } else if kb_empty {
-            writeln!(out, "  {EMPTY_HINT}")?;
+        if kb_empty {
+            writeln!(out, "{EMPTY_HINT}")?;
         }
         return notes(out, p, &r.notes);
     }

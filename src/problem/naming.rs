@@ -1,4 +1,7 @@
-//! Slot number, problem id and request uuid from a result file's path.
+//! Slot number, request uuid and the users' own problem naming from a result file's path.
+//!
+//! The problem this naming gives is the weakest evidence of a file's problem (see
+//! [`crate::problem`]): it is used only where nothing stronger names one.
 //!
 //! The pipeline names files `slot614_erdos_850_prime_factor_triples_result.lean`,
 //! `slot611_ft_p3_cubic_character_contradiction_result.lean`, `erdos128_finset_v3.lean`, …
@@ -14,6 +17,11 @@ pub struct FileNaming {
     pub problem_id: Option<String>,
     /// The Aristotle request uuid of a `<uuid>_aristotle/` directory the file sits in.
     pub uuid: Option<String>,
+    /// The problem was read from a directory the file sits in (a generic `Main.lean`, a
+    /// module of an unpacked project), not from the file's own name.
+    pub problem_from_dir: bool,
+    /// The file is part of a project Aristotle returned unpacked (`…_aristotle/`).
+    pub in_project: bool,
 }
 
 /// Words that decorate a name without naming the problem.
@@ -58,20 +66,27 @@ pub fn from_path(path: &Path) -> FileNaming {
             .strip_suffix("_aristotle")
             .is_some()
     });
-    let (slot, problem_id) = if GENERIC_STEMS.contains(&stem.to_ascii_lowercase().as_str()) {
-        directory().map_or((None, None), slot_and_problem)
-    } else if in_project {
-        let (dir_slot, dir_problem) = directory().map_or((None, None), slot_and_problem);
-        let (own_slot, own_problem) = slot_and_problem(stem);
-        let own_problem = own_problem.filter(|p| p.starts_with("erdos_"));
-        (dir_slot.or(own_slot), dir_problem.or(own_problem))
-    } else {
-        slot_and_problem(stem)
-    };
+    // The slot comes from the file's own name before any directory's.
+    let (slot, problem_id, problem_from_dir) =
+        if GENERIC_STEMS.contains(&stem.to_ascii_lowercase().as_str()) {
+            let (slot, problem) = directory().map_or((None, None), slot_and_problem);
+            (slot, problem, true)
+        } else if in_project {
+            let (dir_slot, dir_problem) = directory().map_or((None, None), slot_and_problem);
+            let (own_slot, own_problem) = slot_and_problem(stem);
+            let own_problem = own_problem.filter(|p| p.starts_with("erdos_"));
+            let from_dir = dir_problem.is_some();
+            (own_slot.or(dir_slot), dir_problem.or(own_problem), from_dir)
+        } else {
+            let (slot, problem) = slot_and_problem(stem);
+            (slot, problem, false)
+        };
     FileNaming {
         slot,
         problem_id,
         uuid,
+        problem_from_dir,
+        in_project,
     }
 }
 
@@ -126,7 +141,7 @@ fn slot_number(word: &str) -> Option<i64> {
 
 /// `f0a24a15`, `02054340`: the first group of a request uuid (8 hex digits, at least one a
 /// decimal digit), which names a submission, never a problem.
-fn is_hex_fragment(word: &str) -> bool {
+pub(crate) fn is_hex_fragment(word: &str) -> bool {
     word.len() == 8
         && word.chars().all(|c| c.is_ascii_hexdigit())
         && word.chars().any(|c| c.is_ascii_digit())
@@ -166,7 +181,7 @@ fn is_meaningful_dir(dir: &str) -> bool {
 }
 
 /// The uuid a directory name starts with: `38da55e5-43c9-4ddf-9536-cf52dc64c09d_aristotle`.
-fn leading_uuid(dir: &str) -> Option<String> {
+pub(crate) fn leading_uuid(dir: &str) -> Option<String> {
     let candidate = dir.get(..36)?;
     let groups: Vec<&str> = candidate.split('-').collect();
     let shaped = groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12]);
@@ -282,6 +297,8 @@ mod tests {
                 slot: None,
                 problem_id: Some("erdos_672".into()),
                 uuid: Some("e32a4620-7495-4654-b680-0996c098bc9a".into()),
+                problem_from_dir: true,
+                in_project: true,
             }
         );
         assert_eq!(
@@ -337,6 +354,17 @@ mod tests {
             (None, None)
         );
         assert!(!is_hex_fragment("erdos850"));
+    }
+
+    #[test]
+    fn the_slot_comes_from_the_files_own_name_before_a_folders() {
+        let project = "yolo_results/yolo_slot1341_extracted/\
+                       cd13b3a0-a907-4899-a403-a80c36f64b5c_aristotle/RequestProject";
+        assert_eq!(
+            naming(&format!("{project}/slot1342_helper.lean")).0,
+            Some(1342)
+        );
+        assert_eq!(naming(&format!("{project}/Main.lean")).0, Some(1341));
     }
 
     #[test]

@@ -1,0 +1,175 @@
+//! Campaign targets: the problems the users name many files after (`tau_le_8`, `tuza_nu4`,
+//! `path_4`), so that a sketch whose own name is only a step of the campaign
+//! (`slot288_inline_cover.lean`) but whose leading comment names the target in words
+//! ("PATH_4 τ ≤ 8 - Inline Cover") joins that target's problem.
+//!
+//! A target is a family with a parameter (its id holds a digit: `tuza_nu4`, not
+//! `inline_cover`) whose family is a word (three letters or more: `path_4`, not `k_4`), named
+//! by the users' own naming of two files or more, or fixed by tracking.db. Catalogue and
+//! contest ids are not targets: a comment naming one is read by the schemes.
+
+use std::collections::HashMap;
+
+use super::scheme::{self, Mode};
+
+/// Files a users' name must be given to before it is a campaign target.
+const MIN_FILES: usize = 2;
+
+/// Words that number a piece of an argument or name a type, not a problem family: `case_1`,
+/// `step_2`, `lemma_14`, `fin_12` are never targets.
+const NOT_FAMILIES: &[&str] = &[
+    "case", "cases", "step", "part", "lemma", "claim", "round", "phase", "stage", "fin", "iter",
+    "attempt", "version", "option", "approach", "method", "test", "slot", "sorry", "try", "fix",
+    "pattern", "config", "scenario", "level",
+];
+
+/// The campaign targets of a run.
+#[derive(Debug, Default)]
+pub struct Campaigns {
+    targets: Vec<Target>,
+    /// First atom → targets starting with it.
+    by_first: HashMap<String, Vec<usize>>,
+}
+
+#[derive(Debug)]
+struct Target {
+    id: String,
+    atoms: Vec<String>,
+}
+
+impl Campaigns {
+    /// `named`: the users' problem name of each file (one entry per file); `fixed`: ids
+    /// tracking.db gives, targets whatever their count.
+    pub fn new(
+        named: impl IntoIterator<Item = String>,
+        fixed: impl IntoIterator<Item = String>,
+    ) -> Campaigns {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for id in named {
+            *counts.entry(id).or_default() += 1;
+        }
+        let mut chosen: std::collections::HashSet<String> = counts
+            .into_iter()
+            .filter(|(id, n)| *n >= MIN_FILES && is_family_with_parameter(id, false))
+            .map(|(id, _)| id)
+            .collect();
+        chosen.extend(
+            fixed
+                .into_iter()
+                .filter(|id| is_family_with_parameter(id, true)),
+        );
+        let mut targets: Vec<Target> = chosen
+            .into_iter()
+            .map(|id| Target {
+                atoms: scheme::atoms(&id).into_iter().map(|a| a.text).collect(),
+                id,
+            })
+            .collect();
+        targets.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut by_first: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in targets.iter().enumerate() {
+            if let Some(first) = t.atoms.first() {
+                by_first.entry(first.clone()).or_default().push(i);
+            }
+        }
+        Campaigns { targets, by_first }
+    }
+
+    /// Whether `id` is a campaign target.
+    pub fn is_target(&self, id: &str) -> bool {
+        self.targets.iter().any(|t| t.id == id)
+    }
+
+    /// The target `text` names first (a title names its subject first), if any; of two
+    /// starting at the same word, the longer.
+    pub fn named_in(&self, text: &str) -> Option<&str> {
+        let atoms: Vec<String> = scheme::atoms(text).into_iter().map(|a| a.text).collect();
+        for (pos, atom) in atoms.iter().enumerate() {
+            let found = self
+                .by_first
+                .get(atom)
+                .into_iter()
+                .flatten()
+                .map(|&t| &self.targets[t])
+                .filter(|target| {
+                    atoms
+                        .get(pos..pos + target.atoms.len())
+                        .is_some_and(|window| window == target.atoms.as_slice())
+                })
+                .max_by_key(|target| target.atoms.len());
+            if let Some(target) = found {
+                return Some(&target.id);
+            }
+        }
+        None
+    }
+}
+
+/// `tuza_nu4`, `tau_le_8`, `path_4`: a word and a parameter. A catalogue or contest id is no
+/// campaign target, and neither is a bare symbol family (`k_4`) unless tracking.db fixed it.
+fn is_family_with_parameter(id: &str, fixed: bool) -> bool {
+    let atoms = scheme::atoms(id);
+    let family_is_word = atoms.first().is_some_and(|a| {
+        !a.digits && (fixed || (a.text.len() >= 3 && !NOT_FAMILIES.contains(&a.text.as_str())))
+    });
+    family_is_word && atoms.iter().any(|a| a.digits) && scheme::find(id, Mode::Name).is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn campaigns() -> Campaigns {
+        let named = [
+            "tau_le_8",
+            "tau_le_8",
+            "tau_le_8",
+            "path_4",
+            "path_4",
+            "tuza_nu4",
+            "inline_cover",
+            "inline_cover",
+            "k_4",
+            "k_4",
+            "erdos_850",
+            "erdos_850",
+            "lemma_14",
+            "case_1",
+            "case_1",
+        ];
+        Campaigns::new(named.iter().map(|s| s.to_string()), ["ft_p3".to_string()])
+    }
+
+    #[test]
+    fn targets_are_families_with_a_parameter() {
+        let c = campaigns();
+        for id in ["tau_le_8", "path_4", "ft_p3"] {
+            assert!(c.is_target(id), "{id}");
+        }
+        // One file, no parameter, a symbol family, a catalogue id: no target.
+        for id in [
+            "tuza_nu4",
+            "inline_cover",
+            "k_4",
+            "erdos_850",
+            "lemma_14",
+            "case_1",
+        ] {
+            assert!(!c.is_target(id), "{id}");
+        }
+    }
+
+    #[test]
+    fn a_comment_names_the_target_in_its_own_words() {
+        let c = campaigns();
+        assert_eq!(
+            c.named_in("slot288: PATH_4 τ ≤ 8 - Inline Cover"),
+            Some("path_4")
+        );
+        assert_eq!(c.named_in("τ ≤ 8 for cycle 4"), Some("tau_le_8"));
+        assert_eq!(c.named_in("Final approach for path4"), Some("path_4"));
+        assert_eq!(c.named_in("K4 with a pendant triangle"), None);
+        assert_eq!(c.named_in("the ft p3 cubic character"), Some("ft_p3"));
+        assert_eq!(c.named_in("tau le 9"), None);
+    }
+}

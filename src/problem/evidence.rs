@@ -1,0 +1,525 @@
+//! Which problem a file is about, from its evidence, strongest first:
+//!
+//! 1. the command line (`mf extract --problem-id`);
+//! 2. tracking.db: the problem of the submission whose request uuid the file carries;
+//! 3. the file's own words: a catalogue attribute's theorem (`@[category research open]`
+//!    on `erdos_975`), a declaration or namespace named after a problem (`putnam_1986_b4`,
+//!    `namespace Imo2025P4`), a leading comment naming one ("# Erdős Problem 975");
+//! 4. its name, or the nearest enclosing folder, in a known scheme (`Imo2025P4.lean`,
+//!    `ErdosProblems/975.lean`, `imo2025/p1.lean`; a helper module in a problem's folder
+//!    belongs to that problem);
+//! 5. a catalogue entry without a scheme (a file whose theorems carry `@[category research …]`
+//!    is one problem, named by the file);
+//! 6. a file stating a theorem named exactly as the file (a benchmark's statement: its whole
+//!    name is the id), unless its title names a campaign target of the users;
+//! 7. the users' own sketch naming (`slot614_erdos_850_…`, `tuza_nu4_…`), for their files
+//!    only: never for a package module, a test, or a file that states no theorem or lemma; a
+//!    sketch whose leading comment names a campaign target in words joins that target.
+//!
+//! A file none of these names is about no problem: its facts are facts without a problem.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::campaign::Campaigns;
+use super::layout::{self, Layout};
+use super::naming::{self, FileNaming};
+use super::scheme::{self, Mode};
+use crate::lean::outline::{CommentKind, Declaration};
+use crate::lean::Outline;
+
+/// Folder levels above a file that may name its problem.
+const FOLDER_LEVELS: usize = 6;
+
+/// Leading comments read for the file's own words, at most.
+const OWN_WORDS_BYTES: usize = 8 * 1024;
+
+/// Lines of the first paragraph of the file's own words that are its title.
+const TITLE_LINES: usize = 4;
+
+/// What decided a file's problem (stored per source as `sources.problem_evidence`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evidence {
+    /// `--problem-id` on the command line.
+    Given,
+    /// tracking.db's problem for the file's submission.
+    Tracking,
+    /// A catalogue attribute (`@[category research …]`) on a theorem named after the problem.
+    Attribute,
+    /// A declaration or namespace named after the problem.
+    Theorem,
+    /// The leading comment names the problem.
+    Comment,
+    /// The file name, in a known scheme.
+    FileName,
+    /// An enclosing folder (with the file name), in a known scheme.
+    Folder,
+    /// A catalogue entry named by its file (no scheme).
+    CatalogueEntry,
+    /// The leading comment names a campaign target of the users' naming.
+    Campaign,
+    /// The users' own sketch naming.
+    Sketch,
+}
+
+impl Evidence {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Evidence::Given => "given",
+            Evidence::Tracking => "tracking",
+            Evidence::Attribute => "attribute",
+            Evidence::Theorem => "theorem",
+            Evidence::Comment => "comment",
+            Evidence::FileName => "file_name",
+            Evidence::Folder => "folder",
+            Evidence::CatalogueEntry => "catalogue_entry",
+            Evidence::Campaign => "campaign",
+            Evidence::Sketch => "sketch",
+        }
+    }
+}
+
+/// A file's problem, what decided it, and the other spellings of it the file uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    pub problem_id: Option<String>,
+    pub evidence: Option<Evidence>,
+    /// Spellings met in the file's name and path (`ErdosProblems/975`, `imo2025_p4_algebra`)
+    /// whose key differs from the id's: aliases of it.
+    pub aliases: Vec<String>,
+}
+
+impl Identity {
+    fn of(id: String, evidence: Evidence) -> Identity {
+        Identity {
+            problem_id: Some(id),
+            evidence: Some(evidence),
+            aliases: Vec::new(),
+        }
+    }
+}
+
+/// What the whole run knows that a single file cannot: tracking.db's problems by request
+/// uuid, the campaign targets, the package structure.
+#[derive(Debug, Default)]
+pub struct Context {
+    /// Request uuid (lowercase) → tracking.db's problem id, as tracking.db spells it.
+    pub tracking: HashMap<String, String>,
+    pub campaigns: Campaigns,
+    pub layout: Layout,
+}
+
+/// One file, as much as identity needs of it.
+pub struct FileView<'a> {
+    pub path: &'a Path,
+    pub text: &'a str,
+    pub outline: &'a Outline,
+    /// What the path says (slot, uuid, the users' naming).
+    pub naming: &'a FileNaming,
+}
+
+impl FileView<'_> {
+    /// The request uuid: the header's, else the unpacked project directory's.
+    fn uuid(&self) -> Option<String> {
+        self.outline
+            .header
+            .as_ref()
+            .and_then(|h| h.uuid.clone())
+            .or_else(|| self.naming.uuid.clone())
+            .map(|u| u.to_ascii_lowercase())
+    }
+}
+
+/// The problem of `file`: `given` (the command line's) wins, then the evidence in the order
+/// of the module documentation. The spellings of it the file's name and folders use are its
+/// aliases, whatever decided.
+pub fn identify(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Identity {
+    let mut identity = decide(file, ctx, given);
+    if let (Some(id), Some(path)) = (&identity.problem_id, by_path(file.path)) {
+        if path.problem_id.as_ref() == Some(id) {
+            for alias in path.aliases {
+                if !identity.aliases.contains(&alias) {
+                    identity.aliases.push(alias);
+                }
+            }
+        }
+    }
+    identity
+}
+
+fn decide(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Identity {
+    if let Some(given) = given.map(str::trim).filter(|g| !g.is_empty()) {
+        let mut identity = Identity::of(
+            scheme::canonical(given).unwrap_or_else(|| given.to_string()),
+            Evidence::Given,
+        );
+        identity.aliases = aliases_of(identity.problem_id.as_deref(), [given]);
+        return identity;
+    }
+    if let Some(id) = file.uuid().and_then(|u| ctx.tracking.get(&u)) {
+        return Identity::of(id.clone(), Evidence::Tracking);
+    }
+    let words = own_words(file.outline, file.text);
+    let (attribute, catalogue) = by_attribute(file.outline);
+    if let Some(id) = attribute {
+        return Identity::of(id, Evidence::Attribute);
+    }
+    if let Some(id) = by_declaration(file) {
+        return Identity::of(id, Evidence::Theorem);
+    }
+    if let Some(m) = scheme::find(&words, Mode::Prose) {
+        return Identity::of(m.id, Evidence::Comment);
+    }
+    if let Some(identity) = by_path(file.path) {
+        return identity;
+    }
+    // A catalogue's own file is named by its entry; a result of one (an Aristotle output, a
+    // slot of the users' pipeline) is named as the users name their files.
+    let attempt_of_entry = file.outline.header.is_some() || file.naming.slot.is_some();
+    if catalogue && !attempt_of_entry {
+        if let Some(id) = stem_id(file.path) {
+            return Identity::of(id, Evidence::CatalogueEntry);
+        }
+    }
+    by_sketch(file, ctx, &words)
+}
+
+/// The first scheme id the declarations carrying a catalogue attribute are named after; and
+/// whether the file has such declarations at all (a catalogue entry).
+fn by_attribute(outline: &Outline) -> (Option<String>, bool) {
+    let stated: Vec<&Declaration> = outline
+        .declarations
+        .iter()
+        .filter(|d| d.attributes.iter().any(|a| is_problem_category(a)))
+        .collect();
+    let id = stated
+        .iter()
+        .find_map(|d| named_after(&d.full_name).or_else(|| named_after(&d.name)));
+    (id, !stated.is_empty())
+}
+
+/// `category research open`, `category research solved`, `category undergraduate`, …: a
+/// statement of a problem (not `category test` or `category API`, which check a definition).
+fn is_problem_category(attribute: &str) -> bool {
+    let mut words = attribute.split_whitespace();
+    words.next() == Some("category")
+        && words
+            .next()
+            .is_some_and(|w| !w.eq_ignore_ascii_case("test") && !w.eq_ignore_ascii_case("api"))
+}
+
+/// The problem a declaration name (or one of its namespaces) is named after: a scheme id at
+/// the start of one of its components (`Erdos975.erdos_975.variants.x`, `putnam_1986_b4`,
+/// `imo2025_p3_subproblem`), not one merely mentioned inside it (`bound_of_erdos_850`).
+fn named_after(full_name: &str) -> Option<String> {
+    full_name.split('.').find_map(|component| {
+        let atoms = scheme::atoms(component);
+        scheme::find_in(&atoms, Mode::Name, 0)
+            .filter(|m| m.atoms.start == 0)
+            .map(|m| m.id)
+    })
+}
+
+/// The problem the file's declarations are named after: the one most of them name (the first
+/// named breaks ties).
+fn by_declaration(file: &FileView<'_>) -> Option<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for d in &file.outline.declarations {
+        if let Some(id) = named_after(&d.full_name) {
+            match counts.iter_mut().find(|(c, _)| *c == id) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((id, 1)),
+            }
+        }
+    }
+    let mut best: Option<(String, usize)> = None;
+    for (id, n) in counts {
+        if best.as_ref().is_none_or(|(_, b)| n > *b) {
+            best = Some((id, n));
+        }
+    }
+    best.map(|(id, _)| id)
+}
+
+/// A benchmark's file whose name is its id: it states a theorem named exactly as the file
+/// (`induction_12dvd4expnp1p20` in `induction_12dvd4expnp1p20.lean`). A file named for its
+/// role beside it (`…_solution.lean`, `…_statement.lean`) stating that theorem is the same
+/// problem.
+fn benchmark_stem(file: &FileView<'_>) -> Option<String> {
+    let stem = file.path.file_stem()?.to_str()?;
+    let base = ROLES
+        .iter()
+        .find_map(|role| {
+            let cut = stem.len().checked_sub(role.len() + 1)?;
+            let (head, tail) = (stem.get(..cut)?, stem.get(cut..)?);
+            tail.strip_prefix(['_', '-'])
+                .is_some_and(|t| t.eq_ignore_ascii_case(role))
+                .then_some(head)
+        })
+        .unwrap_or(stem);
+    let id_like = base.contains('_') || base.chars().any(|c| c.is_ascii_digit());
+    let named = file.outline.declarations.iter().any(|d| {
+        matches!(d.kind.as_str(), "theorem" | "lemma")
+            && [stem, base]
+                .iter()
+                .any(|n| d.name == *n || d.full_name == *n)
+    });
+    (id_like && named).then(|| base.to_ascii_lowercase())
+}
+
+/// What a file beside a problem's statement may be named for.
+const ROLES: &[&str] = &["solution", "sol", "proof", "statement", "answer", "formal"];
+
+/// The file's own words: its comments before its first declaration (the module docstring,
+/// the sketch's description), without Aristotle's header, bounded.
+fn own_words(outline: &Outline, text: &str) -> String {
+    let first_declaration = outline
+        .declarations
+        .first()
+        .map_or(text.len(), |d| d.span.start);
+    let mut words = String::new();
+    for c in &outline.comments {
+        if c.span.start >= first_declaration || words.len() >= OWN_WORDS_BYTES {
+            break;
+        }
+        if c.kind == CommentKind::Line {
+            continue;
+        }
+        let Some(body) = text.get(c.span.clone()) else {
+            continue;
+        };
+        if is_aristotle_header(body) {
+            continue;
+        }
+        let room = OWN_WORDS_BYTES.saturating_sub(words.len());
+        let mut cut = body.len().min(room);
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        words.push_str(&body[..cut]);
+        words.push('\n');
+    }
+    words
+}
+
+/// Aristotle's own comments (its header, what it proved or negated): its words, not the file
+/// author's.
+fn is_aristotle_header(comment: &str) -> bool {
+    [
+        "edited by Aristotle",
+        "project request had uuid",
+        "by Aristotle:",
+        "@Aristotle-Harmonic",
+    ]
+    .iter()
+    .any(|mark| comment.contains(mark))
+}
+
+/// The title of the file's own words: the first paragraph (up to a blank line, a few lines at
+/// most), without a first line that only repeats the file's name.
+fn title(words: &str, path: &Path) -> String {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let mut lines = Vec::new();
+    for line in words.lines() {
+        let line = line
+            .trim()
+            .trim_start_matches("/-")
+            .trim_end_matches("-/")
+            .trim();
+        let line = line.trim_start_matches(['!', '-', '#', '*', ' ']);
+        if line.is_empty() {
+            if lines.is_empty() {
+                continue;
+            }
+            break;
+        }
+        if lines.is_empty() && !stem.is_empty() && line.trim_end_matches(".lean") == stem {
+            continue;
+        }
+        lines.push(line);
+        if lines.len() == TITLE_LINES {
+            break;
+        }
+    }
+    lines.join("\n")
+}
+
+/// The problem the file name or the nearest folders name: the file name alone first, then
+/// with one folder more at a time (`ErdosProblems/975`, `imo2025/p1`,
+/// `Erdos975/Helpers/Bounds`). Folders named by a request uuid say nothing.
+fn by_path(path: &Path) -> Option<Identity> {
+    let stem = path.file_stem()?.to_str()?;
+    let mut parts: Vec<&str> = vec![stem];
+    for dir in path.ancestors().skip(1).take(FOLDER_LEVELS) {
+        let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+            break;
+        };
+        parts.push(name);
+    }
+    for levels in 1..=parts.len() {
+        let joined: Vec<&str> = parts[..levels].iter().rev().copied().collect();
+        if joined
+            .first()
+            .is_some_and(|d| naming::leading_uuid(d).is_some() || naming::is_hex_fragment(d))
+        {
+            continue;
+        }
+        let text = joined.join("/");
+        let Some(m) = scheme::find(&text, Mode::Name) else {
+            continue;
+        };
+        let evidence = if levels == 1 {
+            Evidence::FileName
+        } else {
+            Evidence::Folder
+        };
+        let mut spellings = vec![&text[m.span.clone()]];
+        if levels == 1 && m.span.start == 0 {
+            spellings.push(stem);
+        }
+        let aliases = aliases_of(Some(&m.id), spellings);
+        return Some(Identity {
+            problem_id: Some(m.id),
+            evidence: Some(evidence),
+            aliases,
+        });
+    }
+    None
+}
+
+/// The file name as an id (`GoldbachConjecture` → `goldbach_conjecture`); a bare number is
+/// the catalogue's number, named with its folder (`GreensOpenProblems/12` →
+/// `greens_open_problems_12`), so that two catalogues' entries 12 never meet.
+fn stem_id(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    let mut words: Vec<String> = scheme::atoms(stem).into_iter().map(|a| a.text).collect();
+    if words.iter().all(|w| w.chars().all(|c| c.is_ascii_digit())) {
+        let folder = path.parent()?.file_name()?.to_str()?;
+        let mut named: Vec<String> = scheme::atoms(folder).into_iter().map(|a| a.text).collect();
+        named.append(&mut words);
+        words = named;
+    }
+    (!words.is_empty()).then(|| words.join("_"))
+}
+
+/// The users' own naming, for their files only; a sketch whose comment names a campaign
+/// target joins it.
+fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
+    // A module of a package is no sketch, unless it is a benchmark's statement named by its
+    // id (a benchmark's `Test/` split included); a module of a project Aristotle returned is
+    // named by the project's directory, which is the users' naming of the whole project.
+    let project_named = file.naming.problem_from_dir && file.naming.in_project;
+    if !project_named && ctx.layout.is_library(file.path) {
+        return match benchmark_stem(file) {
+            Some(id) => Identity::of(id, Evidence::FileName),
+            None => Identity::default(),
+        };
+    }
+    // A test checks something: no problem by name alone.
+    if layout::is_test(file.path) {
+        return Identity::default();
+    }
+    let named = file.naming.problem_id.clone();
+    let is_target = named.as_deref().is_some_and(|n| ctx.campaigns.is_target(n));
+    if !is_target {
+        if let Some(target) = ctx.campaigns.named_in(&title(words, file.path)) {
+            return Identity::of(target.to_string(), Evidence::Campaign);
+        }
+    }
+    // A file stating a theorem named exactly as the file is named by its whole name (a
+    // benchmark's file, `induction_12dvd4expnp1p20.lean`), never by a shortened sketch name.
+    if let Some(id) = benchmark_stem(file) {
+        return Identity::of(id, Evidence::FileName);
+    }
+    // A file of its own name that states no theorem or lemma (a script, a module of
+    // definitions) asks nothing: it creates no problem, though it may belong to one other
+    // files are named after. A file that did not parse whole may state more than was read.
+    let states = file.outline.error_nodes > 0
+        || file
+            .outline
+            .declarations
+            .iter()
+            .any(|d| matches!(d.kind.as_str(), "theorem" | "lemma"));
+    match named {
+        Some(id) if states || file.naming.problem_from_dir || is_target => {
+            Identity::of(id, Evidence::Sketch)
+        }
+        _ => Identity::default(),
+    }
+}
+
+/// The spellings whose key differs from `id`'s, each once.
+fn aliases_of<'a>(id: Option<&str>, spellings: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let Some(id) = id else {
+        return Vec::new();
+    };
+    let key = crate::sql::problem_key(id);
+    let mut out: Vec<String> = Vec::new();
+    for s in spellings {
+        let s = s.trim();
+        let k = crate::sql::problem_key(s);
+        if !s.is_empty() && k != key && !out.iter().any(|o| crate::sql::problem_key(o) == k) {
+            out.push(s.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lean::ParsedFile;
+
+    fn identity_of(path: &str, text: &str) -> Identity {
+        let parsed = ParsedFile::parse(text.to_string());
+        let outline = Outline::of(path, &parsed);
+        let naming = naming::from_path(Path::new(path));
+        identify(
+            &FileView {
+                path: Path::new(path),
+                text: &parsed.text,
+                outline: &outline,
+                naming: &naming,
+            },
+            &Context::default(),
+            None,
+        )
+    }
+
+    #[test]
+    fn names_with_any_characters_are_read_without_panicking() {
+        // Multi-byte characters where a role suffix or a scheme would be cut.
+        for name in ["M₂_M₁", "₂_inter", "x₂_solution", "é", "₂", "_sol"] {
+            let path = format!("bench/{name}.lean");
+            let text = format!("theorem {name} : True := trivial\n");
+            let _ = identity_of(&path, &text);
+        }
+        let found = identity_of(
+            "bench/disjoint_inter_M₂_solution.lean",
+            "theorem disjoint_inter_M₂ : True := trivial\n",
+        );
+        assert_eq!(found.problem_id.as_deref(), Some("disjoint_inter_m₂"));
+    }
+
+    #[test]
+    fn own_words_outrank_a_name_and_a_folder() {
+        let found = identity_of(
+            "work/putnam_1990_a1.lean",
+            "/-! # Erdős Problem 975 -/\ntheorem t : True := trivial\n",
+        );
+        assert_eq!(
+            (found.problem_id.as_deref(), found.evidence),
+            (Some("erdos_975"), Some(Evidence::Comment))
+        );
+        // Aristotle's header is its words, not the author's.
+        let found = identity_of(
+            "work/putnam_1990_a1.lean",
+            "/-\nThis file was edited by Aristotle.\nThe following was proved by Aristotle:\n- erdos_975\n-/\ntheorem t : True := trivial\n",
+        );
+        assert_eq!(found.problem_id.as_deref(), Some("putnam_1990_a1"));
+    }
+}

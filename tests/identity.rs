@@ -1,0 +1,838 @@
+//! Problem identity (issue 29): which problem each file of a layout is about and what decided
+//! it, on hand-written layouts imitating those we do not have (an Erdős project with a folder
+//! per problem and helper modules, a statement catalogue, a competition benchmark, statement
+//! and solution files side by side, the users' own campaign naming); copies counted once;
+//! aliases; the one answer to an unknown id; tracking.db's word; and hand records following
+//! their problem to its canonical id when a newer extractor re-reads an old knowledge base.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use rusqlite::Connection;
+use serde_json::{json, Value};
+
+use common::{build_tracking, fixture, mk, mk_json};
+
+/// A copy of `fixtures/identity/<name>` in a temporary directory (the fixtures' own path holds
+/// a `fixtures` folder, which says nothing here).
+struct Layout {
+    dir: tempfile::TempDir,
+}
+
+impl Layout {
+    fn of(names: &[&str]) -> Layout {
+        let dir = tempfile::TempDir::new().unwrap();
+        for name in names {
+            copy_tree(
+                &fixture("identity").join(name),
+                &dir.path().join("work").join(name),
+            );
+        }
+        Layout { dir }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("work")
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("knowledge.db")
+    }
+
+    fn extract(&self, extra: &[&str]) -> Value {
+        let out = Command::cargo_bin("mf")
+            .unwrap()
+            .current_dir(self.dir.path())
+            .env_remove("MATH_FORGE_TRACKING_DB")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .args(["extract", "--json", "--db"])
+            .arg(self.db())
+            .args(extra)
+            .arg("--all")
+            .arg(self.root())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        Value::Array(
+            stdout
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
+        )
+    }
+
+    fn conn(&self) -> Connection {
+        Connection::open(self.db()).unwrap()
+    }
+
+    /// path below the layout → (problem id, evidence).
+    fn problems(&self) -> BTreeMap<String, (Option<String>, Option<String>)> {
+        let root = fs::canonicalize(self.root()).unwrap();
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT path, problem_id, problem_evidence FROM sources")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                ))
+            })
+            .unwrap();
+        rows.map(Result::unwrap)
+            .map(|(p, id, ev)| {
+                let rel = Path::new(&p)
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .display()
+                    .to_string();
+                (rel, (id, ev))
+            })
+            .collect()
+    }
+
+    fn mk(&self, args: &[&str]) -> std::process::Output {
+        mk(self.dir.path())
+            .args(args)
+            .arg("--db")
+            .arg(self.db())
+            .output()
+            .unwrap()
+    }
+
+    fn mk_json(&self, args: &[&str]) -> Value {
+        let mut all: Vec<&str> = args.to_vec();
+        let db = self.db();
+        all.extend(["--db", db.to_str().unwrap()]);
+        mk_json(self.dir.path(), &all)
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn expect(
+    found: &BTreeMap<String, (Option<String>, Option<String>)>,
+    want: &[(&str, Option<&str>, Option<&str>)],
+) {
+    for (path, id, evidence) in want {
+        let got = found
+            .get(*path)
+            .unwrap_or_else(|| panic!("{path} not stored: {found:#?}"));
+        assert_eq!(
+            (got.0.as_deref(), got.1.as_deref()),
+            (*id, *evidence),
+            "{path}"
+        );
+    }
+    assert_eq!(found.len(), want.len(), "{found:#?}");
+}
+
+/// An Erdős project with a folder per problem: a helper module in a problem's folder belongs
+/// to it (two folders each with a `Basic.lean` are two problems); the shared library and the
+/// root module are no problem.
+#[test]
+fn helper_modules_belong_to_their_problem_folder_and_libraries_to_none() {
+    let l = Layout::of(&["erdos_project"]);
+    l.extract(&[]);
+    expect(
+        &l.problems(),
+        &[
+            ("erdos_project/ErdosProject.lean", None, None),
+            ("erdos_project/ErdosProject/Common/Primes.lean", None, None),
+            (
+                "erdos_project/ErdosProject/Erdos975/Main.lean",
+                Some("erdos_975"),
+                Some("theorem"),
+            ),
+            (
+                "erdos_project/ErdosProject/Erdos975/Basic.lean",
+                Some("erdos_975"),
+                Some("folder"),
+            ),
+            (
+                "erdos_project/ErdosProject/Erdos975/Bounds.lean",
+                Some("erdos_975"),
+                Some("folder"),
+            ),
+            (
+                "erdos_project/ErdosProject/Erdos1052/Basic.lean",
+                Some("erdos_1052"),
+                Some("folder"),
+            ),
+            (
+                "erdos_project/ErdosProject/Erdos1052/Statement.lean",
+                Some("erdos_1052"),
+                Some("comment"),
+            ),
+            (
+                "erdos_project/ErdosProject/ErdosProblems/36/Overlap.lean",
+                Some("erdos_36"),
+                Some("folder"),
+            ),
+        ],
+    );
+    // One problem row per problem, none named after a module.
+    let conn = l.conn();
+    let ids: Vec<String> = conn
+        .prepare("SELECT id FROM problems ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(ids, ["erdos_1052", "erdos_36", "erdos_975"]);
+    // The folder spelling is an alias: `mk find ErdosProblems/36` finds erdos_36.
+    let r = l.mk_json(&["find", "ErdosProblems/36"]);
+    assert_eq!(r["problem"]["id"], "erdos_36");
+}
+
+/// A statement catalogue: the attribute's theorem names the problem (`erdos_975`, its
+/// `.variants.` belong to it), an OEIS entry is spelled `oeis_a056777`, an entry without a
+/// scheme is named by its file, definitions and the catalogue's utilities are no problem; a
+/// users' attempt on Erdős 975 is the same problem as the catalogue's statement.
+#[test]
+fn a_catalogue_and_the_users_attempts_are_one_problem() {
+    let l = Layout::of(&["catalogue"]);
+    l.extract(&[]);
+    expect(
+        &l.problems(),
+        &[
+            (
+                "catalogue/FormalConjectures/ErdosProblems/975.lean",
+                Some("erdos_975"),
+                Some("attribute"),
+            ),
+            (
+                "catalogue/FormalConjectures/OEIS/56777.lean",
+                Some("oeis_a056777"),
+                Some("attribute"),
+            ),
+            (
+                "catalogue/FormalConjectures/Wikipedia/GoldbachConjecture.lean",
+                Some("goldbach_conjecture"),
+                Some("catalogue_entry"),
+            ),
+            // A catalogue's bare number is named with its catalogue, never bare.
+            (
+                "catalogue/FormalConjectures/GreensOpenProblems/12.lean",
+                Some("greens_open_problems_12"),
+                Some("catalogue_entry"),
+            ),
+            (
+                "catalogue/FormalConjectures/Wikipedia/GoldbachDefs.lean",
+                None,
+                None,
+            ),
+            (
+                "catalogue/FormalConjectures/Util/ProblemImports.lean",
+                None,
+                None,
+            ),
+            (
+                "catalogue/attempts/slot900_erdos975_count_bound_result.lean",
+                Some("erdos_975"),
+                Some("comment"),
+            ),
+        ],
+    );
+    // The catalogue's statement and the attempt are one problem with two sources; the
+    // catalogue's path spelling is an alias of it.
+    let conn = l.conn();
+    let alias: String = conn
+        .query_row(
+            "SELECT problem_id FROM problem_aliases WHERE alias = 'ErdosProblems/975'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(alias, "erdos_975");
+    let sources: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sources WHERE problem_id = 'erdos_975'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(sources, 2);
+    let attempts: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM attempts WHERE problem_id = 'erdos_975'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(attempts, 1, "the users' output is an attempt on erdos_975");
+}
+
+/// A competition benchmark whose file names are its ids; statement and solution files side by
+/// side (by name, or in one problem folder) are one problem.
+#[test]
+fn benchmark_ids_and_statement_beside_solution() {
+    let l = Layout::of(&["benchmark", "statement_solution"]);
+    l.extract(&[]);
+    expect(
+        &l.problems(),
+        &[
+            ("benchmark/MiniBench.lean", None, None),
+            (
+                "benchmark/MiniBench/Valid/mathd_algebra_132.lean",
+                Some("mathd_algebra_132"),
+                Some("theorem"),
+            ),
+            (
+                "benchmark/MiniBench/Valid/amc12a_2019_p21.lean",
+                Some("amc12a_2019_p21"),
+                Some("theorem"),
+            ),
+            (
+                "benchmark/MiniBench/Valid/aime_1983_p1.lean",
+                Some("aime_1983_p1"),
+                Some("theorem"),
+            ),
+            (
+                "benchmark/MiniBench/Valid/imo_1959_p1.lean",
+                Some("imo_1959_p1"),
+                Some("theorem"),
+            ),
+            (
+                "benchmark/MiniBench/Valid/induction_12dvd4expnp1p20.lean",
+                Some("induction_12dvd4expnp1p20"),
+                Some("file_name"),
+            ),
+            (
+                "benchmark/MiniBench/Test/algebra_sqineq_at2malt1.lean",
+                Some("algebra_sqineq_at2malt1"),
+                Some("file_name"),
+            ),
+            // Loose benchmark files (no package) are named by their whole name, never by a
+            // shortened one that would merge two problems.
+            (
+                "benchmark/loose/algebra_amgm_sum1toneqn_prod1tonleq1.lean",
+                Some("algebra_amgm_sum1toneqn_prod1tonleq1"),
+                Some("file_name"),
+            ),
+            (
+                "benchmark/loose/algebra_amgm_sum1toneqn_sum1tonleqn.lean",
+                Some("algebra_amgm_sum1toneqn_sum1tonleqn"),
+                Some("file_name"),
+            ),
+            (
+                "statement_solution/Statements/putnam_2019_a1.lean",
+                Some("putnam_2019_a1"),
+                Some("theorem"),
+            ),
+            (
+                "statement_solution/Solutions/putnam_2019_a1_solution.lean",
+                Some("putnam_2019_a1"),
+                Some("comment"),
+            ),
+            (
+                "statement_solution/loose/sum_of_two_squares.lean",
+                Some("sum_of_two_squares"),
+                Some("file_name"),
+            ),
+            (
+                "statement_solution/loose/sum_of_two_squares_solution.lean",
+                Some("sum_of_two_squares"),
+                Some("file_name"),
+            ),
+            (
+                "statement_solution/Imo2001P6/Statement.lean",
+                Some("imo_2001_p6"),
+                Some("folder"),
+            ),
+            (
+                "statement_solution/Imo2001P6/Solution.lean",
+                Some("imo_2001_p6"),
+                Some("folder"),
+            ),
+        ],
+    );
+}
+
+/// The users' own naming: a sketch whose title names the campaign's target in words joins it,
+/// one that names none keeps its sketch name, the tool's own test fixtures are no problem, and
+/// tracking.db's problem for a submission wins over everything the file says.
+#[test]
+fn users_campaigns_tests_and_tracking() {
+    let l = Layout::of(&["users"]);
+    let report = l.extract(&[]);
+    let by_file = |name: &str| -> Value {
+        report
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name)))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        by_file("slot302_inline_cover.lean")["problem_evidence"],
+        "campaign",
+        "mf extract --json says what decided"
+    );
+    expect(
+        &l.problems(),
+        &[
+            (
+                "users/submissions/slot300_path4_cover.lean",
+                Some("path_4"),
+                Some("sketch"),
+            ),
+            (
+                "users/submissions/slot301_path4_bridges.lean",
+                Some("path_4"),
+                Some("sketch"),
+            ),
+            (
+                "users/submissions/slot302_inline_cover.lean",
+                Some("path_4"),
+                Some("campaign"),
+            ),
+            (
+                "users/submissions/slot303_helper_idea.lean",
+                Some("helper_idea"),
+                Some("sketch"),
+            ),
+            (
+                "users/submissions/slot304_erdos364_pell_result.lean",
+                Some("erdos_364"),
+                Some("comment"),
+            ),
+            (
+                "users/math-forge/tests/fixtures/sample_proven.lean",
+                None,
+                None,
+            ),
+        ],
+    );
+    // tracking.db made the request 0b7c2d5e-0001-… for erdos_850: that is its problem.
+    let tracking = build_tracking(l.dir.path(), "tracking.sql");
+    l.extract(&["--tracking", tracking.to_str().unwrap()]);
+    let found = l.problems();
+    assert_eq!(
+        found["users/submissions/slot304_erdos364_pell_result.lean"],
+        (Some("erdos_850".into()), Some("tracking".into()))
+    );
+    // A --tracking that does not exist is an error, not silently ignored.
+    let out = Command::cargo_bin("mf")
+        .unwrap()
+        .args(["extract", "--db"])
+        .arg(l.db())
+        .args(["--tracking", "/nonexistent/tracking.db", "--all"])
+        .arg(l.root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// One output copied into several folders is one attempt: `mk recommend` counts it once.
+#[test]
+fn copies_of_one_output_are_one_attempt() {
+    let l = Layout::of(&["copies"]);
+    let original = l.root().join("copies/slot905_sum_bound_result.lean");
+    for folder in ["inbox", "proven/erdos", "archive/jan"] {
+        let dir = l.root().join(folder);
+        fs::create_dir_all(&dir).unwrap();
+        fs::copy(&original, dir.join("slot905_sum_bound_result.lean")).unwrap();
+    }
+    l.extract(&[]);
+    let conn = l.conn();
+    let (attempts, domain): (i64, String) = conn
+        .query_row(
+            "SELECT count(*), min(a.domain_id) FROM attempts a",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(attempts, 4, "each file is stored as its own source");
+    let r = l.mk_json(&["recommend", &domain]);
+    let omega = r["recommendations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["technique"] == "linear arithmetic (omega)")
+        .unwrap_or_else(|| panic!("{r}"));
+    // The output proves a lemma of erdos_850, not its statement (no input says what it is):
+    // a partial attempt, which counts half a success. Four copies of it weigh one attempt.
+    assert_eq!(
+        (omega["successes"].as_f64(), omega["failures"].as_f64()),
+        (Some(0.5), Some(0.5)),
+        "four copies are one attempt: {r}"
+    );
+    let learned: String = conn
+        .query_row(
+            "SELECT learned FROM strategies WHERE problem_id = 'erdos_850'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        learned,
+        "extracted: 0 proven, 1 partial, 0 failed of 1 attempts"
+    );
+}
+
+/// Every spelling finds the problem: an alias met in a path, any case and separators, the
+/// scheme in words; from `mk find`, `mk context`, `mk failed --problem`, `mk recommend`,
+/// `mk record` and the MCP tools.
+#[test]
+fn aliases_and_spellings_find_the_problem() {
+    let l = Layout::of(&["catalogue", "erdos_project"]);
+    l.extract(&[]);
+    for query in [
+        "erdos_975",
+        "Erdos975",
+        "ERDOS-975",
+        "erdos 975",
+        "Erdős Problem 975",
+        "ErdosProblems/975",
+    ] {
+        let r = l.mk_json(&["find", query]);
+        assert_eq!(r["problem"]["id"], "erdos_975", "{query}: {r}");
+    }
+    let r = l.mk_json(&["context", "Erdos975"]);
+    assert_eq!(r["problem"]["id"], "erdos_975");
+    let r = l.mk_json(&[
+        "record",
+        "failure",
+        "--problem",
+        "Erdős Problem 975",
+        "--approach",
+        "direct count",
+        "--why",
+        "the bound is not sharp",
+    ]);
+    assert_eq!(r["problem_id"], "erdos_975");
+    let r = l.mk_json(&["failed", "--problem", "erdos975"]);
+    assert_eq!(r["problem"], "erdos_975");
+    assert_eq!(r["findings"][0]["why_failed"], "the bound is not sharp");
+    let r = l.mk_json(&["recommend", "ErdosProblems/975"]);
+    assert_eq!(r["scope"]["problem"], "erdos_975", "{r}");
+
+    let ctx = math_forge::mcp::Context {
+        db: Some(l.db()),
+        tracking: Some(l.dir.path().join("no-tracking.db")),
+        project: Some(l.dir.path().to_path_buf()),
+    };
+    let call = |name: &str, args: Value| {
+        math_forge::mcp::tools::call(name, args.as_object().unwrap(), &ctx)
+    };
+    let report = call("problem", json!({"problem": "Erdos975"})).unwrap();
+    assert_eq!(report["problem"]["id"], "erdos_975");
+    let report = call("context", json!({"problem": "erdos-975"})).unwrap();
+    assert_eq!(report["problem"]["id"], "erdos_975");
+}
+
+/// An unknown id is answered the same way by every command and tool: exit 2, `no problem X`
+/// and the nearest ids and aliases; `mk record` starts a problem only when told it is new.
+#[test]
+fn an_unknown_id_is_answered_alike_everywhere() {
+    let l = Layout::of(&["catalogue"]);
+    l.extract(&[]);
+    let commands: [&[&str]; 6] = [
+        &["find", "erdos_976"],
+        &["context", "erdos_976"],
+        &["failed", "--problem", "erdos_976"],
+        &["recommend", "erdos_976"],
+        &[
+            "record",
+            "failure",
+            "--problem",
+            "erdos_976",
+            "--approach",
+            "a",
+            "--why",
+            "w",
+        ],
+        &[
+            "record",
+            "fact",
+            "--problem",
+            "erdos_976",
+            "--text",
+            "n is even",
+        ],
+    ];
+    for args in commands {
+        let out = l.mk(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("mk: no problem erdos_976; nearest: erdos_975"),
+            "{args:?}: {err}"
+        );
+    }
+    // Nothing was recorded by the refused commands.
+    let findings: i64 = l
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM findings WHERE problem_id LIKE 'erdos_976'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(findings, 0);
+
+    let ctx = math_forge::mcp::Context {
+        db: Some(l.db()),
+        tracking: Some(l.dir.path().join("no-tracking.db")),
+        project: Some(l.dir.path().to_path_buf()),
+    };
+    for (tool, args) in [
+        ("problem", json!({"problem": "erdos_976"})),
+        ("context", json!({"problem": "erdos_976"})),
+        ("failed", json!({"problem": "erdos_976"})),
+        ("recommend", json!({"problem": "erdos_976"})),
+        (
+            "record_failure",
+            json!({"problem": "erdos_976", "approach": "a", "why": "w"}),
+        ),
+    ] {
+        let err =
+            math_forge::mcp::tools::call(tool, args.as_object().unwrap(), &ctx).expect_err(tool);
+        assert!(
+            err.starts_with("no problem erdos_976; nearest: erdos_975"),
+            "{tool}: {err}"
+        );
+    }
+
+    // Told it is new, `mk record` starts it, spelled canonically, the given spelling an alias.
+    let r = l.mk_json(&[
+        "record",
+        "failure",
+        "--problem",
+        "Erdos976",
+        "--new-problem",
+        "--approach",
+        "a",
+        "--why",
+        "w",
+    ]);
+    assert_eq!(r["problem_id"], "erdos_976");
+    let r = l.mk_json(&["find", "erdos_976"]);
+    assert_eq!(r["problem"]["id"], "erdos_976");
+}
+
+/// A knowledge base an older extractor made named the catalogue file `ErdosProblems/975.lean`
+/// problem `975`, and a failure and a fact were recorded by hand under `975`. The next
+/// `mf extract` re-reads the file as erdos_975; the hand records move with it, and `975` is an
+/// alias that still finds them.
+#[test]
+fn hand_records_follow_their_problem_to_its_canonical_id() {
+    let l = Layout::of(&["catalogue"]);
+    l.extract(&[]);
+    // The old knowledge base, as extractor version 1 left it.
+    l.conn()
+        .execute_batch(
+            "UPDATE sources SET problem_id = '975', extractor = 1 WHERE problem_id = 'erdos_975';
+             UPDATE findings SET problem_id = '975' WHERE problem_id = 'erdos_975';
+             UPDATE attempts SET problem_id = '975' WHERE problem_id = 'erdos_975';
+             UPDATE strategies SET problem_id = '975', problem_name = '975' WHERE problem_id = 'erdos_975';
+             UPDATE problems SET id = '975', name = '975' WHERE id = 'erdos_975';",
+        )
+        .unwrap();
+    l.mk_json(&[
+        "record",
+        "failure",
+        "--problem",
+        "975",
+        "--approach",
+        "greedy",
+        "--why",
+        "misses the gaps",
+    ]);
+    l.mk_json(&[
+        "record",
+        "fact",
+        "--problem",
+        "975",
+        "--text",
+        "count n = n for all n",
+    ]);
+    let session: i64 = 1;
+    l.conn()
+        .execute(
+            "INSERT INTO sessions (id, problem_id) VALUES (?1, '975')",
+            [session.to_string()],
+        )
+        .unwrap();
+
+    l.extract(&[]);
+
+    let conn = l.conn();
+    let left: i64 = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM findings WHERE problem_id = '975')
+                  + (SELECT count(*) FROM strategies WHERE problem_id = '975')
+                  + (SELECT count(*) FROM problems WHERE id = '975')
+                  + (SELECT count(*) FROM sessions WHERE problem_id = '975')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0, "nothing is left under the old id");
+    let r = l.mk_json(&["find", "erdos_975"]);
+    let text = r.to_string();
+    assert!(text.contains("misses the gaps"), "{text}");
+    assert!(text.contains("count n = n for all n"), "{text}");
+    let strategies: Vec<&str> = r["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["approach_name"].as_str().unwrap())
+        .collect();
+    assert!(strategies.contains(&"greedy"), "{strategies:?}");
+    // The old id is an alias: it finds the problem and is accepted by mk record.
+    let r = l.mk_json(&["find", "975"]);
+    assert_eq!(r["problem"]["id"], "erdos_975");
+    assert_eq!(r["alias"], "975");
+    let r = l.mk_json(&["context", "975"]);
+    let facts = r["facts"].to_string();
+    assert!(facts.contains("count n = n for all n"), "{facts}");
+    let r = l.mk_json(&[
+        "record",
+        "failure",
+        "--problem",
+        "975",
+        "--approach",
+        "greedy",
+        "--why",
+        "still misses",
+    ]);
+    assert_eq!(r["problem_id"], "erdos_975");
+    assert_eq!(r["attempts"], 2, "the same strategy, moved");
+    let session_problem: String = conn
+        .query_row("SELECT problem_id FROM sessions WHERE id = '1'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(session_problem, "erdos_975");
+}
+
+/// Where tracking.db fixed a problem id it stays as tracking.db spells it: migrated rows keep
+/// their ids through extraction (and the settling of moved ids), and no canonical spelling
+/// renames one.
+#[test]
+fn tracking_ids_are_kept() {
+    let l = Layout::of(&["users", "catalogue"]);
+    let tracking = build_tracking(l.dir.path(), "tracking.sql");
+    let out = mk(l.dir.path())
+        .args(["init", "--from-tracking"])
+        .arg(&tracking)
+        .arg("--db")
+        .arg(l.db())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let migrated = |conn: &Connection| -> Vec<(String, Option<String>)> {
+        conn.prepare("SELECT origin, problem_id FROM findings WHERE origin LIKE 'tracking:%' ORDER BY origin")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let before = migrated(&l.conn());
+    assert!(!before.is_empty());
+    l.extract(&["--tracking", tracking.to_str().unwrap()]);
+    l.extract(&["--tracking", tracking.to_str().unwrap()]);
+    let conn = l.conn();
+    assert_eq!(migrated(&conn), before);
+    for id in [
+        "erdos_850",
+        "erdos_364",
+        "tuza_nu4",
+        "ft_p3",
+        "putnam_2019_a1",
+        "kurepa",
+    ] {
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM problems WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(n, 1, "{id}");
+        assert!(
+            math_forge::problem::canonical(id).is_none_or(|c| c == id),
+            "{id} is spelled as tracking.db spells it"
+        );
+    }
+}
+
+/// A library module's facts are facts without a problem; given a problem later, the file is a
+/// new submission of it, and its facts follow it.
+#[test]
+fn a_library_modules_facts_have_no_problem_until_one_is_given() {
+    let l = Layout::of(&["erdos_project"]);
+    l.extract(&[]);
+    let primes = l
+        .root()
+        .join("erdos_project/ErdosProject/Common/Primes.lean");
+    let facts = |conn: &Connection| -> Vec<Option<String>> {
+        conn.prepare(
+            "SELECT f.problem_id FROM findings f JOIN sources s ON s.id = f.source_id
+             WHERE s.path LIKE '%Common/Primes.lean' AND f.finding_type = 'theorem'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    let before = facts(&l.conn());
+    assert_eq!(before, [None, None], "two lemmas, no problem");
+    let out = Command::cargo_bin("mf")
+        .unwrap()
+        .args(["extract", "--db"])
+        .arg(l.db())
+        .arg(&primes)
+        .args(["--problem-id", "Erdos 1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let conn = l.conn();
+    assert_eq!(
+        facts(&conn),
+        [Some("erdos_1".into()), Some("erdos_1".into())]
+    );
+    let submissions: i64 = conn
+        .query_row(
+            "SELECT submission_count FROM problems WHERE id = 'erdos_1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(submissions, 1);
+}
