@@ -375,14 +375,16 @@ fn prepare(
         }
     };
     let item = extract_source(
-        key,
-        hash,
-        size,
+        Stored {
+            key,
+            hash,
+            size,
+            modified,
+        },
         source,
         naming,
         (identity, overrides.problem_id.as_deref()),
         shared,
-        modified,
     );
     report.declarations = item.1;
     report.parse_errors = item.2;
@@ -558,19 +560,31 @@ fn naming_of(path: &Path, overrides: &Overrides) -> FileNaming {
     }
 }
 
+/// What identifies a file's version in the knowledge base: its key (canonical path), content
+/// hash, size and modification time (Unix seconds, when known).
+struct Stored {
+    key: String,
+    hash: String,
+    size: u64,
+    modified: Option<i64>,
+}
+
 /// Builds the knowledge-base item for one decoded file; also returns its declaration and
 /// parse-error counts and the evidence that decided its problem. `identity` is the run's
 /// identity context and the problem given on the command line.
 fn extract_source(
-    key: String,
-    hash: String,
-    size: u64,
+    stored: Stored,
     source: Source,
     naming: FileNaming,
     identity: (&problem::Context, Option<&str>),
     shared: &SharedAnalyses,
-    modified: Option<i64>,
 ) -> (FileItem, usize, usize, Option<problem::Evidence>) {
+    let Stored {
+        key,
+        hash,
+        size,
+        modified,
+    } = stored;
     let file_name = source
         .path
         .file_name()
