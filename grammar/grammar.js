@@ -119,6 +119,8 @@ module.exports = grammar({
     $._notation_comma,
     // a `|` among a tactic's arguments (a project's tactic: `my_tac a | b`)
     $._arg_bar,
+    // zero-width, before the `do` sequence of a `try`
+    $._try_block,
   ],
 
   reserved: {
@@ -761,7 +763,9 @@ module.exports = grammar({
     // `try` doSeq (`catch` x => doSeq)* (`finally` doSeq)? – a term (Lean's `termTry`) and a
     // `do` element. Flat, like binder heads: `try`, each `catch` and `finally` are sibling
     // parts with their `do` sequences; `catch` / `finally` may sit at the column of `try`.
-    try: $ => seq('try', $._do_seq),
+    // (the scanner marks the block of a `try`: a `catch` / `finally` that follows it, at any
+    // column, continues the `try` — Lean checks no column there)
+    try: $ => seq('try', $._try_block, $._do_seq),
 
     // Lean's `doCatch`: `catch` binderIdent `=>` doSeq (the optional `: type` is not taken:
     // it costs many parse states and no file here uses it)

@@ -55,6 +55,7 @@ enum TokenType {
   NOTATION_CLOSE,
   NOTATION_COMMA,
   ARG_BAR,
+  TRY_BLOCK,
 };
 
 #define MAX_DEPTH 250
@@ -129,6 +130,9 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
   return lx->get_column(lx);
 }
 #define WHERE_BLOCK 0x100000u /* any `where` block */
+#define TRY_FLAG 0x200000u    /* the `do` sequence of a `try` */
+/* `last` after the block of a `try` was closed (no token has this number) */
+#define TRY_CLOSED 0x7FFFu
 /* A block opened on the line of an `if` condition (`if foo do bar x then`): bits 17–19 hold
  * 1 + the number of `then` / `else` words the block takes on that line before the first one
  * that has no `if` of its own and so closes the block; 0 when there is none. */
@@ -1003,6 +1007,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   }
 
   if (!recovery && valid[VERSO_FENCED]) return verso_fenced(s, lx);
+  if (!recovery && valid[TRY_BLOCK]) {
+    lx->mark_end(lx);
+    return emit(s, lx, TRY_BLOCK);
+  }
 
 
 
@@ -1200,8 +1208,18 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
                          indent > (s->cols[s->len - 2] & COL_MASK);
   if (has && nl && indent < top && v_end && !calc_continuation && !where_continuation &&
       !op_continuation) {
+    /* Once the block of a `try` is closed, a `catch` / `finally` line continues the `try`
+     * in the block around it, at any column (Lean's `doCatch` checks none). */
+    if (s->last == TRY_CLOSED && (lx->lookahead == 'c' || lx->lookahead == 'f')) {
+      char w[8];
+      unsigned n = read_word(lx, w, sizeof(w));
+      if (n < sizeof(w) && (strcmp(w, "catch") == 0 || strcmp(w, "finally") == 0)) return false;
+    }
+    bool was_try = (top_entry & TRY_FLAG) != 0 && s->overflow == 0;
     pop(s);
-    return emit(s, lx, LAYOUT_END);
+    emit(s, lx, LAYOUT_END);
+    if (was_try) s->last = TRY_CLOSED;
+    return true;
   }
 
   /* Column of the next token for a block opened on the same line (before any look ahead). */
@@ -1423,6 +1441,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
         if (s->last == BAR && top_alts) flags |= BAR_FLAG;
         if (!nl) flags |= SAME_FLAG;
         if (s->last == THEN) flags |= THEN_FLAG;
+        if (s->last == TRY_BLOCK) flags |= TRY_FLAG;
         if (!nl && !where) {
           int m = unmatched_then_else(lx);
           if (m >= 0 && m < 7) flags |= (uint32_t)(m + 1) << IFC_SHIFT;

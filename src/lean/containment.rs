@@ -215,6 +215,18 @@ mod tests {
     }
 
     #[test]
+    fn declaration_nodes_inside_an_error_node_are_lost() {
+        // a `mutual` block that never ends: its declarations end up inside one ERROR node
+        let c = measure(concat!(
+            "theorem kept : True := trivial\n\nmutual\n",
+            "theorem a : True := trivial\ntheorem b : True := trivial\n",
+            "namespace After\nend After\n"
+        ));
+        assert_eq!(c.lost_declarations, 2, "{c:?}");
+        assert_eq!(c.column0_declarations, 3, "{c:?}");
+    }
+
+    #[test]
     fn keyword_lines_are_read_past_attributes_and_modifiers() {
         fn line(t: &str) -> Option<&str> {
             declaration_keyword(t.as_bytes(), 0, t.len()).map(|i| &t[i..])
