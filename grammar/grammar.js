@@ -599,12 +599,10 @@ module.exports = grammar({
     // Terms
     // -----------------------------------------------------------------------
 
-    // After a term-level `have` / `let` value, `;` is the term's (Lean's `optSemicolon`):
-    // `| n => let a := f n; g a`.
-    _term: $ => prec.right(choice(
-      seq(repeat1($._term_part_nh), optional($._have_tail)),
-      $._have_tail,
-    )),
+    // After a term-level `have` / `let` / `dbg_trace` value, `;` is the term's (Lean's
+    // `optSemicolon`): `| n => let a := f n; g a`. (A term takes any `;`: telling the ones
+    // after a `let` apart costs hundreds of parse states.)
+    _term: $ => prec.right(repeat1(choice($._term_part, ';'))),
 
     // Modifier words that are not reserved (`unsafe`, `partial`, `meta`…) could start the
     // next command after any item of a soup; inside one they are words (term `unsafe e`).
