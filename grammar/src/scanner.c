@@ -485,7 +485,14 @@ static bool attributes_then_command(TSLexer *lx) {
     else if (c == ']' && --depth == 0) break;
   }
   while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
-  if (at_end(lx) || lx->lookahead == '\n' || lx->lookahead == '\r') return true;
+  if (at_end(lx)) return true;
+  if (lx->lookahead == '\n' || lx->lookahead == '\r') {
+    /* the attributes have a line of their own: what the next line starts with decides
+     * (`@[simp]` above `helper : Nat := 1` in a `where` block is a local definition's) */
+    while (is_space(lx->lookahead)) adv(lx);
+    if (at_end(lx) || lx->lookahead == '@' || lx->lookahead == '/' || lx->lookahead == '-')
+      return true;
+  }
   char w[24];
   unsigned n = read_word(lx, w, sizeof(w));
   return n > 0 && n < sizeof(w) && word_in(w, COMMAND_WORDS);
