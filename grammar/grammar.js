@@ -26,12 +26,14 @@ const IDENT = String.raw`${ID_PART}(?:\.(?:${ID_PART}|[0-9]+))*`;
 // Characters that may form operators: everything that is not whitespace, an
 // identifier character, a digit, a bracket, a separator, a quote, or a
 // binder symbol.  `:` is excluded so that `:=`/`:` stay separate tokens.
-const SYM = String.raw`[^\s A-Za-z_0-9${LETTER_LIKE}'"\x60,;:()\[\]{}⟨⟩⦃⦄‹›⟪⟫«»∀∃∑∏⋃⋂⨆⨅∫∮⨁⨂∐λΠΣ]`;
+// N-ary operators start binder notations (`∑ x ∈ s, f x`, a project's `⨍ x in s, f x`): the
+// quantifiers, Π Σ, and Unicode's n-ary operators (∏ ∐ ∑, ⋀ ⋁ ⋂ ⋃, the integrals ∫–∳ and
+// ⨀–⨜), each with optional primes, `!` and super- or subscripts (`∑'`, `∃!`, `∀ᶠ`, `∫⁻`, `⋃₀`).
+const NARY = String.raw`∀∃ΠΣ\u{220F}-\u{2211}\u{22C0}-\u{22C3}\u{222B}-\u{2233}\u{2A00}-\u{2A1C}`;
+const NARY_MOD = String.raw`'!\u{1D2C}-\u{1D6A}\u{1D9B}-\u{1DBF}\u{2070}-\u{209C}`;
+const SYM_EXCLUDED = String.raw`\s A-Za-z_0-9${LETTER_LIKE}'"\x60,;:()\[\]{}⟨⟩⦃⦄‹›⟪⟫«»λ${NARY}`;
+const SYM = String.raw`[^${SYM_EXCLUDED}]`;
 
-const BINDER_OPS = [
-  '∀', '∃', '∃!', 'Π', 'Σ', "Σ'", '∑', "∑'", '∏', "∏'", '⋃', '⋂', '⨆', '⨅',
-  '∫', '∫⁻', '∮', '⨁', '⨂', '∐', '∀ᶠ', '∃ᶠ', '∀ᵐ', '∃ᵐ', '∑ᶠ', '∏ᶠ', 'exists', 'forall',
-];
 
 const DECL_KW_NAMED = ['theorem', 'lemma', 'def', 'abbrev', 'axiom', 'opaque'];
 
@@ -105,6 +107,20 @@ module.exports = grammar({
     $._where_start,
     // zero-width, before an operator that ends its line (see `extras`)
     $._op_eol,
+    // the fenced body of Verso's `#docs … :=` (`:::::::` … `:::::::`)
+    $._verso_fenced,
+    // zero-width, before an `open … in` / `set_option … in` that a term follows
+    $._term_prefix_start,
+    // an HTML element written in a term (see `jsx_element`)
+    $.jsx_element,
+    // a bracket notation's brackets (`⁅`, `⁆`, `⟦`, …) and a `,` inside one
+    $._notation_open,
+    $._notation_close,
+    $._notation_comma,
+    // a `|` among a tactic's arguments (a project's tactic: `my_tac a | b`)
+    $._arg_bar,
+    // zero-width, before the `do` sequence of a `try`
+    $._try_block,
   ],
 
   reserved: {
@@ -143,12 +159,17 @@ module.exports = grammar({
     // command the grammar does not know (`user_command`). Commands elsewhere (indented, after
     // `… in`) need no start token.
     source_file: $ => seq(
-      optional(alias($._user_command_rest, $.user_command)),
+      optional(choice(alias($._user_command_rest, $.user_command), $._header_command)),
       repeat(choice(
         $._command,
-        seq($._command_start, choice($._command, $.user_command)),
+        seq($._command_start, choice($._command, $._header_command, $.user_command)),
       )),
     ),
+
+    // `prelude` and `module` head a file (Lean's `Module.header`): elsewhere they are words
+    // (`acc.insert module`), so they are taken only at column 0. So is Batteries' `alias`
+    // command, whose keyword is an identifier in a file that does not import it.
+    _header_command: $ => choice($.prelude, $.module, alias($._alias_declaration, $.declaration)),
 
     // A command the grammar does not know (`problem foo : P := by …`, `World "x"`, `alias`,
     // a project's own `syntax … : command`): its head identifier and term parts, up to the
@@ -159,8 +180,9 @@ module.exports = grammar({
       $._user_command_rest,
     ),
 
+    // (a project's command may begin with a token such as `%example`)
     _user_command_rest: $ => seq(
-      field('head', $.identifier),
+      field('head', choice($.identifier, $.operator)),
       repeat($._user_command_part),
       $._command_end,
     ),
@@ -169,6 +191,7 @@ module.exports = grammar({
     _user_command_part: $ => reserved('soup', choice(
       $.identifier, // listed here (not only through `_term_part`) for the reserved context
       $._modifier_word,
+      alias('unsafe', $.identifier),
       $._term_part,
       $._comma_tok,
       $._bar_tok,
@@ -180,9 +203,7 @@ module.exports = grammar({
     // -----------------------------------------------------------------------
 
     _command: $ => choice(
-      $.prelude,
       $.declaration,
-      $.module,
       $.import,
       $.namespace,
       $.section,
@@ -194,6 +215,7 @@ module.exports = grammar({
       $.set_option,
       $.hash_command,
       $.exit_command,
+      $.verso_document,
       $.attribute_command,
       $.syntax_command,
       $.deriving_instance,
@@ -290,6 +312,28 @@ module.exports = grammar({
 
     exit_command: $ => seq('#exit', optional($.exit_tail)),
 
+    // Verso documents (Lean's documentation system, `Verso.Doc.Concrete`): after
+    // `#doc (genre) "title" =>` (a command, or a term) Verso's parser reads the rest of the file,
+    // and `#docs (genre) name "title" :=` is followed by markup between two fences of colons.
+    // The markup is Verso's, not Lean's: one leaf.
+    verso_document: $ => choice(
+      seq(
+        field('command', alias('#doc', $.hash_keyword)),
+        $.parens,
+        $.string,
+        '=>',
+        optional(field('body', alias($.exit_tail, $.verso_markup))),
+      ),
+      seq(
+        field('command', alias('#docs', $.hash_keyword)),
+        $.parens,
+        $.identifier,
+        $.string,
+        ':=',
+        field('body', alias($._verso_fenced, $.verso_markup)),
+      ),
+    ),
+
     attribute_command: $ => prec.right(seq(
       'attribute',
       '[',
@@ -370,7 +414,7 @@ module.exports = grammar({
         seq(
           field('kind', alias('instance', $.declaration_kind)),
           optional($.instance_priority),
-          optional(seq(field('name', $.identifier), repeat($.identifier))),
+          optional(seq(field('name', $.identifier), repeat(choice($.identifier, $.universe_params)))),
           repeat($._bracket_binder),
           $._type_ascription,
           optional($._def_body),
@@ -382,12 +426,6 @@ module.exports = grammar({
           repeat($._binder),
           optional(choice($.extends, $._type_ascription)),
           optional(field('body', $.structure_body)),
-        ),
-        // Batteries' `alias foo := bar` and `alias ⟨mp, mpr⟩ := iff`
-        seq(
-          field('kind', alias('alias', $.declaration_kind)),
-          choice(field('name', $.identifier), $.anonymous_constructor),
-          optional($._def_body),
         ),
         seq(
           field('kind', alias($._kind_inductive, $.declaration_kind)),
@@ -401,9 +439,18 @@ module.exports = grammar({
       repeat($._decl_suffix),
     )),
 
+    // Batteries' `alias foo := bar` and `alias ⟨mp, mpr⟩ := iff`
+    _alias_declaration: $ => prec.right(seq(
+      optional(field('attributes', $.attributes)),
+      repeat(field('modifier', $.modifier)),
+      field('kind', alias('alias', $.declaration_kind)),
+      choice(field('name', $.identifier), $.anonymous_constructor),
+      optional($._def_body),
+    )),
+
     _kind_named: $ => choice(...DECL_KW_NAMED),
     _kind_structure: $ => choice('structure', 'class'),
-    _kind_inductive: $ => choice('inductive', seq('class', 'inductive')),
+    _kind_inductive: $ => choice('inductive', 'coinductive', seq('class', 'inductive')),
 
     universe_params: $ => seq('.{', sep1($._comma_tok, $.identifier), '}'),
 
@@ -438,13 +485,18 @@ module.exports = grammar({
         field('body', choice($.value, $.equations)),
         optional($.where_decls),
       ),
-      field('body', $.where_fields),
+      // Lean's `whereStructInst`: the fields, then `where` and local definitions
+      seq(field('body', $.where_fields), optional($.where_decls)),
     ),
 
     // `:= term`
     // A term-level `open … in` / `set_option … in` is taken only at the start: later, the
     // word starts the next command.
-    value: $ => seq(':=', repeat($._term_prefix), repeat1(choice($._term_part, ';', $._comma_tok))),
+    // A Verso `#doc` term (`def d := #doc (genre) "title" =>`) takes the rest of the file.
+    value: $ => seq(':=', choice(
+      seq(optional('unsafe'), repeat1(choice($._term_part, ';', $._comma_tok))),
+      $.verso_document,
+    )),
 
     // `| pat => term` ...
     equations: $ => repeat1($.alternative),
@@ -488,23 +540,34 @@ module.exports = grammar({
 
     // like a tactic's arguments: after a term-level `have` / `let` value, `;` is the term's
     // (`aux h := let ⟨a, h⟩ := f h; ⟨a, h⟩`), not the separator of fields
-    _field_value: $ => prec.right(choice(
-      seq(repeat1($._term_part_nh), optional($._have_tail)),
-      $._have_tail,
-    )),
+    // A value may be `private` (the module system keeps it out of the module's interface:
+    // `toJson := private fun …`) and may start with `open … in` / `set_option … in`.
+    _field_value: $ => seq(
+      optional(alias('private', $.modifier)),
+      optional('unsafe'),
+      prec.right(choice(
+        seq(repeat1($._term_part_nh), optional($._have_tail)),
+        $._have_tail,
+      )),
+    ),
 
-    _have_tail: $ => prec.right(seq($.have, repeat(choice($._term_part, ';')))),
+    // `dbg_trace e; body` and `assert! c; body` take `;` too (Lean's `dbgTrace`, `assert`)
+    _have_tail: $ => prec.right(seq(
+      choice($.have, alias('dbg_trace', $.identifier), alias('assert!', $.identifier)),
+      repeat(choice($._term_part, ';')),
+    )),
 
     inductive_body: $ => choice(
       seq('where', repeat($.constructor)),
       repeat1($.constructor),
     ),
 
+    // Lean reads a constructor's name with `rawIdent`: a keyword is a name there (`| structure`)
     constructor: $ => seq(
       $._bar_tok,
       repeat($.attributes),
       repeat($.modifier),
-      field('name', $.identifier),
+      field('name', reserved('soup', $.identifier)),
       repeat($._binder),
       optional(seq(':', $._term)),
     ),
@@ -536,11 +599,15 @@ module.exports = grammar({
     // Terms
     // -----------------------------------------------------------------------
 
-    _term: $ => prec.right(repeat1($._term_part)),
+    // After a term-level `have` / `let` / `dbg_trace` value, `;` is the term's (Lean's
+    // `optSemicolon`): `| n => let a := f n; g a`. (A term takes any `;`: telling the ones
+    // after a `let` apart costs hundreds of parse states.)
+    _term: $ => prec.right(repeat1(choice($._term_part, ';'))),
 
     // Modifier words that are not reserved (`unsafe`, `partial`, `meta`…) could start the
     // next command after any item of a soup; inside one they are words (term `unsafe e`).
-    _modifier_word: $ => alias(choice(...MODIFIERS.filter(m => !RESERVED.includes(m))), $.identifier),
+    // (`unsafe` is a term part of its own.)
+    _modifier_word: $ => alias(choice(...MODIFIERS.filter(m => !RESERVED.includes(m) && m !== 'unsafe')), $.identifier),
 
     _term_part: $ => choice($._term_part_nh, $.have),
 
@@ -563,6 +630,13 @@ module.exports = grammar({
       $.try,
       $.catch,
       $.finally,
+      $._term_prefix,
+      // Bracket notations (`⁅a, b⁆`, `⟦x⟧`, `⌊x⌋₊`, `F⟮α, β⟯`: Unicode's paired brackets that
+      // Lean leaves to notations) are flat: the brackets are operators, and a `,` inside them
+      // is the notation's (the scanner counts them), not one that ends a tactic block.
+      alias($._notation_open, $.operator),
+      alias($._notation_close, $.operator),
+      alias($._notation_comma, ','),
     ),
 
     _atom: $ => choice(
@@ -576,6 +650,11 @@ module.exports = grammar({
       $.name_literal,
       $.syntax_quotation,
       $.sorry,
+      // HTML written in a term (doc-gen4's and ProofWidgets' JSX, Verso's `{{ … }}`):
+      // `<tag attr="v" attr={e}>` children `</tag>` or `<tag … />`, read whole by the scanner.
+      // Lean reads tag and attribute names with `rawIdent` and the text between tags raw, so
+      // neither keywords nor quotes mean anything there.
+      $.jsx_element,
     ),
 
     _group: $ => choice(
@@ -606,15 +685,16 @@ module.exports = grammar({
       ';',
       '=>',
       'with',
-      $._term_prefix,
+      'unsafe',
     )),
 
     // `open Foo in t` / `set_option o v in t` inside a term: like a binder head, the term
     // follows as sibling parts.
-    _term_prefix: $ => choice(
+    // The scanner marks them (`_term_prefix_start`) where a term, not a command, follows `in`.
+    _term_prefix: $ => seq($._term_prefix_start, choice(
       alias($._term_set_option, $.set_option),
       alias($._term_open, $.open),
-    ),
+    )),
 
     _term_open: $ => seq(
       'open',
@@ -656,7 +736,8 @@ module.exports = grammar({
     have: $ => prec.right(seq(
       choice('have', 'haveI', 'let', 'letI'),
       repeat($._term_part),
-      choice(':=', '←', repeat1($.alternative)),
+      // Lean's `leftArrow` is `←` or `<-`
+      choice(':=', '←', '<-', repeat1($.alternative)),
     )),
 
     _term_keyword: $ => choice('show', 'from', 'suffices', 'if', $._then_tok, $._else_tok),
@@ -680,11 +761,17 @@ module.exports = grammar({
     // `try` doSeq (`catch` x => doSeq)* (`finally` doSeq)? – a term (Lean's `termTry`) and a
     // `do` element. Flat, like binder heads: `try`, each `catch` and `finally` are sibling
     // parts with their `do` sequences; `catch` / `finally` may sit at the column of `try`.
-    try: $ => seq('try', $._do_seq),
+    // (the scanner marks the block of a `try`: a `catch` / `finally` that follows it, at any
+    // column, continues the `try` — Lean checks no column there)
+    try: $ => seq('try', $._try_block, $._do_seq),
 
     // Lean's `doCatch`: `catch` binderIdent `=>` doSeq (the optional `: type` is not taken:
     // it costs many parse states and no file here uses it)
-    catch: $ => seq('catch', $.identifier, '=>', $._do_seq),
+    // or `catch` followed by `| pat => doSeq` alternatives (Lean's `doCatchMatch`)
+    catch: $ => prec.right(seq('catch', choice(
+      seq($.identifier, '=>', $._do_seq),
+      repeat1($.do_alternative),
+    ))),
 
     finally: $ => seq('finally', $._do_seq),
 
@@ -699,7 +786,7 @@ module.exports = grammar({
     _do_item: $ => choice($.do_element, $.do_if, $.do_match),
 
     do_element: $ => prec.right(repeat1(choice(
-      $._term_part, ':=', '=>', '←', $._comma_tok, $._bar_tok, $._term_prefix,
+      $._term_part, ':=', '=>', '←', '<-', $._comma_tok, $._bar_tok, 'unsafe',
     ))),
 
     // `if` / `match` at the start of a `do` element take `do` sequences.
@@ -836,7 +923,7 @@ module.exports = grammar({
         field('head', alias(choice('use', 'use!', 'exists', 'existsi', 'refine_lift',
           "induction'", "cases'", 'fin_cases', 'interval_cases', 'induction', 'cases',
           'generalize'), $.identifier)),
-        repeat(choice($._term_part, $._comma_tok, $._tactic_assign, $._term_prefix)),
+        repeat(choice($._term_part, $._comma_tok, $._tactic_assign)),
         optional(alias($._with_alts, $.with_clause)),
       )),
       seq(field('head', alias('open', $.identifier)), repeat1(choice($.identifier, alias('scoped', $.identifier))), 'in', $.tactic),
@@ -845,16 +932,19 @@ module.exports = grammar({
 
     _tactic_arg: $ => choice($._tactic_arg_nh, $.have),
 
+    // A project's tactic may take `|` (`my_tac a | b`); the scanner tells it from the `|` of an
+    // alternative, which has a `=>` after it on the line.
     _tactic_arg_nh: $ => choice(
       $._term_part_nh,
       $._tactic_assign,
-      $._term_prefix,
+      'unsafe',
+      alias($._arg_bar, '|'),
     ),
 
     // A tactic never ends at `:=`: the term that follows may start on the next line at the
     // block's column (`let F : T :=` / `⟨…⟩` below it), as Lean's term parser does not check
     // the column there.
-    _tactic_assign: $ => seq(':=', choice($._term_part, $._term_prefix)),
+    _tactic_assign: $ => seq(':=', $._term_part),
 
     with_clause: $ => seq(
       'with',
@@ -889,8 +979,14 @@ module.exports = grammar({
     // -----------------------------------------------------------------------
 
     _soup_item: $ => reserved('soup', choice(
+      // a term's `open … in` (in a `macro_rules` / `elab_rules` right-hand side)
+      $._term_prefix,
+      // a project's token of three or more backquotes in a quotation (Verso's fenced code
+      // blocks: `` `(block|```$name $args* | $contents```) ``)
+      alias(token(/\x60\x60\x60+/), $.operator),
       $.identifier,
       $._modifier_word,
+      alias('unsafe', $.identifier),
       $.dot_identifier,
       $.number,
       $.string,
@@ -938,7 +1034,7 @@ module.exports = grammar({
 
     binder_symbol: $ => choice($._binder_sym, 'exists', 'forall'),
 
-    _binder_sym: $ => token(choice(...BINDER_OPS.filter(o => !/^[a-z]/.test(o)))),
+    _binder_sym: $ => token(new RustRegex(String.raw`[${NARY}][${NARY_MOD}]*`)),
 
     _comma_tok: $ => alias($._comma, ','),
     _then_tok: $ => alias($._then, 'then'),
@@ -949,13 +1045,22 @@ module.exports = grammar({
 
     dot_identifier: $ => token(new RustRegex(String.raw`\.(?:${ID_PART}|[0-9]+)(?:\.(?:${ID_PART}|[0-9]+))*`)),
 
+    // Lean's tokenizer takes the longest *declared* token, not any run of symbols: `=>?_` is
+    // `=>` then `?_`, so a run never extends `=>`. A backslash or `%` right before a word is a
+    // token of its own (a project's `\\end{…}`, `%example`): Lean reads no identifier after them.
     operator: $ => token(choice(
-      new RustRegex(String.raw`${SYM}+'*`),
+      // (a run of symbols without `=>` in it; a run of dots is Lean's `..` or `...`, so
+      // `.text ..=> e` is `..` then `=>`)
+      new RustRegex(String.raw`(?:[^${SYM_EXCLUDED}=.]|=+[^${SYM_EXCLUDED}=>])(?:[^${SYM_EXCLUDED}=]|=+[^${SYM_EXCLUDED}=>])*=*'*`),
+      new RustRegex(String.raw`=+'*`),
+      /\.+/,
+      // the opener of a project's quotation closed by `>` (Verso's `` `<low| … > ``): the
+      // content that follows is flat, the `>` an operator
+      /\x60<[A-Za-z_][A-Za-z_0-9.]*\|/,
+      /[\\%][A-Za-z_][A-Za-z_0-9]*/,
       '::',
       "''",
       "'",
-      '⋃₀',
-      '⋂₀',
       // Mathlib's `notation "λ_" => leftUnitor`: a longer token than `λ`, as in Lean's token
       // table (maximal munch), so `(λ_ X).inv` is no `fun`
       'λ_',

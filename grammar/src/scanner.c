@@ -48,6 +48,14 @@ enum TokenType {
   COMMENT_GUARD,
   WHERE_START,
   OP_EOL,
+  VERSO_FENCED,
+  TERM_PREFIX_START,
+  JSX_ELEMENT,
+  NOTATION_OPEN,
+  NOTATION_CLOSE,
+  NOTATION_COMMA,
+  ARG_BAR,
+  TRY_BLOCK,
 };
 
 #define MAX_DEPTH 250
@@ -59,9 +67,14 @@ typedef struct {
   uint16_t overflow;
   /* the last external token emitted (BAR / THEN / ... ) */
   uint16_t last;
+  /* how many bracket notations (`⁅`, `⟦`, `⌊`, …) are open */
+  uint8_t notation_depth;
   /* Not serialized: whether the runtime's byte column (see `column_here`) has been checked
    * against a line's indentation: 0 not yet, 1 agrees, -1 disagreed (never used again). */
   int8_t byte_column;
+  /* Not serialized: an HTML element that failed to read up to this byte offset (0: none);
+   * no element is tried again before it, so failed attempts cost linear time in all. */
+  uint32_t jsx_failed_until;
 } Scanner;
 
 
@@ -117,6 +130,9 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
   return lx->get_column(lx);
 }
 #define WHERE_BLOCK 0x100000u /* any `where` block */
+#define TRY_FLAG 0x200000u    /* the `do` sequence of a `try` */
+/* `last` after the block of a `try` was closed (no token has this number) */
+#define TRY_CLOSED 0x7FFFu
 /* A block opened on the line of an `if` condition (`if foo do bar x then`): bits 17–19 hold
  * 1 + the number of `then` / `else` words the block takes on that line before the first one
  * that has no `if` of its own and so closes the block; 0 when there is none. */
@@ -237,6 +253,13 @@ static const char *const CONTINUATION_WORDS[] = {
 };
 #define CONTINUATION_WORDS_LEN (sizeof(CONTINUATION_WORDS) / sizeof(CONTINUATION_WORDS[0]))
 
+/* Declaration modifiers (Lean's `declModifiers`, `attrKind`). */
+static const char *const MODIFIER_WORDS[] = {
+  "local", "meta", "noncomputable", "nonrec", "partial", "private", "protected", "public",
+  "scoped", "unsafe",
+};
+#define MODIFIER_WORDS_LEN (sizeof(MODIFIER_WORDS) / sizeof(MODIFIER_WORDS[0]))
+
 static const char *const CLOSING_WORDS[] = {
   "decreasing_by", "deriving", "termination_by", "termination_by?",
 };
@@ -261,6 +284,87 @@ static unsigned read_word(TSLexer *lx, char *w, unsigned size) {
   }
   if (n < size) w[n] = 0;
   return n;
+}
+
+/* After a modifier word: do more modifiers and then a command word follow on the line? */
+static bool modifiers_then_command(TSLexer *lx) {
+  for (int i = 0; i < 8; i++) {
+    if (lx->lookahead == '[') { /* `scoped[NS]` */
+      while (!at_end(lx) && lx->lookahead != ']' && lx->lookahead != '\n') adv(lx);
+      if (lx->lookahead != ']') return false;
+      adv(lx);
+    }
+    while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+    char w[24];
+    unsigned n = read_word(lx, w, sizeof(w));
+    if (n == 0 || n >= sizeof(w)) return false;
+    if (!word_in(w, MODIFIER_WORDS)) return word_in(w, COMMAND_WORDS);
+  }
+  return false;
+}
+
+/* The lexer stands after `open` or `set_option` where a term may go on: is this Lean's term
+ * `open … in t` / `set_option … in t` (Lean's `Term.open`, `Term.set_option`) rather than a
+ * command (`open Foo`, or `open Foo in` before a command)? The `in` must be on this line; what
+ * follows it decides: a term, or on the next line a term indented past column 0, rather than a
+ * command word, `@[`, `#…` or a doc comment. */
+static bool term_prefix_follows(TSLexer *lx) {
+  unsigned budget = LOOKAHEAD_LIMIT;
+  /* `open A in open B in t`: the last one decides */
+  for (;;) {
+    bool prev_word = true; /* the lexer stands right after the keyword */
+    for (;;) {
+      if (at_end(lx) || lx->lookahead == '\n' || budget-- == 0) return false;
+      int32_t c = lx->lookahead;
+      if (c == '-') {
+        adv(lx);
+        if (lx->lookahead == '-') return false;
+        prev_word = false;
+        continue;
+      }
+      if (!prev_word && c == 'i') {
+        char w[4];
+        unsigned n = read_word(lx, w, sizeof(w));
+        if (n == 2 && strcmp(w, "in") == 0) break;
+        prev_word = true;
+        continue;
+      }
+      prev_word = is_ascii_word(c) || c == '.' || c >= 0x80;
+      adv(lx);
+    }
+    /* after `in` */
+    bool nl = false;
+    uint32_t indent = 0;
+    for (;;) {
+      if (budget-- == 0) return false;
+      int32_t c = lx->lookahead;
+      if (c == '\n') {
+        nl = true;
+        indent = 0;
+      } else if (c == ' ' || c == '\t') {
+        indent++;
+      } else if (c != '\r') {
+        break;
+      }
+      adv(lx);
+    }
+    if (at_end(lx) || (nl && indent == 0)) return false;
+    int32_t c = lx->lookahead;
+    if (c == '@' || c == '#') return false;
+    if (c == '/') {
+      adv(lx);
+      if (lx->lookahead != '-') return true;
+      adv(lx);
+      return lx->lookahead != '-';
+    }
+    if (!is_ascii_word_start(c)) return true;
+    char w[24];
+    unsigned n = read_word(lx, w, sizeof(w));
+    if (n >= sizeof(w)) return true;
+    if (strcmp(w, "open") == 0 || strcmp(w, "set_option") == 0) continue;
+    if (word_in(w, MODIFIER_WORDS)) return !modifiers_then_command(lx);
+    return !word_in(w, COMMAND_WORDS);
+  }
 }
 
 /* After `deriving`: is the next word `instance` (the command `deriving instance … for …`,
@@ -338,7 +442,7 @@ static bool comments_then_command(TSLexer *lx, bool block) {
       return false;
     }
     if (col != 0) return false;
-    if (c == '@' || c == '#') {
+    if (c == '@' || c == '#' || c == '%') {
       adv(lx);
       return c == '@' ? lx->lookahead == '[' : is_ascii_word_start(lx->lookahead);
     }
@@ -381,7 +485,14 @@ static bool attributes_then_command(TSLexer *lx) {
     else if (c == ']' && --depth == 0) break;
   }
   while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
-  if (at_end(lx) || lx->lookahead == '\n' || lx->lookahead == '\r') return true;
+  if (at_end(lx)) return true;
+  if (lx->lookahead == '\n' || lx->lookahead == '\r') {
+    /* the attributes have a line of their own: what the next line starts with decides
+     * (`@[simp]` above `helper : Nat := 1` in a `where` block is a local definition's) */
+    while (is_space(lx->lookahead)) adv(lx);
+    if (at_end(lx) || lx->lookahead == '@' || lx->lookahead == '/' || lx->lookahead == '-')
+      return true;
+  }
   char w[24];
   unsigned n = read_word(lx, w, sizeof(w));
   return n > 0 && n < sizeof(w) && word_in(w, COMMAND_WORDS);
@@ -465,6 +576,7 @@ static uint16_t command_start_state(TSLexer *lx, uint32_t seed) {
 }
 
 static bool emit_command_start(Scanner *s, TSLexer *lx, uint32_t seed) {
+  s->notation_depth = 0; /* a bracket left open does not outlive its command */
   s->last = command_start_state(lx, seed);
   lx->result_symbol = COMMAND_START;
   return true;
@@ -524,6 +636,348 @@ static bool finish_block_comment(TSLexer *lx, const bool *valid) {
   return valid[type];
 }
 
+/* A run of colons (Verso's directive fences); the lexer stands on the first. */
+static unsigned colons(TSLexer *lx) {
+  unsigned n = 0;
+  while (lx->lookahead == ':') {
+    n++;
+    adv(lx);
+  }
+  return n;
+}
+
+/* The body of Verso's `#docs … :=`: a fence of three or more colons, Verso markup, and the
+ * same fence on a line of its own. Inside, a fence followed by a name opens a directive and a
+ * bare fence of the same length closes it (`Verso.Doc.Concrete`). No closing fence: no token,
+ * so the parser reports the document as unfinished. */
+static bool verso_fenced(Scanner *s, TSLexer *lx) {
+  (void)s;
+  while (is_space(lx->lookahead)) skp(lx);
+  unsigned open = colons(lx);
+  if (open < 3) return false;
+  unsigned nested[16], depth = 0, overflow = 0;
+  for (;;) {
+    while (!at_end(lx) && lx->lookahead != '\n') adv(lx);
+    if (at_end(lx)) return false;
+    adv(lx);
+    while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+    unsigned n = colons(lx);
+    if (n < 3) continue;
+    while (lx->lookahead == ' ' || lx->lookahead == '\t' || lx->lookahead == '\r') adv(lx);
+    bool bare = at_end(lx) || lx->lookahead == '\n';
+    if (!bare) {
+      if (depth < 16) nested[depth++] = n;
+      else overflow++;
+    } else if (overflow > 0) {
+      overflow--;
+    } else if (depth > 0) {
+      if (nested[depth - 1] == n) depth--;
+    } else if (n == open) {
+      lx->mark_end(lx);
+      lx->result_symbol = VERSO_FENCED;
+      return true;
+    }
+  }
+}
+
+/* Bracket notations (Unicode's paired brackets that Lean does not use itself: `⁅a, b⁆`,
+ * `⟦x⟧`, `⌊x⌋`, `F⟮α, β⟯`, …): the closing bracket of an opening one, or 0. */
+static int32_t notation_closer(int32_t c) {
+  switch (c) {
+    case 0x2045: return 0x2046; /* ⁅ ⁆ */
+    case 0x2308: return 0x2309; /* ⌈ ⌉ */
+    case 0x230A: return 0x230B; /* ⌊ ⌋ */
+    case 0x2329: return 0x232A; /* 〈 〉 */
+    case 0x27C5: return 0x27C6; /* ⟅ ⟆ */
+    case 0x27E6: return 0x27E7; /* ⟦ ⟧ */
+    case 0x27EC: return 0x27ED; /* ⟬ ⟭ */
+    case 0x27EE: return 0x27EF; /* ⟮ ⟯ */
+    case 0x2985: return 0x2986; /* ⦅ ⦆ */
+    case 0x2987: return 0x2988; /* ⦇ ⦈ */
+    case 0x2989: return 0x298A; /* ⦉ ⦊ */
+    case 0x298B: return 0x298C; /* ⦋ ⦌ */
+    case 0x29FC: return 0x29FD; /* ⧼ ⧽ */
+    default: return 0;
+  }
+}
+
+static bool is_notation_closer(int32_t c) {
+  return c == 0x2046 || c == 0x2309 || c == 0x230B || c == 0x232A || c == 0x27C6 ||
+         c == 0x27E7 || c == 0x27ED || c == 0x27EF || c == 0x2986 || c == 0x2988 ||
+         c == 0x298A || c == 0x298C || c == 0x29FD;
+}
+
+/* A bracket notation's opening or closing bracket, or a `,` inside one (which belongs to
+ * the notation, not to a construct around it: `exact ⁅a, b⁆` in a tactic block). */
+static bool notation_token(Scanner *s, TSLexer *lx, const bool *valid) {
+  int32_t c = lx->lookahead;
+  if (valid[NOTATION_OPEN] && notation_closer(c)) {
+    adv(lx);
+    lx->mark_end(lx);
+    if (s->notation_depth < 255) s->notation_depth++;
+    return emit(s, lx, NOTATION_OPEN);
+  }
+  if (s->notation_depth == 0) return false;
+  if (valid[NOTATION_CLOSE] && is_notation_closer(c)) {
+    adv(lx);
+    lx->mark_end(lx);
+    s->notation_depth--;
+    return emit(s, lx, NOTATION_CLOSE);
+  }
+  if (valid[NOTATION_COMMA] && c == ',') {
+    adv(lx);
+    lx->mark_end(lx);
+    return emit(s, lx, NOTATION_COMMA);
+  }
+  return false;
+}
+
+/* Characters that end the raw text between HTML tags (doc-gen4's `jsxText`). */
+static inline bool ends_jsx_text(int32_t c) {
+  return c == '[' || c == '{' || c == '<' || c == '>' || c == '}' || c == ']' || c == '$';
+}
+
+/* ---- HTML elements in terms (doc-gen4's and ProofWidgets' JSX, Verso's `{{ … }}`) ----
+ *
+ * `<tag attr="v" attr={term} [term] attr>` children `</tag>`, or `<tag … />` (also `/ >`).
+ * Children: raw text (anything but `[{<>}]$`; Lean skips whitespace and comments before it),
+ * string literals, `{term}`, `[term]`, elements, `<!-- … -->`. The Lean terms inside brackets
+ * are skipped with their brackets balanced (strings, character literals, comments and nested
+ * elements inside them too). The whole element is one token. */
+
+#define JSX_LIMIT (1u << 18) /* characters an element may span */
+#define JSX_DEPTH 32         /* nesting of elements and bracketed terms */
+
+static inline bool jsx_step(TSLexer *lx, unsigned *budget) {
+  if (*budget == 0 || at_end(lx)) return false;
+  (*budget)--;
+  adv(lx);
+  return true;
+}
+
+static inline bool is_tag_char(int32_t c) {
+  return is_ascii_word(c) || c == '.' || c == '-' || c == ':';
+}
+
+/* A string literal; the lexer is on its `"`. */
+static bool jsx_string(TSLexer *lx, unsigned *budget) {
+  if (!jsx_step(lx, budget)) return false;
+  while (lx->lookahead != '"') {
+    if (lx->lookahead == '\\' && !jsx_step(lx, budget)) return false;
+    if (!jsx_step(lx, budget)) return false;
+  }
+  return jsx_step(lx, budget);
+}
+
+/* A comment, the lexer after its `-` or `/` (the second character is the lookahead). */
+static bool jsx_comment(TSLexer *lx, bool block, unsigned *budget) {
+  if (!jsx_step(lx, budget)) return false;
+  if (!block) {
+    while (!at_end(lx) && lx->lookahead != '\n')
+      if (!jsx_step(lx, budget)) return false;
+    return true;
+  }
+  unsigned depth = 1;
+  while (depth > 0) {
+    int32_t c = lx->lookahead;
+    if (!jsx_step(lx, budget)) return false;
+    if (c == '-' && lx->lookahead == '/') {
+      if (!jsx_step(lx, budget)) return false;
+      depth--;
+    } else if (c == '/' && lx->lookahead == '-') {
+      if (!jsx_step(lx, budget)) return false;
+      depth++;
+    }
+  }
+  return true;
+}
+
+static bool jsx_element_rest(TSLexer *lx, unsigned *budget, unsigned depth);
+
+static int32_t closer_of(int32_t c) {
+  switch (c) {
+    case '(': return ')';
+    case '[': return ']';
+    case '{': return '}';
+    case 0x27E8: return 0x27E9; /* ⟨ ⟩ */
+    default: return 0;
+  }
+}
+
+/* A Lean term in brackets; the lexer is on the opening bracket. */
+static bool jsx_lean(TSLexer *lx, unsigned *budget, unsigned depth) {
+  if (depth > JSX_DEPTH) return false;
+  int32_t closers[JSX_DEPTH];
+  unsigned n = 0;
+  closers[n++] = closer_of(lx->lookahead);
+  if (!jsx_step(lx, budget)) return false;
+  bool after_word = false;
+  while (n > 0) {
+    int32_t c = lx->lookahead;
+    if (at_end(lx)) return false;
+    if (c == '"') {
+      if (!jsx_string(lx, budget)) return false;
+      after_word = false;
+    } else if (c == '\'' && !after_word) {
+      /* a character literal (a prime follows a word) */
+      if (!jsx_step(lx, budget)) return false;
+      if (lx->lookahead == '\\' && !jsx_step(lx, budget)) return false;
+      if (!jsx_step(lx, budget)) return false;
+      if (lx->lookahead == '\'' && !jsx_step(lx, budget)) return false;
+    } else if (c == '-' || c == '/') {
+      if (!jsx_step(lx, budget)) return false;
+      if ((c == '-' && lx->lookahead == '-') || (c == '/' && lx->lookahead == '-')) {
+        if (!jsx_comment(lx, c == '/', budget)) return false;
+      }
+      after_word = false;
+    } else if (c == '<' && !after_word) {
+      if (!jsx_step(lx, budget)) return false;
+      if (is_ascii_word_start(lx->lookahead) && !jsx_element_rest(lx, budget, depth + 1))
+        return false;
+      after_word = false;
+    } else if (closer_of(c)) {
+      if (n == JSX_DEPTH) return false;
+      closers[n++] = closer_of(c);
+      if (!jsx_step(lx, budget)) return false;
+      after_word = false;
+    } else if (c == ')' || c == ']' || c == '}' || c == 0x27E9) {
+      if (closers[n - 1] != c) return false;
+      n--;
+      if (!jsx_step(lx, budget)) return false;
+      after_word = true;
+    } else {
+      after_word = is_ascii_word(c) || c >= 0x80;
+      if (!jsx_step(lx, budget)) return false;
+    }
+  }
+  return true;
+}
+
+/* An attribute's value after `=`: a string (also `s!"…"`, `r!"…"`) or a bracketed term. */
+static bool jsx_value(TSLexer *lx, unsigned *budget, unsigned depth) {
+  while (lx->lookahead == ' ') if (!jsx_step(lx, budget)) return false;
+  int32_t c = lx->lookahead;
+  if (c == '"') return jsx_string(lx, budget);
+  if (c == '{' || c == '[' || c == '(') return jsx_lean(lx, budget, depth);
+  if (c == 's' || c == 'r') {
+    if (!jsx_step(lx, budget) || lx->lookahead != '!' || !jsx_step(lx, budget)) return false;
+    return lx->lookahead == '"' && jsx_string(lx, budget);
+  }
+  return false;
+}
+
+/* The rest of an element, the lexer after its `<` (on the tag name). */
+static bool jsx_element_rest(TSLexer *lx, unsigned *budget, unsigned depth) {
+  if (depth > JSX_DEPTH || !is_ascii_word_start(lx->lookahead)) return false;
+  while (is_tag_char(lx->lookahead))
+    if (!jsx_step(lx, budget)) return false;
+  /* attributes */
+  for (;;) {
+    while (is_space(lx->lookahead))
+      if (!jsx_step(lx, budget)) return false;
+    int32_t c = lx->lookahead;
+    if (c == '>') {
+      if (!jsx_step(lx, budget)) return false;
+      break;
+    }
+    if (c == '/') {
+      if (!jsx_step(lx, budget)) return false;
+      while (lx->lookahead == ' ')
+        if (!jsx_step(lx, budget)) return false;
+      return lx->lookahead == '>' && jsx_step(lx, budget);
+    }
+    if (c == '{' || c == '[') {
+      if (!jsx_lean(lx, budget, depth + 1)) return false;
+      continue;
+    }
+    if (c == '"') {
+      if (!jsx_string(lx, budget)) return false;
+    } else if (is_ascii_word_start(c)) {
+      while (is_tag_char(lx->lookahead))
+        if (!jsx_step(lx, budget)) return false;
+    } else {
+      return false;
+    }
+    while (lx->lookahead == ' ')
+      if (!jsx_step(lx, budget)) return false;
+    if (lx->lookahead == '=') {
+      if (!jsx_step(lx, budget) || !jsx_value(lx, budget, depth + 1)) return false;
+    }
+  }
+  /* children */
+  for (;;) {
+    while (is_space(lx->lookahead))
+      if (!jsx_step(lx, budget)) return false;
+    int32_t c = lx->lookahead;
+    if (at_end(lx)) return false;
+    if (c == '<') {
+      if (!jsx_step(lx, budget)) return false;
+      if (lx->lookahead == '/') {
+        /* the closing tag */
+        if (!jsx_step(lx, budget)) return false;
+        while (is_tag_char(lx->lookahead) || lx->lookahead == ' ')
+          if (!jsx_step(lx, budget)) return false;
+        return lx->lookahead == '>' && jsx_step(lx, budget);
+      }
+      if (lx->lookahead == '!') {
+        /* `<!-- … -->` */
+        unsigned dashes = 0;
+        for (;;) {
+          int32_t d = lx->lookahead;
+          if (!jsx_step(lx, budget)) return false;
+          if (d == '>' && dashes >= 2) break;
+          dashes = d == '-' ? dashes + 1 : 0;
+        }
+        continue;
+      }
+      if (!jsx_element_rest(lx, budget, depth + 1)) return false;
+    } else if (c == '{' || c == '[') {
+      if (!jsx_lean(lx, budget, depth + 1)) return false;
+    } else if (c == '"') {
+      if (!jsx_string(lx, budget)) return false;
+    } else if (c == '}' || c == ']' || c == '>' || c == '$') {
+      return false;
+    } else {
+      /* an interpolated or raw string (`s!"…"`), raw text, or a comment where text would
+       * begin */
+      if (c == 's' || c == 'm' || c == 'f' || c == 'r') {
+        if (!jsx_step(lx, budget)) return false;
+        if (lx->lookahead == '!') {
+          if (!jsx_step(lx, budget)) return false;
+          if (lx->lookahead == '"') {
+            if (!jsx_string(lx, budget)) return false;
+            continue;
+          }
+        }
+      } else if (c == '-' || c == '/') {
+        if (!jsx_step(lx, budget)) return false;
+        if ((c == '-' && lx->lookahead == '-') || (c == '/' && lx->lookahead == '-')) {
+          if (!jsx_comment(lx, c == '/', budget)) return false;
+          continue;
+        }
+      }
+      while (!at_end(lx) && !ends_jsx_text(lx->lookahead))
+        if (!jsx_step(lx, budget)) return false;
+    }
+  }
+}
+
+/* The lexer is right after a `<` where a term may go on: reads an element, or fails. A `<`
+ * that is no element (`a < b`, `a <b`, `<;>`) fails at once: the tag name must be followed by
+ * `>`, `/`, or whitespace and an attribute (a name, a string, `{` or `[`). */
+static bool jsx_element(Scanner *s, TSLexer *lx, uint32_t start) {
+  if (!is_ascii_word_start(lx->lookahead) || start < s->jsx_failed_until) return false;
+  unsigned budget = JSX_LIMIT;
+  if (!jsx_element_rest(lx, &budget, 0)) {
+    uint32_t here = runtime_position(lx)->bytes;
+    if (here > s->jsx_failed_until) s->jsx_failed_until = here;
+    return false;
+  }
+  lx->mark_end(lx);
+  lx->result_symbol = JSX_ELEMENT;
+  return true;
+}
+
 static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool recovery = valid[ERROR_SENTINEL];
 
@@ -559,6 +1013,14 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return false;
   }
 
+  if (!recovery && valid[VERSO_FENCED]) return verso_fenced(s, lx);
+  if (!recovery && valid[TRY_BLOCK]) {
+    lx->mark_end(lx);
+    return emit(s, lx, TRY_BLOCK);
+  }
+
+
+
   /* Most tokens sit where only comments are possible (inside brackets, in
    * commands): skip the whitespace and look for `/-` alone. */
   if (!recovery && !valid[LAYOUT_START] && !valid[LAYOUT_SEP] && !valid[LAYOUT_END] &&
@@ -567,6 +1029,22 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE] && !valid[COMMAND_START] &&
       !valid[COMMAND_END] && !valid[TACTIC_START] && !valid[WHERE_START]) {
     while (is_space(lx->lookahead)) skp(lx);
+    if ((valid[NOTATION_OPEN] || s->notation_depth > 0) && notation_token(s, lx, valid))
+      return true;
+    if (valid[JSX_ELEMENT] && lx->lookahead == '<') {
+      uint32_t start = runtime_position(lx)->bytes;
+      adv(lx);
+      return jsx_element(s, lx, start);
+    }
+    if (valid[TERM_PREFIX_START] && (lx->lookahead == 'o' || lx->lookahead == 's')) {
+      lx->mark_end(lx);
+      char w[12];
+      unsigned n = read_word(lx, w, sizeof(w));
+      if (n < sizeof(w) && (strcmp(w, "open") == 0 || strcmp(w, "set_option") == 0) &&
+          term_prefix_follows(lx))
+        return emit(s, lx, TERM_PREFIX_START);
+      return false;
+    }
     if (lx->lookahead != '/') return false;
     adv(lx);
     if (lx->lookahead != '-') return false;
@@ -630,6 +1108,9 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       if (c0 == '@' || c0 == '#') {
         adv(lx);
         cmd = c0 == '@' ? lx->lookahead == '[' : is_ascii_word_start(lx->lookahead);
+      } else if (c0 == '%') {
+        adv(lx);
+        head = is_ascii_word_start(lx->lookahead);
       } else if (is_ascii_word_start(c0)) {
         char w[24];
         unsigned n = read_word(lx, w, sizeof(w));
@@ -691,17 +1172,20 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     calc_continuation = (int32_t)indent > below && indent > 0 && lx->lookahead != '_';
   }
   /* A tactic block opened on its opener's line (`next h => simp_all only`): a line left of
-   * it but right of the enclosing block continues the tactic when it starts with what no
-   * tactic and no argument starts with — `[`, an operator, `at`, `with`, `using`, `only`,
-   * `generalizing` (Lean checks columns only where a tactic starts (`checkColGe`) and for
-   * application arguments (`colGt`)). */
+   * it but right of the enclosing block continues the tactic when it starts with what can
+   * start no tactic and no item of an enclosing construct — `[`, `(`, `⟨`, a numeral, `:`,
+   * an operator, `at`, `with`, `using`, `only`, `generalizing` — since no tactic can start
+   * there (Lean checks the column where a tactic starts: `checkColGe` against the inner
+   * block, `checkColEq` against the enclosing one). An identifier may be the next field of a
+   * structure instance in braces around the block, which the scanner does not see. */
   if (has && nl && indent < top && v_end && !calc_continuation && (top_entry & SAME_FLAG) &&
       top_tactic) {
     int32_t below = s->len >= 2 ? (int32_t)(s->cols[s->len - 2] & COL_MASK) : -1;
     if ((int32_t)indent > below) {
       int32_t c0 = lx->lookahead;
       bool cont = false;
-      if (c0 == '[') {
+      if (c0 == '[' || c0 == '(' || c0 == 0x27E8 /* ⟨ */ || c0 == ':' || c0 == 0x2016 /* ‖ */ ||
+          (c0 >= '0' && c0 <= '9')) {
         cont = true;
       } else if (c0 == '-' || c0 == '/') {
         adv(lx);
@@ -731,8 +1215,18 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
                          indent > (s->cols[s->len - 2] & COL_MASK);
   if (has && nl && indent < top && v_end && !calc_continuation && !where_continuation &&
       !op_continuation) {
+    /* Once the block of a `try` is closed, a `catch` / `finally` line continues the `try`
+     * in the block around it, at any column (Lean's `doCatch` checks none). */
+    if (s->last == TRY_CLOSED && (lx->lookahead == 'c' || lx->lookahead == 'f')) {
+      char w[8];
+      unsigned n = read_word(lx, w, sizeof(w));
+      if (n < sizeof(w) && (strcmp(w, "catch") == 0 || strcmp(w, "finally") == 0)) return false;
+    }
+    bool was_try = (top_entry & TRY_FLAG) != 0 && s->overflow == 0;
     pop(s);
-    return emit(s, lx, LAYOUT_END);
+    emit(s, lx, LAYOUT_END);
+    if (was_try) s->last = TRY_CLOSED;
+    return true;
   }
 
   /* Column of the next token for a block opened on the same line (before any look ahead). */
@@ -755,6 +1249,11 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool lx_word_is_deriving = false;
   bool cmd_head = false; /* a column-0 word that starts a command (known or not) */
   int word_tok = -1; /* THEN or ELSE when the next word is one of them */
+  char line_word[24]; /* the word at a line start, when it was read */
+  unsigned line_word_len = 0;
+  bool line_word_read = false;
+  bool after_lt = false; /* the lexer stands right after a `<` */
+  uint32_t lt_at = 0;     /* where that `<` is */
   int32_t c = lx->lookahead;
 
   if (is_closer(c)) {
@@ -784,8 +1283,14 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   } else if (c == '#') {
     adv(lx);
     if (is_ascii_word_start(lx->lookahead)) cmd_start = true;
-  } else if (c == '<') {
+  } else if (c == '%' && nl && indent == 0) {
+    /* a project's command token at column 0 (SubVerso's `%example`, `%end`) */
     adv(lx);
+    if (is_ascii_word_start(lx->lookahead)) cmd_head = true;
+  } else if (c == '<') {
+    lt_at = runtime_position(lx)->bytes;
+    adv(lx);
+    after_lt = lx->lookahead != ';';
     if (lx->lookahead == ';') {
       adv(lx);
       if (lx->lookahead == '>') continuation = true;
@@ -801,15 +1306,17 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   } else if (is_ascii_word_start(c) && nl && (v_start || has || v_cstart || v_cend || indent == 0)) {
     /* At a line start the whole word matters (commands, `deriving`, tactic
      * names, `then` / `else`). */
-    char w[24];
-    unsigned n = read_word(lx, w, sizeof(w));
+    char *w = line_word;
+    unsigned n = read_word(lx, w, sizeof(line_word));
+    line_word_len = n;
+    line_word_read = true;
     if (indent == 0 && (v_cstart || v_cend)) {
       /* a word too long for `w` is no keyword: it is a project's command */
-      if (n >= sizeof(w)) cmd_head = true;
+      if (n >= sizeof(line_word)) cmd_head = true;
       else if (strcmp(w, "deriving") == 0) cmd_head = deriving_instance(lx);
       else cmd_head = !word_in(w, CONTINUATION_WORDS);
     }
-    if (n < sizeof(w)) {
+    if (n < sizeof(line_word)) {
       w[n] = 0;
       if (n == 4 && strcmp(w, "then") == 0) word_tok = THEN;
       else if (n == 4 && strcmp(w, "else") == 0) word_tok = ELSE;
@@ -823,9 +1330,15 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
            * also modify structure fields */
           /* `module` heads a file only (Lean's `Module.header`); indented, it is a tactic */
           bool tactic_too = strcmp(w, "open") == 0 || strcmp(w, "set_option") == 0 ||
-                            strcmp(w, "module") == 0 ||
-                            strcmp(w, "private") == 0 || strcmp(w, "protected") == 0;
-          if (indent == 0 || !tactic_too) cmd_start = true;
+                            strcmp(w, "module") == 0;
+          /* Indented, a modifier starts a command only before a command word
+           * (`  private def …` in a namespace): `private` / `protected` also modify
+           * structure fields, and `unsafe e` is a term. */
+          if (indent > 0 && word_in(w, MODIFIER_WORDS)) {
+            cmd_start = modifiers_then_command(lx);
+          } else if (indent == 0 || !tactic_too) {
+            cmd_start = true;
+          }
         }
         if ((c == 'd' || c == 't') && has && v_end && word_in(w, CLOSING_WORDS)) {
           closing_word = true;
@@ -875,6 +1388,20 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       return emit(s, lx, COMMAND_END);
     if (v_cstart && starts) return emit_command_start(s, lx, (uint32_t)c);
   }
+  /* Indented, where no block is open and no term can go on (after `namespace N`, `end`, …),
+   * a word that continues nothing starts a command, a project's own too (Lean's front end
+   * starts the next command where the last one ended, at any column). A command word on an
+   * indented line ends a project's command. */
+  if (nl && indent > 0 && !has && line_word_read) {
+    if (v_cend && cmd_start) return emit(s, lx, COMMAND_END);
+    /* (a term part, `,` or `|` that the command could still take means it goes on) */
+    bool goes_on = valid[ABS_BAR] || valid[COMMA] || valid[BAR] || valid[TERM_PREFIX_START];
+    if (v_cstart && !v_cend && !goes_on && line_word_len < sizeof(line_word) &&
+        !word_in(line_word, CONTINUATION_WORDS) &&
+        (strcmp(line_word, "deriving") != 0 || deriving_instance(lx)))
+      return emit_command_start(s, lx, word_hash(line_word));
+  }
+
   /* A known command word at column 0 where nothing can end or continue by layout (a term
    * that went wrong earlier): the command starts here all the same. If the parser cannot
    * take the start, its error is here, and recovery resumes with this command (one error
@@ -885,6 +1412,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     uint16_t here = command_start_state(lx, (uint32_t)c);
     if (s->last != here) {
       s->last = here;
+      s->notation_depth = 0;
       lx->result_symbol = COMMAND_START;
       return true;
     }
@@ -920,6 +1448,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
         if (s->last == BAR && top_alts) flags |= BAR_FLAG;
         if (!nl) flags |= SAME_FLAG;
         if (s->last == THEN) flags |= THEN_FLAG;
+        if (s->last == TRY_BLOCK) flags |= TRY_FLAG;
         if (!nl && !where) {
           int m = unmatched_then_else(lx);
           if (m >= 0 && m < 7) flags |= (uint32_t)(m + 1) << IFC_SHIFT;
@@ -988,16 +1517,31 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }
-    /* only `_ … := …` lines continue the steps of a `calc` */
-    if (top_steps && indent == top && c != '_' && !is_comment && v_end) {
+    /* only `_ … := …` lines continue the steps of a `calc`, and lines at their column that
+     * go on with the step: an operator or its `:=` (Lean's `calcStep` checks the column
+     * only where a step starts; a binary operator takes its operand without a check) */
+    if (top_steps && indent == top && c != '_' && !is_comment && v_end &&
+        !(c == ':' || (is_sym(c) && c != '.' && c != '#' && c != '@' && c != '|'))) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }
+    if (top_steps && indent == top && !is_comment &&
+        (c == ':' || (is_sym(c) && c != '.' && c != '#' && c != '@' && c != '|')))
+      continuation = true;
     /* In a tactic block, a line that starts with an operator continues the tactic above
      * (`have :\n  (a : T)\n  = b := rfl`): no tactic starts with one, and Lean checks the
      * column only where a tactic starts (`checkColGe`). */
+    /* So does a line that starts with what can start no tactic: a numeral, `:`, `‖`, `⟨`,
+     * `[`, or `at` / `with` / `using` / `only` / `generalizing` (a tactic's clauses). */
     if (top_tactic && indent == top && !is_comment && c != '.' && c != '#' && c != '@' &&
-        c != '|' && (is_sym(c) || c == 0xAC /* ¬ */))
+        c != '|' &&
+        (is_sym(c) || c == 0xAC /* ¬ */ || c == 0x2016 /* ‖ */ || c == 0x27E8 /* ⟨ */ ||
+         c == '[' || c == ':' || (c >= '0' && c <= '9')))
+      continuation = true;
+    if (top_tactic && indent == top && line_word_read && line_word_len < sizeof(line_word) &&
+        (strcmp(line_word, "at") == 0 || strcmp(line_word, "with") == 0 ||
+         strcmp(line_word, "using") == 0 || strcmp(line_word, "only") == 0 ||
+         strcmp(line_word, "generalizing") == 0))
       continuation = true;
     /* In a tactic block, a line at the block column that starts with a string continues the
      * tactic above (no tactic starts with a literal: `Hint` / `"text"`). A more indented line
@@ -1012,6 +1556,23 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
         (indent == top || (indent > top && (tactic_start || item_done)))) {
       return emit(s, lx, LAYOUT_SEP);
     }
+  }
+
+  /* ---- bracket notations ---- */
+  if ((k == K_OTHER || k == K_COMMA) && !line_word_read && !after_lt &&
+      (valid[NOTATION_OPEN] || s->notation_depth > 0) && notation_token(s, lx, valid))
+    return true;
+
+  /* ---- an HTML element in a term ---- */
+  if (valid[JSX_ELEMENT] && after_lt && jsx_element(s, lx, lt_at)) return true;
+
+  /* ---- a term's `open … in` / `set_option … in` ---- */
+  if (valid[TERM_PREFIX_START] && k == K_OTHER && (c == 'o' || c == 's')) {
+    if (!line_word_read) line_word_len = read_word(lx, line_word, sizeof(line_word));
+    if (line_word_len < sizeof(line_word) &&
+        (strcmp(line_word, "open") == 0 || strcmp(line_word, "set_option") == 0) &&
+        term_prefix_follows(lx))
+      return emit(s, lx, TERM_PREFIX_START);
   }
 
   /* ---- E/F. `|` ---- */
@@ -1029,6 +1590,14 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (top_bar && !nl && has && v_end) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
+    }
+    /* a spaced `|` in the middle of a line among a tactic's arguments is the tactic's (a
+     * project's `my_tac a | b`) unless a `=>` follows on the line: then it begins the next
+     * alternative of a construct around the tactic (`| inl h => simp | inr h => …`) */
+    if (valid[ARG_BAR] && !nl && spaced) {
+      lx->mark_end(lx);
+      /* (where a tactic takes arguments it also takes alternatives: the `|` is a BAR) */
+      return emit(s, lx, arrow_on_line(lx) ? (vb ? BAR : ARG_BAR) : ARG_BAR);
     }
     if (vb && (!va || spaced || nl)) {
       lx->mark_end(lx);
@@ -1052,7 +1621,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     bool close = false;
     if (k == K_CLOSER) close = true;
     else if (k == K_COMMA && !valid[COMMA]) close = true;
-    else if (word_tok == ELSE && top_then) close = true;
+    /* `else` after a `then` branch ends it, unless it starts a line at or right of the
+     * branch's column: then it is the `else` of an `if` inside the branch (Lean's `doIf`
+     * takes an `else` at or right of its own column, `checkColGe`). */
+    else if (word_tok == ELSE && top_then && !(nl && indent >= top)) close = true;
     else if (then_else && !nl && top_ifc == 1) close = true;
     else if (then_else && !valid[word_tok]) close = true;
     if (close) {
@@ -1095,6 +1667,7 @@ unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer
   size += sizeof(uint16_t);
   memcpy(buffer + size, &s->last, sizeof(uint16_t));
   size += sizeof(uint16_t);
+  buffer[size++] = (char)s->notation_depth;
   unsigned n = s->len;
   if (n * sizeof(uint32_t) + size > TREE_SITTER_SERIALIZATION_BUFFER_SIZE) {
     n = (TREE_SITTER_SERIALIZATION_BUFFER_SIZE - size) / sizeof(uint32_t);
@@ -1110,12 +1683,16 @@ void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *bu
   s->len = 0;
   s->overflow = 0;
   s->last = 0xFFFF;
-  if (length >= 2 * sizeof(uint16_t)) {
+  s->notation_depth = 0;
+  if (length == 0) s->jsx_failed_until = 0; /* a new parse */
+  const unsigned header = 2 * sizeof(uint16_t) + 1;
+  if (length >= header) {
     memcpy(&s->overflow, buffer, sizeof(uint16_t));
     memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
-    unsigned n = (length - 2 * sizeof(uint16_t)) / sizeof(uint32_t);
+    s->notation_depth = (uint8_t)buffer[2 * sizeof(uint16_t)];
+    unsigned n = (length - header) / sizeof(uint32_t);
     if (n > MAX_DEPTH) n = MAX_DEPTH;
-    memcpy(s->cols, buffer + 2 * sizeof(uint16_t), n * sizeof(uint32_t));
+    memcpy(s->cols, buffer + header, n * sizeof(uint32_t));
     s->len = (uint16_t)n;
   }
 }

@@ -16,7 +16,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::lean::syntax::Position;
+use crate::lean::syntax::{Position, SyntaxError};
 use crate::lean::{Outline, ParsedFile, Source, SourceError};
 
 use super::holes::innermost_declaration;
@@ -289,19 +289,19 @@ fn whole_proof(mut lines: Vec<String>, old_body: &str) -> (Vec<String>, ProofFor
     (body, ProofForm::Tactics)
 }
 
-/// The position of the first ERROR/MISSING node overlapping `range`, if any.
+/// The position of the first parse error overlapping `range`, if any.
 fn first_error_in(file: &ParsedFile, range: &Range<usize>) -> Option<Position> {
-    touching(file, range).first().map(|e| file.start_of(*e))
+    touching(file, range)
+        .first()
+        .map(|e| file.position(e.span.start))
 }
 
-/// ERROR/MISSING nodes that overlap `range` or sit at its edges (a MISSING node is empty).
-fn touching<'f>(file: &'f ParsedFile, range: &Range<usize>) -> Vec<tree_sitter::Node<'f>> {
-    file.error_nodes()
-        .into_iter()
-        .filter(|e| {
-            let r = e.byte_range();
-            r.start <= range.end && range.start <= r.end
-        })
+/// Parse errors that overlap `range` or sit at its edges (a MISSING token is empty).
+fn touching<'f>(file: &'f ParsedFile, range: &Range<usize>) -> Vec<&'f SyntaxError> {
+    file.errors()
+        .list()
+        .iter()
+        .filter(|e| e.span.start <= range.end && range.start <= e.span.end)
         .collect()
 }
 
@@ -322,7 +322,7 @@ fn verify(
         let errors = new_touching
             .iter()
             .take(5)
-            .map(|e| parsed.start_of(*e))
+            .map(|e| parsed.position(e.span.start))
             .collect();
         let preexisting = first_error_in(old, replaced);
         return Err(SpliceError::Unparseable {

@@ -274,7 +274,7 @@ pub fn parse(name: &str, text: &str, layout: &Layout, range: Range<usize>) -> Op
     let mut window_text = header;
     window_text.push_str(text.get(range.clone())?);
     let file = crate::cursor::parse(&window_text);
-    if file.root().has_error() {
+    if file.has_errors() {
         return None;
     }
     let mut outline = Outline::of(name, &file);

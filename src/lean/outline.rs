@@ -393,7 +393,7 @@ impl<'f> Builder<'f> {
             statement: String::new(),
             sorry_count: 0,
             tactics: BTreeMap::new(),
-            parse_error: node.has_error(),
+            parse_error: self.file.errors().in_declaration(node),
             span: node.byte_range(),
             body,
         };

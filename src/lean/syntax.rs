@@ -1,7 +1,9 @@
 //! Parsing Lean text with the project's tree-sitter grammar.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::ops::ControlFlow;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -30,6 +32,8 @@ pub struct ParsedFile {
     pub aborted: bool,
     /// Line starts, built on the first position asked.
     lines: OnceLock<LineIndex>,
+    /// Where the text did not parse, found on the first question.
+    errors: OnceLock<SyntaxErrors>,
 }
 
 /// Parser operations allowed per byte of input before a parse is abandoned. Real files need
@@ -74,6 +78,7 @@ impl ParsedFile {
                 tree,
                 aborted: false,
                 lines: OnceLock::new(),
+                errors: OnceLock::new(),
             },
             None => {
                 // A stand-in tree whose root has an error, so that every check that asks the
@@ -84,6 +89,7 @@ impl ParsedFile {
                     tree: stand_in.expect("a one-byte text parses within any budget"),
                     aborted: true,
                     lines: OnceLock::new(),
+                    errors: OnceLock::new(),
                 }
             }
         }
@@ -145,40 +151,208 @@ impl ParsedFile {
         &self.text[node.byte_range()]
     }
 
-    /// Every ERROR and MISSING node, in document order.
-    pub fn error_nodes(&self) -> Vec<Node<'_>> {
-        let mut errors = Vec::new();
-        let root = self.root();
-        if !root.has_error() {
-            return errors;
-        }
-        collect_errors(root, &mut errors);
-        errors
+    /// Every place the text did not parse (see [`SyntaxErrors`]), found once by one walk of
+    /// the tree and kept: every check that asks whether a file parsed asks this.
+    pub fn errors(&self) -> &SyntaxErrors {
+        self.errors.get_or_init(|| {
+            if self.aborted {
+                SyntaxErrors::abandoned(self.text.len())
+            } else {
+                SyntaxErrors::of(self.root(), &self.text)
+            }
+        })
     }
 
-    /// Number of ERROR and MISSING nodes; an abandoned parse counts as one error.
+    /// Whether any part of the file did not parse: an ERROR node, a MISSING token (hidden
+    /// ones included) or an abandoned parse.
+    pub fn has_errors(&self) -> bool {
+        !self.errors().list.is_empty()
+    }
+
+    /// Number of places that did not parse; an abandoned parse counts as one.
     pub fn error_count(&self) -> usize {
-        if self.aborted {
-            1
-        } else if self.root().has_error() {
-            self.error_nodes().len()
-        } else {
-            0
+        self.errors().list.len()
+    }
+}
+
+/// The places where a file is not Lean as the grammar reads it, in document order, and the
+/// declarations that hold them.
+///
+/// Found by one walk that enters only the nodes that report an error (`has_error` is cached
+/// per node, so clean subtrees are skipped whole). A MISSING token that the grammar hides (a
+/// zero-width layout token such as the end of a block) appears in no node walk: it shows only
+/// as a node that has an error while none of its children has one, and is reported as that
+/// node, at its end. So the list is empty exactly when the tree's root has no error.
+#[derive(Debug, Default)]
+pub struct SyntaxErrors {
+    list: Vec<SyntaxError>,
+    /// Ids of the `declaration` nodes with an error inside.
+    declarations: HashSet<usize>,
+}
+
+/// One place that did not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub kind: SyntaxErrorKind,
+    /// The bytes it covers: empty for a MISSING token.
+    pub span: Range<usize>,
+    /// The top-level command it is in (the whole text when the root itself is the error).
+    pub command: Range<usize>,
+}
+
+/// What went wrong at a [`SyntaxError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyntaxErrorKind {
+    /// Text the grammar could not read (an ERROR node).
+    Unparsed,
+    /// A block comment that never closes: Lean reads the rest of the file as its text.
+    UnclosedComment,
+    /// A token the parser had to assume (a MISSING node), by its kind (`)`, `identifier`).
+    Missing(String),
+    /// A hidden token the parser had to assume (the end of a layout block or of a command)
+    /// inside a node of this kind.
+    Incomplete(String),
+    /// The parse went over its work budget and was stopped.
+    Abandoned,
+}
+
+impl SyntaxError {
+    /// A short description: `syntax error`, `missing )`, ….
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            SyntaxErrorKind::Unparsed => "syntax error".into(),
+            // Lean nests `/-` in comments: quoted `'/--'` opens a level too.
+            SyntaxErrorKind::UnclosedComment => {
+                "comment never closed (a `/-` inside it opens another)".into()
+            }
+            SyntaxErrorKind::Missing(kind) => format!("missing {kind}"),
+            SyntaxErrorKind::Incomplete(kind) => {
+                format!("unfinished {kind} (the parser had to assume the end of a block here)")
+            }
+            SyntaxErrorKind::Abandoned => {
+                "parse stopped: the file went over the parser's work budget".into()
+            }
         }
     }
 }
 
-/// Depth-first, with an explicit cursor rather than recursion (a tree can be as deep as the
-/// file is long); only into subtrees where an error hides: `has_error` is cached per node, so
-/// clean subtrees are skipped entirely.
-fn collect_errors<'t>(root: Node<'t>, out: &mut Vec<Node<'t>>) {
-    let mut keep = |node: Node<'t>| {
-        if node.is_error() || node.is_missing() {
-            out.push(node);
+impl SyntaxErrors {
+    fn abandoned(len: usize) -> SyntaxErrors {
+        SyntaxErrors {
+            list: vec![SyntaxError {
+                kind: SyntaxErrorKind::Abandoned,
+                span: 0..len,
+                command: 0..len,
+            }],
+            declarations: HashSet::new(),
         }
-    };
-    keep(root);
-    for_each_descendant_where(&mut root.walk(), |n| n.has_error(), keep);
+    }
+
+    /// The one walk: depth-first with a cursor and an explicit stack (a tree can be as deep
+    /// as the file is long), only into nodes that have an error.
+    fn of<'t>(root: Node<'t>, text: &str) -> SyntaxErrors {
+        let mut out = SyntaxErrors::default();
+        if !root.has_error() {
+            return out;
+        }
+        // The top-level command holding a node, given the nodes entered above it.
+        let command_of = |node: Node<'t>, above: &[(Node<'t>, bool)]| match above {
+            [] => root.byte_range(),
+            [_] => node.byte_range(),
+            [_, top, ..] => top.0.byte_range(),
+        };
+        // An ERROR or MISSING node as an error.
+        let error_at = |node: Node<'t>, above: &[(Node<'t>, bool)]| {
+            let kind = if node.is_missing() {
+                SyntaxErrorKind::Missing(node.kind().to_string())
+            } else if !node.is_error() {
+                return None;
+            } else if node.named_child_count() == 0 && text[node.byte_range()].starts_with("/-") {
+                // The scanner's unterminated comment: one token from its `/-` to the end.
+                SyntaxErrorKind::UnclosedComment
+            } else {
+                SyntaxErrorKind::Unparsed
+            };
+            let span = if node.is_missing() {
+                node.start_byte()..node.start_byte()
+            } else {
+                node.byte_range()
+            };
+            Some(SyntaxError {
+                kind,
+                span,
+                command: command_of(node, above),
+            })
+        };
+        // The nodes entered, each with whether a child of it has an error.
+        let mut stack: Vec<(Node<'t>, bool)> = Vec::new();
+        let mut cursor = root.walk();
+        let mut node = root;
+        'visit: loop {
+            // `node`, where the cursor is, has an error.
+            if let Some(parent) = stack.last_mut() {
+                parent.1 = true;
+            }
+            out.list.extend(error_at(node, &stack));
+            if node.kind() == "declaration" {
+                out.declarations.insert(node.id());
+            }
+            stack.push((node, false));
+            let mut more = cursor.goto_first_child();
+            let mut at_child = more;
+            loop {
+                // The next child of the stack's top that has an error.
+                while more {
+                    let child = cursor.node();
+                    if child.has_error() {
+                        node = child;
+                        continue 'visit;
+                    }
+                    // An unexpected character is an ERROR leaf that costs nothing by itself
+                    // (only the ERROR node around it does).
+                    if child.is_error() {
+                        out.list.extend(error_at(child, &stack));
+                    }
+                    more = cursor.goto_next_sibling();
+                }
+                if at_child {
+                    cursor.goto_parent();
+                }
+                let (done, child_has_error) = stack.pop().expect("the walk stays below the root");
+                if !child_has_error && !done.is_error() && !done.is_missing() {
+                    let at = done.end_byte();
+                    out.list.push(SyntaxError {
+                        kind: SyntaxErrorKind::Incomplete(done.kind().to_string()),
+                        span: at..at,
+                        command: command_of(done, &stack),
+                    });
+                }
+                if stack.is_empty() {
+                    break 'visit;
+                }
+                more = cursor.goto_next_sibling();
+                at_child = true;
+            }
+        }
+        // A hidden token is reported when its node is left, after the errors before it.
+        out.list.sort_by_key(|e| (e.span.start, e.span.end));
+        out
+    }
+
+    /// Every error, in document order.
+    pub fn list(&self) -> &[SyntaxError] {
+        &self.list
+    }
+
+    /// The first error, if any.
+    pub fn first(&self) -> Option<&SyntaxError> {
+        self.list.first()
+    }
+
+    /// Whether the `declaration` node `node` has an error inside.
+    pub fn in_declaration(&self, node: Node<'_>) -> bool {
+        self.declarations.contains(&node.id())
+    }
 }
 
 /// Calls `f` on every node below the cursor's node (not the node itself), in document order.
@@ -356,6 +530,82 @@ impl Occurrences {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `do` block cut short by a keyword in the middle of a line: the tree's only error is
+    /// the end of the block the parser had to assume, a hidden zero-width token.
+    const HIDDEN_MISSING: &str =
+        "def shout (x : String) : IO Unit := do\n  IO.println x\n    is notation for x\n";
+
+    #[test]
+    fn a_hidden_missing_token_is_an_error() {
+        let file = ParsedFile::parse(HIDDEN_MISSING.to_string());
+        let sexp = file.root().to_sexp();
+        assert!(
+            sexp.contains("(MISSING _layout_end)") && !sexp.contains("ERROR"),
+            "the fixture must keep exercising a hidden MISSING token alone: {sexp}"
+        );
+        assert!(file.root().has_error());
+        assert!(file.has_errors());
+        let errors = file.errors().list();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(
+            errors[0].kind,
+            SyntaxErrorKind::Incomplete("do_block".to_string())
+        );
+        // At the end of the block: after `is`, where `notation` cut it short.
+        let at = file.position(errors[0].span.start);
+        assert_eq!((at.line, at.column), (3, 7));
+        assert_eq!(
+            errors[0].command,
+            0..file.text.find("\n    is").unwrap() + 7
+        );
+    }
+
+    #[test]
+    fn the_walk_agrees_with_the_root_on_every_kind_of_error() {
+        for text in [
+            "theorem a : True := trivial\n",
+            "theorem t : True := by\n  exact (foo\n",
+            "def f := do\n  pure x notation y\n",
+            "/- never closed\ntheorem x : True := trivial\n",
+            HIDDEN_MISSING,
+            ")",
+        ] {
+            let file = ParsedFile::parse(text.to_string());
+            assert_eq!(
+                file.has_errors(),
+                file.root().has_error(),
+                "{text:?}: {:?}",
+                file.errors()
+            );
+        }
+        let unclosed = ParsedFile::parse("/- a /- b -/\ntheorem x : True := trivial\n".into());
+        assert_eq!(
+            unclosed.errors().list()[0].kind,
+            SyntaxErrorKind::UnclosedComment
+        );
+        let missing = ParsedFile::parse("theorem t : True := by\n  exact (foo\n".into());
+        assert_eq!(
+            missing.errors().list()[0].kind,
+            SyntaxErrorKind::Missing(")".into())
+        );
+        assert_eq!(missing.errors().list()[0].describe(), "missing )");
+    }
+
+    #[test]
+    fn declarations_holding_an_error_are_known_by_id() {
+        let file =
+            ParsedFile::parse(HIDDEN_MISSING.to_string() + "\ntheorem fine : True := trivial\n");
+        let root = file.root();
+        let mut cursor = root.walk();
+        let declarations: Vec<Node<'_>> = root
+            .named_children(&mut cursor)
+            .filter(|n| n.kind() == "declaration")
+            .collect();
+        assert_eq!(declarations.len(), 2);
+        assert!(file.errors().in_declaration(declarations[0]));
+        assert!(!file.errors().in_declaration(declarations[1]));
+    }
 
     #[test]
     fn positions_count_characters_in_any_order() {

@@ -55,30 +55,22 @@ pub struct Hit {
 /// and ascending; the whole text when the tree is an error at its root or the parse was
 /// abandoned (its tree is a stand-in).
 pub fn unparsed_regions(file: &ParsedFile) -> Vec<Range<usize>> {
-    if file.aborted {
-        return std::iter::once(0..file.text.len()).collect();
-    }
-    let root = file.root();
-    if !root.has_error() {
+    let errors = file.errors().list();
+    if errors.is_empty() {
         return Vec::new();
     }
-    if root.is_error() || root.is_missing() {
+    let root = file.root();
+    if file.aborted || root.is_error() || root.is_missing() {
         return std::iter::once(0..file.text.len()).collect();
     }
+    let mut commands: Vec<Range<usize>> = errors.iter().map(|e| e.command.clone()).collect();
+    commands.sort_by_key(|r| r.start);
     let mut regions: Vec<Range<usize>> = Vec::new();
-    let mut cursor = root.walk();
-    for child in root.children(&mut cursor) {
-        if !child.has_error() {
-            continue;
-        }
-        let range = child.byte_range();
+    for range in commands {
         match regions.last_mut() {
             Some(last) if last.end >= range.start => last.end = last.end.max(range.end),
             _ => regions.push(range),
         }
-    }
-    if regions.is_empty() {
-        regions.push(0..file.text.len());
     }
     regions
 }

@@ -79,7 +79,7 @@ impl<'f> Checker<'f, '_> {
         let root = self.file.root();
         let mut cursor = root.walk();
         for_each_descendant(&mut cursor, |n| self.node(n));
-        if root.has_error() {
+        if self.file.has_errors() {
             self.unparsed_escapes();
         }
     }
@@ -334,17 +334,28 @@ impl<'f> Checker<'f, '_> {
     }
 
     fn parse_errors(&mut self) {
-        let errors = self.file.error_nodes();
-        let Some(&first) = errors.first() else {
+        let errors = self.file.errors().list();
+        let Some(first) = errors.first() else {
             return;
         };
         let message = match errors.len() {
-            1 => "mf could not parse this part of the file; findings in it may be missed".into(),
+            1 => format!(
+                "mf could not parse this part of the file ({}); findings in it may be missed",
+                first.describe()
+            ),
             n => format!(
-                "mf could not parse {n} parts of this file (the first is here); findings in them may be missed"
+                "mf could not parse {n} parts of this file (the first is here: {}); findings in them may be missed",
+                first.describe()
             ),
         };
-        self.push(Rule::ParseError, first, first, message);
+        if self.config.enabled(Rule::ParseError) {
+            self.out.push(Raw {
+                rule: Rule::ParseError,
+                start: self.file.position(first.span.start),
+                end: self.file.position(first.span.end),
+                message,
+            });
+        }
     }
 }
 

@@ -233,9 +233,9 @@ fn structural_reasons(path: &str, parsed: &ParsedFile) -> Vec<Reason> {
             column: Some(f.column),
         })
         .collect();
-    let errors = parsed.error_nodes();
-    if let Some(&first) = errors.first() {
-        let at = parsed.start_of(first);
+    let errors = parsed.errors().list();
+    if let Some(first) = errors.first() {
+        let at = parsed.position(first.span.start);
         let parts = match errors.len() {
             1 => String::new(),
             n => format!(" (the first of {n})"),

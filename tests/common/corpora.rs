@@ -21,7 +21,7 @@ pub enum Corpus {
     /// Public Lean 4 projects, one folder each: `../shared/corpus-public`, or
     /// `$MF_CORPUS_PUBLIC`.
     Public,
-    /// What is known about the corpora (problem statements, literature status):
+    /// Public metaprogramming projects (syntax quotations, elaborators, Verso documents):
     /// `../shared/corpus-meta`, or `$MF_CORPUS_META`.
     Meta,
 }

@@ -71,21 +71,11 @@ pub fn run(args: ParseArgs) -> Result<ExitCode> {
                         sexp: parsed.root().to_sexp(),
                     };
                 }
-                let errors = parsed.error_nodes();
+                let errors = parsed.errors().list();
                 let first_errors = errors
                     .iter()
                     .take(ERRORS_SHOWN)
-                    .map(|n| {
-                        let pos = parsed.start_of(*n);
-                        if n.is_missing() {
-                            format!("{pos} missing {}", n.kind())
-                        } else if parsed.text[n.byte_range()].starts_with("/-") {
-                            // Lean nests `/-` in comments: quoted `'/--'` opens a level too.
-                            format!("{pos} comment never closed (a `/-` inside it opens another)")
-                        } else {
-                            format!("{pos} syntax error")
-                        }
-                    })
+                    .map(|e| format!("{} {}", parsed.position(e.span.start), e.describe()))
                     .collect();
                 // Only a file with errors can lose declarations to them.
                 let containment = if errors.is_empty() {

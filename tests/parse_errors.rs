@@ -1,0 +1,132 @@
+//! Every ERROR and MISSING node counts, hidden ones included: `mf parse --errors` and
+//! `--stats`, `mf lint`, `mf verify` and `mf outline` see the same errors, and declarations
+//! inside an ERROR node are counted as lost.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn mf() -> Command {
+    let mut cmd = Command::cargo_bin("mf").unwrap();
+    // no tracking.db is looked up next to the fixtures
+    cmd.env("MATH_FORGE_TRACKING_DB", "/nonexistent/tracking.db");
+    cmd
+}
+
+fn json_lines(out: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// A tree whose only error is a hidden MISSING node (the end of a `do` block, a zero-width
+/// token no node walk shows): every front end reports the file as not parsed.
+const HIDDEN: &str = "fixtures/parse_errors/hidden_missing.lean";
+
+#[test]
+fn parse_reports_a_hidden_missing_node() {
+    let out = mf()
+        .args(["parse", "--errors"])
+        .arg(fixture(HIDDEN))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("hidden_missing.lean: 5:7 unfinished do_block"),
+        "{stdout}"
+    );
+
+    let out = mf()
+        .args(["parse", "--stats", "--json"])
+        .arg(fixture(HIDDEN))
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["files"], 1, "{stats}");
+    assert_eq!(stats["clean_files"], 0, "{stats}");
+    assert_eq!(stats["error_nodes"], 1, "{stats}");
+}
+
+#[test]
+fn lint_reports_a_hidden_missing_node() {
+    let out = mf()
+        .args(["lint", "--format", "json"])
+        .arg(fixture(HIDDEN))
+        .output()
+        .unwrap();
+    let findings = json_lines(&out.stdout);
+    let parse_errors: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "parse-error")
+        .collect();
+    assert_eq!(parse_errors.len(), 1, "{findings:?}");
+    assert_eq!(parse_errors[0]["line"], 5);
+    assert_eq!(parse_errors[0]["column"], 7);
+}
+
+#[test]
+fn verify_fails_a_file_whose_only_error_is_hidden() {
+    // the fake lake of tests/verify.rs: Lean itself has nothing to say
+    let bin = fixture("fixtures/verify/bin");
+    let mut path = OsString::from(bin);
+    if let Some(rest) = std::env::var_os("PATH") {
+        path.push(":");
+        path.push(rest);
+    }
+    let out = mf()
+        .arg("verify")
+        .arg("--json")
+        .arg(fixture(HIDDEN))
+        .env("PATH", path)
+        .env("FAKE_LEAN", "clean")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["verdict"], "fail", "{report}");
+    let reasons = report["reasons"].as_array().unwrap();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r["check"] == "parse-error" && r["line"] == 5 && r["column"] == 7),
+        "{report}"
+    );
+}
+
+#[test]
+fn outline_marks_the_declaration_that_holds_a_hidden_missing_node() {
+    let out = mf()
+        .args(["outline", "--json"])
+        .arg(fixture(HIDDEN))
+        .output()
+        .unwrap();
+    let outline: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outline["error_nodes"], 1, "{outline}");
+    let declarations = outline["declarations"].as_array().unwrap();
+    let by_name = |n: &str| declarations.iter().find(|d| d["name"] == n).unwrap();
+    assert_eq!(by_name("shout")["parse_error"], true);
+    assert!(by_name("fine").get("parse_error").is_none());
+}
+
+/// Declarations that the parser kept as `declaration` nodes inside an ERROR node still count
+/// as lost: the commands around them did not parse.
+#[test]
+fn declarations_nested_in_an_error_node_are_lost() {
+    let out = mf()
+        .args(["parse", "--stats", "--json"])
+        .arg(fixture("fixtures/parse_errors/declarations_in_error.lean"))
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["clean_files"], 0, "{stats}");
+    assert_eq!(stats["declarations_lost_to_errors"], 3, "{stats}");
+    assert_eq!(stats["declarations_in_unclean_files"], 4, "{stats}");
+}
