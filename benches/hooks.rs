@@ -8,7 +8,10 @@
 //! `mk --version` measure bare process start-up at the same moment (on a shared machine they
 //! show how much of a figure is load). With `MF_BENCH_OLD_MF=/path/to/old/mf` (and
 //! `MF_BENCH_OLD_MK` for `mk`), every run of this build is followed by one of that build, and
-//! the table gives both and their ratio.
+//! the table gives both and their ratio. Beware: a build that checkpoints knowledge.db's
+//! write-ahead log when it closes (before 2026-11-26) deletes the log after every run, so the
+//! build run after it must create (and sync) a new one: compare post-tool-use without
+//! alternation too.
 //!
 //! The 130 KB file is fixtures/hooks/Erdos850.lean's declarations repeated in numbered
 //! namespaces, written to a temporary directory; the payload edits one proof in the middle to

@@ -1,4 +1,3 @@
 fn main() -> std::process::ExitCode {
-    math_forge::without_huge_pages();
     math_forge::cli::mk::main()
 }
