@@ -1,28 +1,35 @@
 //! Whole-process latency of `mf hook …`, the way Claude Code runs it: spawn `mf`, write the
-//! payload on stdin, wait for it to exit. The bars: pre-tool-use and post-tool-use p50 under
-//! 15 ms on a 130 KB result file, session-start under 50 ms.
+//! payload on stdin, wait for it to exit. The bars: pre-tool-use and post-tool-use p50 at most
+//! 5 ms on a 130 KB result file, session-start under 50 ms.
 //!
-//! `cargo bench --bench hooks`. Before criterion's own statistics (whose samples average
-//! several runs each), the bench times 200 single runs of each hook and prints their p50, p90
-//! and max: that p50 is the figure the bars are about.
+//! `cargo bench --bench hooks` (`-- pre-tool-use` for the cases whose name holds that). Each
+//! case runs `MF_BENCH_RUNS` (default 200) times, single runs, and the table gives p50, p90 and
+//! max of the wall time and the p50 of the process's CPU time; beside them, `mf --version` and
+//! `mk --version` measure bare process start-up at the same moment (on a shared machine they
+//! show how much of a figure is load). With `MF_BENCH_OLD_MF=/path/to/old/mf` (and
+//! `MF_BENCH_OLD_MK` for `mk`), every run of this build is followed by one of that build, and
+//! the table gives both and their ratio. Beware: a build that checkpoints knowledge.db's
+//! write-ahead log when it closes (before 2026-11-26) deletes the log after every run, so the
+//! build run after it must create (and sync) a new one: compare post-tool-use without
+//! alternation too.
 //!
 //! The 130 KB file is fixtures/hooks/Erdos850.lean's declarations repeated in numbered
 //! namespaces, written to a temporary directory; the payload edits one proof in the middle to
-//! `sorry` (so the hook parses both versions in full and blocks). The session journal is on
-//! (the payloads carry a session id and knowledge.db exists): every post-tool-use run appends
-//! its events, and `stop/capture-130KB` captures a session that closed a hole in the file.
+//! `sorry` (so the hook parses both versions and blocks). The session journal is on (the
+//! payloads carry a session id and knowledge.db exists): every post-tool-use run appends its
+//! events, and `stop/capture-130KB` captures a session that closed a hole in the file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use math_forge::kb::{FileItem, Kb};
 
+#[path = "common/mod.rs"]
+mod common;
+
 const TARGET_BYTES: usize = 130 * 1024;
-/// Single runs timed for the percentiles.
-const SINGLE_RUNS: usize = 200;
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -168,8 +175,18 @@ fn setup() -> Setup {
 
 /// Runs `mf hook SUB` once with `input` on stdin; returns stdout.
 fn run(setup: &Setup, sub: &str, input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mf"))
-        .args(["hook", sub])
+    run_with(
+        Path::new(env!("CARGO_BIN_EXE_mf")),
+        setup,
+        &["hook", sub],
+        input,
+    )
+}
+
+/// Runs `bin ARGS` once in the bench's directory with `input` on stdin; returns stdout.
+fn run_with(bin: &Path, setup: &Setup, args: &[&str], input: &[u8]) -> Vec<u8> {
+    let mut child = Command::new(bin)
+        .args(args)
         .current_dir(setup.dir.path())
         .env("MATH_FORGE_DB", &setup.kb)
         .env("MATH_FORGE_TRACKING_DB", &setup.tracking)
@@ -179,13 +196,35 @@ fn run(setup: &Setup, sub: &str, input: &[u8]) -> Vec<u8> {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
+    // A process that does not read its stdin (`--version`) may close it first.
+    let _ = child.stdin.take().unwrap().write_all(input);
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     out.stdout
 }
 
-fn bench(c: &mut Criterion) {
+/// Wall and CPU milliseconds of one run.
+fn timed_run(bin: &Path, setup: &Setup, args: &[&str], input: &[u8]) -> (f64, f64) {
+    let cpu = common::children_cpu();
+    let t = Instant::now();
+    run_with(bin, setup, args, input);
+    (
+        common::ms(t.elapsed()),
+        common::ms(common::children_cpu() - cpu),
+    )
+}
+
+fn main() {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |name: &str| {
+        filter.is_empty()
+            || filter
+                .iter()
+                .any(|f| name.contains(f.as_str()) || "hooks".contains(f.as_str()))
+    };
     let s = setup();
     // What each run must print, checked once so the benchmark measures the real decision.
     let block = String::from_utf8(run(&s, "post-tool-use", &s.edit_with_original)).unwrap();
@@ -213,73 +252,96 @@ fn bench(c: &mut Criterion) {
         .unwrap();
     assert_eq!(techniques, 1, "the Stop captured the closed hole");
 
-    let cases: [(&str, &str, &[u8]); 7] = [
-        ("pre-tool-use/edit-130KB", "pre-tool-use", &s.pre_edit),
+    let cases: [(&str, &[&str], &[u8]); 9] = [
+        ("(mf --version)", &["--version"], b""),
+        ("(mk --version)", &["--version"], b""),
+        (
+            "pre-tool-use/edit-130KB",
+            &["hook", "pre-tool-use"],
+            &s.pre_edit,
+        ),
         (
             "post-tool-use/edit-130KB-original",
-            "post-tool-use",
+            &["hook", "post-tool-use"],
             &s.edit_with_original,
         ),
         (
             "post-tool-use/edit-130KB-undone",
-            "post-tool-use",
+            &["hook", "post-tool-use"],
             &s.edit_undone,
         ),
         (
             "post-tool-use/write-130KB-new",
-            "post-tool-use",
+            &["hook", "post-tool-use"],
             &s.write_new,
         ),
-        ("session-start", "session-start", &s.session_start),
-        ("subagent-start", "subagent-start", &s.subagent_start),
-        ("stop/capture-130KB", "stop", &s.stop),
+        (
+            "session-start",
+            &["hook", "session-start"],
+            &s.session_start,
+        ),
+        (
+            "subagent-start",
+            &["hook", "subagent-start"],
+            &s.subagent_start,
+        ),
+        ("stop/capture-130KB", &["hook", "stop"], &s.stop),
     ];
-    for (name, sub, input) in cases {
-        let mut times: Vec<Duration> = (0..SINGLE_RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                run(&s, sub, input);
-                t.elapsed()
-            })
-            .collect();
-        times.sort();
-        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-        eprintln!(
-            "{name:<36} single runs: {SINGLE_RUNS}  p50 {:>7.2?}  p90 {:>7.2?}  max {:>7.2?}",
-            at(0.5),
-            at(0.9),
-            times[times.len() - 1]
-        );
+    let runs = common::runs(200);
+    let this_mf = PathBuf::from(env!("CARGO_BIN_EXE_mf"));
+    let this_mk = PathBuf::from(env!("CARGO_BIN_EXE_mk"));
+    let old_mf = common::old_binary("MF_BENCH_OLD_MF");
+    let old_mk = common::old_binary("MF_BENCH_OLD_MK");
+    eprintln!(
+        "hooks, whole process, {runs} single runs each{}; {}",
+        if old_mf.is_some() {
+            ", each followed by one of the old build"
+        } else {
+            ""
+        },
+        common::load()
+    );
+    eprintln!(
+        "{:<36} {:>9} {:>9} {:>9} {:>9}",
+        "case", "p50 ms", "p90 ms", "max ms", "CPU p50"
+    );
+    for (name, args, input) in cases {
+        if !wanted(name) {
+            continue;
+        }
+        let (this, old) = if name.starts_with("(mk") {
+            (&this_mk, old_mk.as_ref())
+        } else {
+            (&this_mf, old_mf.as_ref())
+        };
+        let mut times = Vec::new();
+        let mut old_times = Vec::new();
+        for _ in 0..runs {
+            times.push(timed_run(this, &s, args, input));
+            if let Some(old) = old {
+                old_times.push(timed_run(old, &s, args, input));
+            }
+        }
+        let row = |label: &str, times: &[(f64, f64)]| -> f64 {
+            let wall = common::sorted(times.iter().map(|t| t.0).collect());
+            let cpu = common::sorted(times.iter().map(|t| t.1).collect());
+            let p50 = common::quantile(&wall, 0.5);
+            eprintln!(
+                "{label:<36} {p50:>9.2} {:>9.2} {:>9.2} {:>9.2}",
+                common::quantile(&wall, 0.9),
+                wall[wall.len() - 1],
+                common::quantile(&cpu, 0.5)
+            );
+            p50
+        };
+        let p50 = row(name, &times);
+        if !old_times.is_empty() {
+            let old_p50 = row("  old build", &old_times);
+            eprintln!("{:<36} {:>8.2}×", "  this / old (p50)", p50 / old_p50);
+        }
     }
-
-    let mut group = c.benchmark_group("hooks");
-    group.sampling_mode(SamplingMode::Flat);
-    group.sample_size(100);
-    group.warm_up_time(Duration::from_secs(2));
-    group.measurement_time(Duration::from_secs(8));
-    group.bench_function("post-tool-use/edit-130KB-original", |b| {
-        b.iter(|| run(&s, "post-tool-use", &s.edit_with_original))
-    });
-    group.bench_function("post-tool-use/edit-130KB-undone", |b| {
-        b.iter(|| run(&s, "post-tool-use", &s.edit_undone))
-    });
-    group.bench_function("post-tool-use/write-130KB-new", |b| {
-        b.iter(|| run(&s, "post-tool-use", &s.write_new))
-    });
-    group.bench_function("pre-tool-use/edit-130KB", |b| {
-        b.iter(|| run(&s, "pre-tool-use", &s.pre_edit))
-    });
-    group.bench_function("stop/capture-130KB", |b| {
-        b.iter(|| run(&s, "stop", &s.stop))
-    });
-    group.bench_function("session-start", |b| {
-        b.iter(|| run(&s, "session-start", &s.session_start))
-    });
-    group.bench_function("subagent-start", |b| {
-        b.iter(|| run(&s, "subagent-start", &s.subagent_start))
-    });
-    group.finish();
+    eprintln!(
+        "(bars: pre-tool-use and post-tool-use p50 at most 5 ms; {})",
+        common::load()
+    );
 }
-
-criterion_group!(benches, bench);
-criterion_main!(benches);

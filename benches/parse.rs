@@ -20,7 +20,10 @@ fn corpus_texts(dir: std::path::PathBuf) -> Vec<String> {
 }
 
 fn bench(c: &mut Criterion) {
-    let texts = corpus_texts(common::corpus_dir());
+    let Some(corpus) = common::corpus_dir() else {
+        return;
+    };
+    let texts = corpus_texts(corpus);
     let bytes: usize = texts.iter().map(String::len).sum();
     let mut group = c.benchmark_group("corpus");
     group.sample_size(10);

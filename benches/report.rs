@@ -27,14 +27,14 @@ fn bin(name: &str) -> PathBuf {
     }
 }
 
-fn knowledge_db(dir: &Path) -> PathBuf {
+fn knowledge_db(dir: &Path, corpus: &Path) -> PathBuf {
     let db = dir.join("knowledge.db");
     let start = Instant::now();
     let status = Command::new(bin("mf"))
         .args(["extract", "-q", "--db"])
         .arg(&db)
         .arg("--all")
-        .arg(common::corpus_dir())
+        .arg(corpus)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -64,8 +64,11 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn bench(c: &mut Criterion) {
+    let Some(corpus) = common::corpus_dir() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
-    let db = knowledge_db(dir.path());
+    let db = knowledge_db(dir.path(), &corpus);
     let page = dir.path().join("report.html");
 
     let mut report: Vec<f64> = Vec::new();

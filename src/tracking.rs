@@ -706,18 +706,18 @@ impl Tracking {
 }
 
 fn read_schema(conn: &Connection) -> rusqlite::Result<HashMap<String, HashSet<String>>> {
-    let mut tables =
-        conn.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')")?;
-    let names: Vec<String> = tables
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut cols = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
-    let mut schema = HashMap::new();
-    for t in names {
-        let set: HashSet<String> = cols
-            .query_map([&t], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        schema.insert(t, set);
+    // Every table's columns in one statement (the hooks open tracking.db on every edit).
+    let mut stmt = conn.prepare(
+        "SELECT m.name, p.name FROM sqlite_schema AS m LEFT JOIN pragma_table_info(m.name) AS p
+         WHERE m.type IN ('table', 'view')",
+    )?;
+    let mut schema: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let columns = schema.entry(row.get(0)?).or_default();
+        if let Some(column) = row.get::<_, Option<String>>(1)? {
+            columns.insert(column);
+        }
     }
     Ok(schema)
 }

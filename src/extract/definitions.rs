@@ -60,8 +60,13 @@ pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
             }
         }
     };
-    // What each definition names, read once, when first needed.
+    // What each definition names, and its text with whitespace collapsed (what the digest
+    // reads), each computed once, when first needed.
     let mut refs_of: Vec<Option<Vec<usize>>> = vec![None; decls.len()];
+    let mut collapsed: Vec<Option<Vec<u8>>> = vec![None; decls.len()];
+    // `seen[j] == i + 1`: definition `j` is in the closure of declaration `i` (one array for
+    // all declarations, no clearing).
+    let mut seen = vec![0usize; decls.len()];
     let mut out = Vec::with_capacity(decls.len());
     for (i, d) in decls.iter().enumerate() {
         if !PROOF_KINDS.contains(&d.kind.as_str()) {
@@ -74,11 +79,10 @@ pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
             out.push(None);
             continue;
         }
-        let mut seen = vec![false; decls.len()];
         let mut work = direct;
         let mut closure = Vec::new();
         while let Some(j) = work.pop() {
-            if std::mem::replace(&mut seen[j], true) {
+            if std::mem::replace(&mut seen[j], i + 1) == i + 1 {
                 continue;
             }
             closure.push(j);
@@ -89,17 +93,22 @@ pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
                 }
                 r
             });
-            work.extend(refs.iter().copied().filter(|&k| !seen[k]));
+            work.extend(refs.iter().copied().filter(|&k| seen[k] != i + 1));
         }
         closure.sort_unstable();
         let mut hasher = blake3::Hasher::new();
         for j in closure {
-            let def = text.get(decls[j].span.clone()).unwrap_or("");
-            for w in def.split_whitespace() {
-                hasher.update(w.as_bytes());
-                hasher.update(b" ");
-            }
-            hasher.update(b"\x1f");
+            let words = collapsed[j].get_or_insert_with(|| {
+                let def = text.get(decls[j].span.clone()).unwrap_or("");
+                let mut words = Vec::with_capacity(def.len() + 1);
+                for w in def.split_whitespace() {
+                    words.extend_from_slice(w.as_bytes());
+                    words.push(b' ');
+                }
+                words.push(0x1f);
+                words
+            });
+            hasher.update(words);
         }
         out.push(Some(hasher.finalize().to_hex()[..16].to_string()));
     }

@@ -425,7 +425,12 @@ fn analyse(key: &str, source: Source) -> Analysis {
     let domain = profile::charge(&profile::DOMAIN, || {
         domain::infer(&outline.imports, &parsed)
     });
-    let proofs = uses::proofs(&parsed, &outline);
+    // Only theorems' and lemmas' proofs are read (findings, attempts), and those of
+    // declarations a verdict names (a failure carries their technique).
+    let proofs = uses::proofs_where(&parsed, &outline, |i| {
+        matches!(outline.declarations[i].kind.as_str(), "theorem" | "lemma")
+            || verdicts.iter().any(|v| v.declaration == Some(i))
+    });
     let definitions = definitions::digests(&outline, &parsed.text);
     let (text, tree) = parsed.into_parts();
     profile::charge(&profile::DROP_TREE, || drop(tree));

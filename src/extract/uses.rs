@@ -23,7 +23,6 @@ use std::collections::{BTreeMap, HashSet};
 
 use tree_sitter::Node;
 
-use crate::lean::syntax::for_each_descendant;
 use crate::lean::{Outline, ParsedFile};
 
 /// One top-level step of a tactic proof (`t <;> rest` and `open … in t` are read as `t`).
@@ -104,6 +103,16 @@ const PATTERN_HEADS: &[&str] = &[
 
 /// The proofs of `outline`'s declarations, by declaration index.
 pub fn proofs(file: &ParsedFile, outline: &Outline) -> Vec<Proof> {
+    proofs_where(file, outline, |_| true)
+}
+
+/// [`proofs`], read only for the declarations whose index `wanted` accepts (the others get an
+/// empty [`Proof`]): a caller that reads only theorems' proofs need not walk definitions.
+pub fn proofs_where(
+    file: &ParsedFile,
+    outline: &Outline,
+    wanted: impl Fn(usize) -> bool,
+) -> Vec<Proof> {
     let declared: HashSet<&str> = outline
         .declarations
         .iter()
@@ -120,21 +129,23 @@ pub fn proofs(file: &ParsedFile, outline: &Outline) -> Vec<Proof> {
         .filter(|n| !n.is_empty())
         .collect();
     // A name a theorem of another namespace shares stays a lemma.
+    let lemmas: HashSet<&str> = outline
+        .declarations
+        .iter()
+        .filter(|d| matches!(d.kind.as_str(), "theorem" | "lemma" | "axiom"))
+        .flat_map(|d| [d.name.as_str(), d.full_name.as_str()])
+        .collect();
     let not_lemmas: HashSet<&str> = not_lemmas
         .into_iter()
-        .filter(|n| {
-            !outline.declarations.iter().any(|d| {
-                matches!(d.kind.as_str(), "theorem" | "lemma" | "axiom")
-                    && (d.name == *n || d.full_name == *n)
-            })
-        })
+        .filter(|n| !lemmas.contains(n))
         .collect();
     let root = file.root();
     outline
         .declarations
         .iter()
-        .map(|decl| match &decl.body {
-            Some(body) if !body.is_empty() => {
+        .enumerate()
+        .map(|(i, decl)| match &decl.body {
+            Some(body) if !body.is_empty() && wanted(i) => {
                 let signature: HashSet<&str> = decl
                     .statement
                     .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\'' || c == '.'))
@@ -173,22 +184,16 @@ fn proof_of<'t>(
     let text = |n: Node<'_>| file.text_of(n);
     // Names the proof binds, and every identifier in order (with whether it is a tactic head).
     let mut bound: HashSet<String> = HashSet::new();
-    let mut idents: Vec<(Node<'t>, bool)> = Vec::new();
-    let mut tactics: Vec<Node<'t>> = Vec::new();
-    let mut cursor = body.walk();
-    let mut visit = |n: Node<'t>| match n.kind() {
-        "identifier" => {
-            let is_head = n
-                .parent()
-                .and_then(|p| p.child_by_field_name("head"))
-                .is_some_and(|h| h.id() == n.id());
-            idents.push((n, is_head));
-        }
-        "tactic" => tactics.push(n),
-        _ => {}
-    };
-    visit(body);
-    for_each_descendant(&mut cursor, &mut visit);
+    let walked = ProofNodes::of(body);
+    let idents = walked.idents;
+    let tactics = walked.tactics;
+    // Tactics and identifiers are in document order, so the identifiers inside a range are
+    // one run, found by binary search: a long proof of many `have`s stays linear.
+    static BINDING_ENDS: std::sync::OnceLock<aho_corasick::AhoCorasick> =
+        std::sync::OnceLock::new();
+    let binding = BINDING_ENDS.get_or_init(|| {
+        aho_corasick::AhoCorasick::new([":=", " : ", "←"]).expect("fixed patterns")
+    });
     for t in &tactics {
         let Some(head) = t.child_by_field_name("head").map(text) else {
             continue;
@@ -196,11 +201,8 @@ fn proof_of<'t>(
         let whole = text(*t);
         let start = t.start_byte();
         let range = if BINDING_HEADS.contains(&head) {
-            let end = [":=", " : ", "←"]
-                .iter()
-                .filter_map(|p| whole.find(p))
-                .min()
-                .unwrap_or(whole.len());
+            // The leftmost of the three ends the names (the first match is the earliest).
+            let end = binding.find(whole).map_or(whole.len(), |m| m.start());
             Some(start..start + end)
         } else if PATTERN_HEADS.contains(&head) {
             whole.find(" with ").map(|w| start + w..t.end_byte())
@@ -208,8 +210,12 @@ fn proof_of<'t>(
             None
         };
         if let Some(range) = range {
-            for (n, is_head) in &idents {
-                if !is_head && range.contains(&n.start_byte()) && n.end_byte() <= t.end_byte() {
+            let from = idents.partition_point(|(n, _)| n.start_byte() < range.start);
+            for (n, is_head) in idents[from..]
+                .iter()
+                .take_while(|(n, _)| n.start_byte() < range.end)
+            {
+                if !is_head && n.end_byte() <= t.end_byte() {
                     bound.insert(text(*n).to_string());
                 }
             }
@@ -239,6 +245,7 @@ fn proof_of<'t>(
         not_lemmas: names.not_lemmas,
         idents: &idents,
         tactics: &tactics,
+        blocks: &walked.blocks,
         is_use: &is_use,
         existential: conclusion(&decl.statement).contains('∃'),
     };
@@ -272,6 +279,81 @@ fn proof_of<'t>(
         tactics: BTreeMap::new(),
         side_tactics,
         top_tactics,
+    }
+}
+
+/// The identifiers and tactics of a proof, from one walk of its tree.
+struct ProofNodes<'t> {
+    /// Every identifier in document order, with whether it is its parent's `head`.
+    idents: Vec<(Node<'t>, bool)>,
+    /// Every tactic in document order.
+    tactics: Vec<Node<'t>>,
+    /// For each tactic, the id of the nearest `by_block` above it, inside the proof.
+    blocks: Vec<Option<usize>>,
+}
+
+impl<'t> ProofNodes<'t> {
+    /// Walks `body` and its descendants with one cursor (no recursion): the cursor knows each
+    /// node's field, and a stack knows the `by` block around it, so no node asks for its
+    /// parent (`Node::parent` walks down from the root every time).
+    fn of(body: Node<'t>) -> ProofNodes<'t> {
+        let mut out = ProofNodes {
+            idents: Vec::new(),
+            tactics: Vec::new(),
+            blocks: Vec::new(),
+        };
+        match body.kind() {
+            "identifier" => {
+                let is_head = body
+                    .parent()
+                    .and_then(|p| p.child_by_field_name("head"))
+                    .is_some_and(|h| h.id() == body.id());
+                out.idents.push((body, is_head));
+            }
+            "tactic" => {
+                out.tactics.push(body);
+                out.blocks.push(None);
+            }
+            _ => {}
+        }
+        let mut cursor = body.walk();
+        if !cursor.goto_first_child() {
+            return out;
+        }
+        // `around[k]`: the nearest `by_block` at or above the parent of the nodes at depth k+1.
+        let mut around: Vec<Option<usize>> = vec![(body.kind() == "by_block").then(|| body.id())];
+        loop {
+            let node = cursor.node();
+            let block = *around.last().expect("the body's level");
+            match node.kind() {
+                "identifier" => out.idents.push((node, cursor.field_name() == Some("head"))),
+                "tactic" => {
+                    out.tactics.push(node);
+                    out.blocks.push(block);
+                }
+                _ => {}
+            }
+            if node.child_count() > 0 && cursor.goto_first_child() {
+                around.push(if node.kind() == "by_block" {
+                    Some(node.id())
+                } else {
+                    block
+                });
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return out;
+                }
+                around.pop();
+                if around.is_empty() {
+                    return out;
+                }
+            }
+        }
     }
 }
 
@@ -374,6 +456,8 @@ struct Ctx<'a, 't> {
     not_lemmas: &'a HashSet<&'a str>,
     idents: &'a [(Node<'t>, bool)],
     tactics: &'a [Node<'t>],
+    /// For each of `tactics`, the id of the nearest `by_block` above it inside the proof.
+    blocks: &'a [Option<usize>],
     is_use: &'a dyn Fn(&str) -> bool,
     /// The declaration's statement concludes with an `∃` (somewhere in its type).
     existential: bool,
@@ -444,28 +528,24 @@ impl<'t> Ctx<'_, 't> {
         t
     }
 
-    /// The tactics that start inside `node`: `tactics` are in document order (a pre-order
-    /// walk), so they are one run, found by binary search; reading every `have` of a long
-    /// proof stays linear.
-    fn tactics_in(&self, node: Node<'t>) -> impl Iterator<Item = &Node<'t>> {
+    /// The tactics that start inside `node`, by index: `tactics` are in document order (a
+    /// pre-order walk), so they are one run, found by binary search; reading every `have` of a
+    /// long proof stays linear.
+    fn tactics_in(&self, node: Node<'t>) -> std::ops::Range<usize> {
         let from = self
             .tactics
             .partition_point(|t| t.start_byte() < node.start_byte());
-        self.tactics[from..]
-            .iter()
-            .take_while(move |t| t.start_byte() < node.end_byte())
+        let len = self.tactics[from..].partition_point(|t| t.start_byte() < node.end_byte());
+        from..from + len
     }
 
-    /// Counts of the heads of the tactics inside `node` that `keep` accepts (bullets, `<;>`
-    /// and brackets are not counted).
-    fn count_heads(
-        &self,
-        node: Node<'t>,
-        keep: impl Fn(&Node<'t>) -> bool,
-    ) -> BTreeMap<String, usize> {
+    /// Counts of the heads of the tactics inside `node` whose index `keep` accepts (bullets,
+    /// `<;>` and brackets are not counted).
+    fn count_heads(&self, node: Node<'t>, keep: impl Fn(usize) -> bool) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();
-        for t in self.tactics_in(node) {
-            if t.end_byte() > node.end_byte() || !keep(t) {
+        for i in self.tactics_in(node) {
+            let t = &self.tactics[i];
+            if t.end_byte() > node.end_byte() || !keep(i) {
                 continue;
             }
             if let Some(head) = t.child_by_field_name("head").map(|h| self.text(h)) {
@@ -480,21 +560,12 @@ impl<'t> Ctx<'_, 't> {
     /// Counts of the tactic heads of `block` itself (its steps, bullets and `<;>` parts), not
     /// of the `by` blocks nested in it.
     fn top_counts(&self, block: Node<'t>) -> BTreeMap<String, usize> {
-        self.count_heads(block, |t| {
-            let mut up = t.parent();
-            while let Some(p) = up {
-                if p.kind() == "by_block" {
-                    break;
-                }
-                up = p.parent();
-            }
-            up.is_some_and(|p| p.id() == block.id())
-        })
+        self.count_heads(block, |i| self.blocks[i] == Some(block.id()))
     }
 
     /// Counts of the tactic heads strictly inside `node` (with `node`'s own when `itself`).
     fn counts_within(&self, node: Node<'t>, itself: bool) -> BTreeMap<String, usize> {
-        self.count_heads(node, |t| itself || t.id() != node.id())
+        self.count_heads(node, |i| itself || self.tactics[i].id() != node.id())
     }
 
     fn step(&self, t: Node<'t>, depth: usize) -> Step {

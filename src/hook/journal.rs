@@ -172,6 +172,7 @@ pub fn write(
     }
     let result = Kb::open_existing(db).and_then(|mut kb| {
         kb.set_lock_wait(LOCK_WAIT)?;
+        kb.keep_log_on_close()?;
         kb.journal(&events)?;
         let closed: Vec<String> = events
             .iter()

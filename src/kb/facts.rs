@@ -60,14 +60,19 @@ pub struct FactSource {
 const CONFIDENCE_RANK: &str = "CASE {} WHEN 'verified' THEN 0 WHEN 'high' THEN 1 \
      WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END";
 
+/// The best confidence among a fact's occurrences (NULL without any).
+fn best_confidence() -> String {
+    let rank = CONFIDENCE_RANK.replace("{}", "fs.confidence");
+    format!(
+        "(SELECT fs.confidence FROM finding_sources fs WHERE fs.finding_id = findings.id \
+          ORDER BY {rank} LIMIT 1)"
+    )
+}
+
 /// `SET` clause giving a fact the best confidence of its occurrences (and dropping the
 /// near-miss note once some file verifies it).
 fn best_confidence_set() -> String {
-    let rank = CONFIDENCE_RANK.replace("{}", "fs.confidence");
-    let best = format!(
-        "(SELECT fs.confidence FROM finding_sources fs WHERE fs.finding_id = findings.id \
-          ORDER BY {rank} LIMIT 1)"
-    );
+    let best = best_confidence();
     format!(
         "confidence = coalesce({best}, confidence),
          notes = CASE WHEN {best} = 'verified' THEN NULL ELSE notes END"
@@ -241,10 +246,22 @@ pub(crate) fn flush_staged(conn: &Connection, columns: &str) -> rusqlite::Result
                 WHERE s.fact_key = findings.fact_key) < {fact_rank}"
     ))?
     .execute([])?;
+    // Only facts whose confidence or note changes are written: most staged facts are new and
+    // already carry their one occurrence's confidence. The test reads the best rank with
+    // min() (each rank names one confidence) instead of sorting the occurrences per fact.
+    let best_rank = format!(
+        "(SELECT min({}) FROM finding_sources fs WHERE fs.finding_id = findings.id)",
+        CONFIDENCE_RANK.replace("{}", "fs.confidence")
+    );
     conn.prepare_cached(&format!(
-        "UPDATE findings SET {}
-         WHERE fact_key IN (SELECT fact_key FROM temp.findings_staged WHERE fact_key IS NOT NULL)",
-        best_confidence_set()
+        "UPDATE findings SET {set}
+         WHERE fact_key IN (SELECT fact_key FROM temp.findings_staged WHERE fact_key IS NOT NULL)
+           AND (confidence IS NOT coalesce(CASE {best_rank} WHEN 0 THEN 'verified'
+                    WHEN 1 THEN 'high' WHEN 2 THEN 'medium' WHEN 3 THEN 'low'
+                    ELSE {best} END, confidence)
+                OR (notes IS NOT NULL AND {best_rank} = 0))",
+        set = best_confidence_set(),
+        best = best_confidence(),
     ))?
     .execute([])?;
     conn.prepare_cached(

@@ -111,6 +111,20 @@ impl Kb {
         self.conn.busy_timeout(wait).at(&self.path)
     }
 
+    /// Leaves the write-ahead log in place when this connection closes, instead of copying it
+    /// into the database and deleting it. A hook that appends a few journal rows per edit then
+    /// writes (and syncs) no database pages of its own: SQLite's automatic checkpoint still
+    /// folds the log in once it reaches its size limit, in whichever writer gets there.
+    pub fn keep_log_on_close(&self) -> Result<()> {
+        self.conn
+            .set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )
+            .map(|_| ())
+            .at(&self.path)
+    }
+
     /// Appends events in one transaction, with a single try: a busy database is an error the
     /// caller reports as skipped journaling.
     pub fn journal(&mut self, events: &[Event]) -> Result<()> {

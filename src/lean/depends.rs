@@ -34,9 +34,9 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::idents::{code_identifiers, components};
+use super::idents::{code_identifiers_where, components};
 use super::outline::{Declaration, Outline};
-use super::syntax::ParsedFile;
+use super::syntax::{Occurrences, ParsedFile};
 
 /// How many lemmas a declaration's [`Waits`] names at most; the rest are counted as "more".
 pub const MAX_NAMED: usize = 8;
@@ -134,8 +134,16 @@ impl Dependencies {
     ) -> Dependencies {
         let decls = &outline.declarations;
         let mut gaps: Vec<Option<Gap>> = decls.iter().map(|d| own_gap(d).or(extra(d))).collect();
-        let uses = references(file, decls, &mut gaps);
-        let waits = propagate(decls, &gaps, &uses);
+        // Without a gap nothing waits on anything, and only a `sorryAx` in the text could add
+        // one: such a file needs no walk for its references.
+        let waits = if gaps.iter().all(Option::is_none)
+            && memchr::memmem::find(file.text.as_bytes(), b"sorryAx").is_none()
+        {
+            vec![Waits::default(); decls.len()]
+        } else {
+            let uses = references(file, decls, &mut gaps);
+            propagate(decls, &gaps, &uses)
+        };
         Dependencies {
             gaps,
             waits,
@@ -247,7 +255,14 @@ fn references(
 
     let mut uses: Vec<Vec<usize>> = vec![Vec::new(); decls.len()];
     let mut at = 0; // position in `order`
-    for node in code_identifiers(file) {
+                    // An identifier that refers to a declaration holds its last component (or `sorryAx`) in
+                    // its text: subtrees whose text holds none of them are skipped whole.
+    let names = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+        .build(by_last.keys().copied().chain(["sorryAx"]))
+        .expect("declaration names build an automaton");
+    let hits = Occurrences::of(&names, &file.text);
+    for node in code_identifiers_where(file, |n| hits.any_in(n.byte_range())) {
         let byte = node.start_byte();
         while at < order.len() && decls[order[at]].span.end <= byte {
             at += 1;

@@ -155,6 +155,15 @@ pub struct Reference {
 /// Every `identifier` node that is code and not the name a declaration declares, in document
 /// order.
 pub fn code_identifiers(file: &ParsedFile) -> Vec<Node<'_>> {
+    code_identifiers_where(file, |_| true)
+}
+
+/// [`code_identifiers`], entering a node only where `enter` says so: the identifiers below a
+/// node it refuses are left out.
+pub fn code_identifiers_where<'f>(
+    file: &'f ParsedFile,
+    enter: impl Fn(Node<'f>) -> bool,
+) -> Vec<Node<'f>> {
     let mut out = Vec::new();
     let mut cursor = file.root().walk();
     // The kinds of the cursor's ancestors (`Node::parent` walks down from the root each time).
@@ -167,7 +176,7 @@ pub fn code_identifiers(file: &ParsedFile) -> Vec<Node<'_>> {
             if !declared {
                 out.push(node);
             }
-        } else if cursor.goto_first_child() {
+        } else if enter(node) && cursor.goto_first_child() {
             parents.push(node.kind());
             continue;
         }

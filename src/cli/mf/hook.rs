@@ -54,15 +54,60 @@ struct Databases {
     tracking: Option<PathBuf>,
 }
 
-pub fn run(args: HookArgs) -> Result<ExitCode> {
-    let (name, dbs) = match args.command {
-        HookCommand::SessionStart(d) => ("session-start", d),
-        HookCommand::PreToolUse(d) => ("pre-tool-use", d),
-        HookCommand::PostToolUse(d) => ("post-tool-use", d),
-        HookCommand::Stop(d) => ("stop", d),
-        HookCommand::SessionEnd(d) => ("session-end", d),
-        HookCommand::SubagentStart(d) => ("subagent-start", d),
+/// The hook names, as the command line spells them.
+const NAMES: [&str; 6] = [
+    "session-start",
+    "pre-tool-use",
+    "post-tool-use",
+    "stop",
+    "session-end",
+    "subagent-start",
+];
+
+impl HookArgs {
+    /// The hook's name on the command line, and its databases.
+    fn parts(self) -> (&'static str, Databases) {
+        match self.command {
+            HookCommand::SessionStart(d) => (NAMES[0], d),
+            HookCommand::PreToolUse(d) => (NAMES[1], d),
+            HookCommand::PostToolUse(d) => (NAMES[2], d),
+            HookCommand::Stop(d) => (NAMES[3], d),
+            HookCommand::SessionEnd(d) => (NAMES[4], d),
+            HookCommand::SubagentStart(d) => (NAMES[5], d),
+        }
+    }
+}
+
+/// The arguments of exactly `mf hook NAME` (how the plugin runs every hook, on every tool
+/// call), read without building the whole command line's parser: that costs a few hundred
+/// microseconds of a hook's few milliseconds. Anything else (an option, `--help`, a name
+/// that is no hook) is `None`, for the full parser to read.
+pub fn plain(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<HookArgs> {
+    let _program = args.next()?;
+    if args.next()? != "hook" {
+        return None;
+    }
+    let name = args.next()?;
+    if args.next().is_some() {
+        return None;
+    }
+    let dbs = Databases {
+        db: None,
+        tracking: None,
     };
+    let command = match NAMES.iter().position(|n| name == *n)? {
+        0 => HookCommand::SessionStart(dbs),
+        1 => HookCommand::PreToolUse(dbs),
+        2 => HookCommand::PostToolUse(dbs),
+        3 => HookCommand::Stop(dbs),
+        4 => HookCommand::SessionEnd(dbs),
+        _ => HookCommand::SubagentStart(dbs),
+    };
+    Some(HookArgs { command })
+}
+
+pub fn run(args: HookArgs) -> Result<ExitCode> {
+    let (name, dbs) = args.parts();
     let budget = hook::budget(name);
     // Lock waits on knowledge.db stay well inside the budget.
     crate::kb::set_busy_timeout(budget / 2);
@@ -166,5 +211,57 @@ fn environment(dbs: &Databases) -> Environment {
             .ok()
             .map(|p| p.trim().to_string())
             .filter(|p| !p.is_empty()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Top {
+        #[command(subcommand)]
+        command: Sub,
+    }
+
+    #[derive(clap::Subcommand)]
+    enum Sub {
+        Hook(HookArgs),
+    }
+
+    fn args(words: &[&str]) -> Vec<std::ffi::OsString> {
+        words.iter().map(Into::into).collect()
+    }
+
+    /// `mf hook NAME` read without clap gives what clap gives, for every hook.
+    #[test]
+    fn plain_hook_arguments_read_as_clap_reads_them() {
+        for name in NAMES {
+            let words = ["mf", "hook", name];
+            let (plain_name, plain_dbs) = plain(args(&words).into_iter()).unwrap().parts();
+            let Sub::Hook(parsed) = Top::try_parse_from(words).unwrap().command;
+            let (clap_name, clap_dbs) = parsed.parts();
+            assert_eq!(plain_name, clap_name);
+            assert_eq!(
+                (plain_dbs.db, plain_dbs.tracking),
+                (clap_dbs.db, clap_dbs.tracking)
+            );
+        }
+    }
+
+    /// Options, help and other commands go to the full parser.
+    #[test]
+    fn anything_else_is_left_to_clap() {
+        for words in [
+            &["mf", "hook", "stop", "--db", "k.db"][..],
+            &["mf", "hook", "--help"],
+            &["mf", "hook", "no-such-hook"],
+            &["mf", "hook"],
+            &["mf", "parse", "x.lean"],
+            &["mf", "--color", "never", "hook", "stop"],
+        ] {
+            assert!(plain(args(words).into_iter()).is_none(), "{words:?}");
+        }
     }
 }

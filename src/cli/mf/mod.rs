@@ -109,6 +109,12 @@ pub fn command() -> clap::Command {
 
 /// Entry point of `mf`.
 pub fn main() -> ExitCode {
+    // `mf hook NAME`, as the plugin runs it on every tool call: the arguments clap would give
+    // (no terminal flags, no JSON command), without building the parser of every command.
+    if let Some(args) = hook::plain(std::env::args_os()) {
+        TerminalArgs::default().apply(false);
+        return finish(hook::run(args));
+    }
     let cli = Cli::parse();
     cli.terminal.apply(cli.command.json());
     let result = match cli.command {
@@ -131,6 +137,11 @@ pub fn main() -> ExitCode {
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
     };
+    finish(result)
+}
+
+/// The exit code of a command's result, its error printed.
+fn finish(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         // A reader that stops early (`mf outline … | head`) is not an error.
