@@ -146,8 +146,7 @@ impl Evidence for TreeEvidence<'_> {
         let mut files = self.files.borrow_mut();
         let entry = files.entry(file.to_string()).or_insert_with(|| {
             let path = Path::new(file);
-            let bytes =
-                crate::files::read_regular(path, super::post_tool_use::MAX_FILE_BYTES).ok()?;
+            let bytes = crate::files::read_regular(path, super::files::MAX_FILE_BYTES).ok()?;
             let text = Source::from_bytes(path, bytes).ok()?.text;
             let parsed = ParsedFile::parse(text);
             let outline = Outline::of(file, &parsed);

@@ -25,6 +25,7 @@ pub mod baseline;
 pub mod briefing;
 pub mod capture;
 pub mod context_text;
+pub mod decide;
 pub mod env_file;
 pub mod files;
 pub mod gate;

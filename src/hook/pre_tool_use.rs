@@ -16,9 +16,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
-use super::post_tool_use::MAX_FILE_BYTES;
-use super::{apply, files, gate, subagent, Outcome, Output};
+use super::{apply, gate, subagent, Outcome, Output};
 use crate::kb::Kb;
 use crate::tracking::Tracking;
 
