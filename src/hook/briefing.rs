@@ -140,7 +140,7 @@ pub fn briefing(s: &Sources<'_>) -> String {
     out
 }
 
-/// `KB: 512 findings; newest: "…" (3 days ago)`, or how to fill an empty KB.
+/// `KB: 512 facts; newest: "…" (3 days ago)`, or how to fill an empty KB.
 fn kb_line(kb: &Kb, now: i64) -> String {
     let count = match kb.finding_count() {
         Ok(n) => n,
@@ -159,7 +159,7 @@ fn kb_line(kb: &Kb, now: i64) -> String {
             |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<i64>>(1)?)),
         )
         .ok();
-    let mut line = format!("KB: {count} findings");
+    let mut line = format!("KB: {count} {}", if count == 1 { "fact" } else { "facts" });
     if let Some((Some(title), hours)) = newest {
         line.push_str(&format!("; newest: \"{}\"", clip(&title, 90)));
         if let Some(h) = hours.filter(|h| *h >= 0) {

@@ -199,7 +199,7 @@ pub(super) fn no_results(out: Out<'_>, query: &str, kb_empty: bool) -> io::Resul
     if kb_empty {
         writeln!(out, "{EMPTY_HINT}")
     } else {
-        writeln!(out, "No findings match \"{}\".", one_line(query, 80))?;
+        writeln!(out, "No facts match \"{}\".", one_line(query, 80))?;
         writeln!(
             out,
             "  Try fewer words, a partial name (card_le), or `mk find PROBLEM`."
@@ -797,7 +797,7 @@ impl Table {
 pub(super) fn recorded(out: Out<'_>, p: Painter, kind: &str, r: &Recorded) -> io::Result<()> {
     let mut parts = Vec::new();
     if let Some(id) = r.finding_id {
-        parts.push(format!("finding #{id}"));
+        parts.push(format!("fact #{id}"));
     }
     if let Some(id) = r.strategy_id {
         parts.push(format!("strategy #{id}"));
