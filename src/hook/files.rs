@@ -26,6 +26,10 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
     match crate::files::read_regular(path, limit) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(crate::files::FileError::Missing { .. }) => Ok(None),
+        Err(crate::files::FileError::TooLarge { size, .. }) => Err(format!(
+            "{}: {size} bytes, over the hook's {limit}-byte limit",
+            path.display()
+        )),
         Err(e) => Err(e.to_string()),
     }
 }

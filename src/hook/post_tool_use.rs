@@ -6,15 +6,14 @@
 //! declaration-level events for the session capture ([`journal`]). Anything it cannot read
 //! (malformed input, a missing, binary or huge file) ends in [`Output::Nothing`] and a note.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::baseline::{self, Baseline};
 use super::decide::{decide_journaled, Decision, Parse};
-use super::files::MAX_FILE_BYTES;
+use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
 use super::{gate, journal, Outcome, Output};
-use crate::lean::Source;
 use crate::tracking::Tracking;
 
 /// How the hook runs.
@@ -69,8 +68,14 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         return Outcome::default();
     }
     let path = payload.resolve(&given);
-    let current = match read_lean(&path, settings.max_file_bytes) {
-        Ok(text) => text,
+    let current = match files::read_text(&path, settings.max_file_bytes) {
+        Ok(Some(text)) => text,
+        Ok(None) => {
+            return Outcome::note(format!(
+                "{}: no such file or directory; nothing checked",
+                path.display()
+            ))
+        }
         Err(why) => return Outcome::note(format!("{why}; nothing checked")),
     };
     let mut notes = Vec::new();
@@ -116,20 +121,6 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         (output, _) => output,
     };
     Outcome { output, notes }
-}
-
-/// Reads a `.lean` file for the hook: it must be a regular file, small enough and UTF-8 text.
-fn read_lean(path: &Path, limit: u64) -> Result<String, String> {
-    let bytes = crate::files::read_regular(path, limit).map_err(|e| match e {
-        crate::files::FileError::TooLarge { size, .. } => format!(
-            "{}: {size} bytes, over the hook's {limit}-byte limit",
-            path.display()
-        ),
-        e => e.to_string(),
-    })?;
-    Source::from_bytes(path, bytes)
-        .map(|s| s.text)
-        .map_err(|e| e.to_string())
 }
 
 /// The hook's output for a decision about file `name`.
