@@ -236,7 +236,7 @@ fn main() {
     let deny = String::from_utf8(run(&s, "pre-tool-use", &s.pre_edit)).unwrap();
     assert!(deny.contains("\"permissionDecision\":\"deny\""), "{deny}");
     let brief = String::from_utf8(run(&s, "session-start", &s.session_start)).unwrap();
-    assert!(brief.contains("KB: 11 findings"), "{brief}");
+    assert!(brief.contains("KB: 11 facts"), "{brief}");
     let sub = String::from_utf8(run(&s, "subagent-start", &s.subagent_start)).unwrap();
     assert!(sub.contains("FALSE LEMMA local_cover_le_2"), "{sub}");
     // The journal is on: the closed hole is journaled and the Stop captures it.

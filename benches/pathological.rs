@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use math_forge::cursor;
 use math_forge::hook::baseline::{Baseline, Origin};
-use math_forge::hook::post_tool_use::{decide, decide_with, Parse};
+use math_forge::hook::decide::{decide, decide_with, Parse};
 use math_forge::lean::walk::{lean_files, IgnoreRules};
 use math_forge::lean::{Outline, ParsedFile, Source};
 use math_forge::lint::{self, LintConfig};

@@ -87,8 +87,18 @@ impl FileError {
         }
         FileError::Io {
             path: path.to_path_buf(),
-            reason: crate::lean::source::describe_io_error(e),
+            reason: describe_io_error(e),
         }
+    }
+}
+
+/// Turns an I/O error into the short phrase users expect ("no such file", "permission denied").
+pub fn describe_io_error(e: &std::io::Error) -> String {
+    use std::io::ErrorKind::*;
+    match e.kind() {
+        NotFound => "no such file or directory".into(),
+        PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
     }
 }
 

@@ -700,7 +700,7 @@ fn session_start_briefs_from_tracking_and_kb() {
          RECENT PROVEN: slot802 ft_p3 (4 theorems)\n\
          TOP NEAR-MISS: slot803 erdos_850 (1 sorry, 12 proven)\n\
          FALSE LEMMAS: 3 (newest: naive_triple_bound, powerful_gap_bound, local_cover_le_2); never build on them (`mk failed <name>`)\n\
-         KB: 11 findings; newest: \"Tuza ν=4 needs a global argument\" (within the hour)\n\
+         KB: 11 facts; newest: \"Tuza ν=4 needs a global argument\" (within the hour)\n\
          \n\
          ACTION ITEMS:\n\
          1. Fetch ready results: slot801\n\
@@ -857,7 +857,8 @@ fn session_start_and_the_shell_find_the_same_knowledge_base() {
     let run = session_start(dir.path());
     let text = run.context("SessionStart");
     assert!(!text.contains("KB: empty"), "{text}");
-    assert!(text.contains("KB: 1"), "{text}");
+    // The briefing counts what `mk stats` counts, in its word.
+    assert!(text.contains("KB: 1 fact;"), "{text}");
 }
 
 #[test]
@@ -1003,7 +1004,7 @@ fn subagent_gets_false_lemmas_and_failures_first() {
     assert_eq!(run.stderr, "");
     assert_eq!(
         text,
-        "[math-forge] KB findings related to this task (more: `mk search`, `mk failed`):\n\
+        "[math-forge] KB facts related to this task (more: `mk search`, `mk failed`):\n\
          - FALSE LEMMA local_cover_le_2: the link of an edge can need 3 edges to cover; avoid: do not bound local covers by 2 in nu=4\n\
          - FAILED: Failed attempt: slot700 (5 sorry) — 5 sorry remaining; pigeonhole bound too weak; avoid: pigeonhole mod 8\n\
          - KNOWN (insight): Tuza ν=4 needs a global argument [slot701]"

@@ -9,7 +9,7 @@
 mod common;
 
 use math_forge::hook::baseline::{Baseline, Origin};
-use math_forge::hook::post_tool_use::{decide_with, Decision, Parse};
+use math_forge::hook::decide::{decide_with, Decision, Parse};
 use math_forge::hook::window::{self, Layout};
 use math_forge::lean::walk::{lean_files, IgnoreRules};
 use math_forge::lean::{Outline, Source};

@@ -529,7 +529,7 @@ fn aliases_and_spellings_find_the_problem() {
     assert_eq!(r["problem_id"], "erdos_975");
     let r = l.mk_json(&["failed", "--problem", "erdos975"]);
     assert_eq!(r["problem"], "erdos_975");
-    assert_eq!(r["findings"][0]["why_failed"], "the bound is not sharp");
+    assert_eq!(r["facts"][0]["why_failed"], "the bound is not sharp");
     let r = l.mk_json(&["recommend", "ErdosProblems/975"]);
     assert_eq!(r["scope"]["problem"], "erdos_975", "{r}");
 

@@ -171,7 +171,7 @@ fn a_client_session_lists_and_calls_every_tool() {
     let (err, report) = s.call("problem", json!({"problem": "Erdos-850"}));
     assert!(!err);
     assert!(
-        report["findings"].as_array().is_some_and(|f| !f.is_empty()),
+        report["facts"].as_array().is_some_and(|f| !f.is_empty()),
         "{report}"
     );
     // An unknown id is answered as by `mk find`: an error naming the nearest ids.

@@ -71,7 +71,7 @@ fn find_shows_the_dashboard_with_tracking() {
     assert_eq!(r["problem"]["id"], "erdos_850");
     assert_eq!(r["problem"]["status"], "partial");
     assert_eq!(r["problem"]["submission_count"], 4);
-    let types: Vec<(&str, i64)> = r["findings"]
+    let types: Vec<(&str, i64)> = r["facts"]
         .as_array()
         .unwrap()
         .iter()
@@ -191,7 +191,7 @@ fn failed_lists_failures_and_unmigrated_false_lemmas() {
             tracking.to_str().unwrap(),
         ],
     );
-    let titles: Vec<&str> = r["findings"]
+    let titles: Vec<&str> = r["facts"]
         .as_array()
         .unwrap()
         .iter()
@@ -209,7 +209,7 @@ fn failed_lists_failures_and_unmigrated_false_lemmas() {
             tracking.to_str().unwrap(),
         ],
     );
-    assert_eq!(r["findings"][0]["title"], "FALSE: local_cover_le_2");
+    assert_eq!(r["facts"][0]["title"], "FALSE: local_cover_le_2");
     assert_eq!(
         r["tracking_false_lemmas"][0]["lemma_name"],
         "local_cover_le_2"
@@ -462,7 +462,7 @@ fn record_validates_and_stores() {
             "nt",
         ],
     );
-    assert!(text.starts_with("Recorded insight: finding #"), "{text}");
+    assert!(text.starts_with("Recorded insight: fact #"), "{text}");
 
     for (args, expect) in [
         (

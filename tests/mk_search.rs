@@ -345,7 +345,7 @@ fn hostile_queries_never_fail() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("No findings match"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No facts match"));
     let kb = Kb::open_existing(&db).unwrap();
     // The fixture's 14 findings hold 11 distinct ones (one theorem stored from 4 files).
     assert_eq!(kb.finding_count().unwrap(), 11);

@@ -296,7 +296,7 @@ fn a_fact_shared_by_two_problems_is_listed_under_both() {
     let e = Extracted::new();
     for problem in ["alpha", "beta"] {
         let report = e.find(problem);
-        let theorems: Vec<&str> = report["findings"]
+        let theorems: Vec<&str> = report["facts"]
             .as_array()
             .unwrap()
             .iter()

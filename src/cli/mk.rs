@@ -994,7 +994,7 @@ fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
         for path in &old {
             writeln!(
                 out,
-                "note: an earlier version's knowledge base at {} is not used (set MATH_FORGE_DB to it to search it; `mf extract` rebuilds findings here)",
+                "note: an earlier version's knowledge base at {} is not used (set MATH_FORGE_DB to it to search it; `mf extract` rebuilds its facts here)",
                 path.display()
             )?;
         }

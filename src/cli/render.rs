@@ -3,6 +3,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::kb::report::Day;
+
 /// Colors text when enabled; a no-op otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Painter {
@@ -91,7 +93,7 @@ pub fn utc_now() -> String {
     let secs = now.rem_euclid(86_400);
     format!(
         "{} {:02}:{:02} UTC",
-        crate::kb::report::Day(now.div_euclid(86_400)),
+        Day::of_unix(now),
         secs / 3600,
         secs / 60 % 60
     )
@@ -114,18 +116,7 @@ pub fn parse_datetime(s: &str) -> Option<i64> {
     } else {
         (0, 0, 0)
     };
-    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    Some(Day::from_civil(y, mo, d).0 * 86_400 + h * 3600 + mi * 60 + sec)
 }
 
 /// "just now", "5 minutes ago", "3 days ago", …; the input unchanged when it is not a date.

@@ -9,6 +9,7 @@
 use rusqlite::params;
 
 use super::clip;
+use crate::kb::report::Day;
 use crate::kb::Kb;
 use crate::tracking::{Submission, Tracking};
 
@@ -140,7 +141,7 @@ pub fn briefing(s: &Sources<'_>) -> String {
     out
 }
 
-/// `KB: 512 findings; newest: "…" (3 days ago)`, or how to fill an empty KB.
+/// `KB: 512 facts; newest: "…" (3 days ago)`, or how to fill an empty KB.
 fn kb_line(kb: &Kb, now: i64) -> String {
     let count = match kb.finding_count() {
         Ok(n) => n,
@@ -159,7 +160,7 @@ fn kb_line(kb: &Kb, now: i64) -> String {
             |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<i64>>(1)?)),
         )
         .ok();
-    let mut line = format!("KB: {count} findings");
+    let mut line = format!("KB: {count} {}", if count == 1 { "fact" } else { "facts" });
     if let Some((Some(title), hours)) = newest {
         line.push_str(&format!("; newest: \"{}\"", clip(&title, 90)));
         if let Some(h) = hours.filter(|h| *h >= 0) {
@@ -205,28 +206,13 @@ fn described(s: &Submission) -> String {
 
 /// `2025-03-10T12:00Z` for Unix seconds.
 pub fn iso_minute(unix: i64) -> String {
-    let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}Z",
+        "{}T{:02}:{:02}Z",
+        Day::of_unix(unix),
         secs / 3600,
         secs % 3600 / 60
     )
-}
-
-/// Proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use crate::kb::{derive_captures, Capture, EventKind, Evidence, Kb, Stored};
 use crate::lean::depends::Dependencies;
-use crate::lean::{Outline, ParsedFile, Source};
+use crate::lean::{Outline, ParsedFile};
 
 /// Importance a session's failures must reach before the agent is asked why: each failure
 /// candidate weighs its number of attempts, so one declaration tried twice is left alone and
@@ -146,9 +146,7 @@ impl Evidence for TreeEvidence<'_> {
         let mut files = self.files.borrow_mut();
         let entry = files.entry(file.to_string()).or_insert_with(|| {
             let path = Path::new(file);
-            let bytes =
-                crate::files::read_regular(path, super::post_tool_use::MAX_FILE_BYTES).ok()?;
-            let text = Source::from_bytes(path, bytes).ok()?.text;
+            let text = super::files::read_text(path, super::files::MAX_FILE_BYTES).ok()??;
             let parsed = ParsedFile::parse(text);
             let outline = Outline::of(file, &parsed);
             let deps = Dependencies::of(&parsed, &outline);

@@ -4,6 +4,10 @@ use std::path::Path;
 
 use crate::lean::Source;
 
+/// Files larger than this are not checked: the largest real result file is about 1.3 MB, and
+/// the hook must answer within its timeout.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
 /// The text of `path` (byte-order mark removed), `Ok(None)` when it does not exist. Anything
 /// else that is not a readable regular UTF-8 file of at most `limit` bytes is an error naming
 /// the file. The open never blocks (a FIFO is refused, not waited on).
@@ -22,6 +26,10 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
     match crate::files::read_regular(path, limit) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(crate::files::FileError::Missing { .. }) => Ok(None),
+        Err(crate::files::FileError::TooLarge { size, .. }) => Err(format!(
+            "{}: {size} bytes, over the hook's {limit}-byte limit",
+            path.display()
+        )),
         Err(e) => Err(e.to_string()),
     }
 }

@@ -1,13 +1,13 @@
 //! The gate's one question, asked before a write (PreToolUse), at the end of a turn (Stop) and
 //! by `mf splice`: does going from `before` to `after` gut a proof or add an axiom?
 //!
-//! The answer comes from [`post_tool_use::decide`], the declaration-by-declaration engine of
-//! `mf diff` that PostToolUse uses; this module only renders it as a reason a model can act
+//! The answer comes from [`decide::decide`], the declaration-by-declaration engine that
+//! PostToolUse uses too; this module only renders it as a reason a model can act
 //! on: the rule and the declaration first, what to do instead last, under [`MAX_REASON_CHARS`].
 
 use super::baseline::{Baseline, Origin};
 use super::clip;
-use super::post_tool_use::{self, Decision};
+use super::decide::{self, Decision};
 
 /// Claude Code shows a deny or block reason to the model as it is; a long one buries the rule.
 pub const MAX_REASON_CHARS: usize = 2000;
@@ -24,7 +24,7 @@ pub fn check(name: &str, before: Option<&str>, after: &str) -> Decision {
             Origin::Nothing
         },
     };
-    let mut d = post_tool_use::decide(name, after, &baseline, &[]);
+    let mut d = decide::decide(name, after, &baseline, &[]);
     // Advice (changed statements, removed proofs) is PostToolUse's to give, once.
     d.advice.clear();
     d

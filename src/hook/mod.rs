@@ -7,14 +7,14 @@
 //!   [`stop()`];
 //! - [`pre_tool_use()`]: denies a `.lean` Write/Edit (or a MultiEdit of older clients) that
 //!   would gut a proof or add an axiom, before it is written ([`gate`], [`apply`]); extends a
-//!   subagent's prompt with KB findings ([`subagent`]);
+//!   subagent's prompt with KB facts ([`subagent`]);
 //! - [`post_tool_use()`]: the backstop after the write: blocks an edit of a `.lean` file that
 //!   replaced proof code with a hole or added an axiom, and advises on false lemmas and changed
 //!   statements;
 //! - [`stop()`]: blocks the end of a turn while the session's changes gut a proof or add an
 //!   axiom, by whatever route they were made, up to Claude Code's limit of consecutive blocks,
 //!   then ends it with a `systemMessage` saying so;
-//! - [`subagent_start()`]: a few KB findings for the subagent's task, for a payload that carries
+//! - [`subagent_start()`]: a few KB facts for the subagent's task, for a payload that carries
 //!   one (Claude Code's SubagentStart does not, so the plugin does not wire it).
 //!
 //! A hook must never get in the way by accident: every runner returns an [`Outcome`] (the
@@ -25,6 +25,7 @@ pub mod baseline;
 pub mod briefing;
 pub mod capture;
 pub mod context_text;
+pub mod decide;
 pub mod env_file;
 pub mod files;
 pub mod gate;
@@ -302,7 +303,7 @@ fn legacy_knowledge_bases(env: &Environment, notes: &mut Vec<String>) -> Option<
 pub const BRIEFING_CONTEXT_CHARS: usize = 2500;
 
 /// The session's problem's context for the briefing; records the problem for the session and
-/// which findings were shown (usage feedback).
+/// which facts were shown (usage feedback).
 fn problem_briefing(
     kb: &mut Kb,
     input: &[u8],
@@ -358,7 +359,7 @@ fn snapshot_session_start(input: &[u8], env: &Environment) -> Option<String> {
     stop::take_snapshot(std::path::Path::new(cwd), data_dir, session).err()
 }
 
-/// SubagentStart: KB findings for the subagent's task. Never creates a knowledge base.
+/// SubagentStart: KB facts for the subagent's task. Never creates a knowledge base.
 pub fn subagent_start(input: &[u8], env: &Environment) -> Outcome {
     let payload = match Payload::parse(input) {
         Ok(p) => p,
@@ -411,7 +412,7 @@ pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
 }
 
 /// Stop: refuses to end the turn while the session's changes gut a proof or add an axiom.
-/// Then, when it does not block, captures the session's journal into findings and asks once
+/// Then, when it does not block, captures the session's journal into facts and asks once
 /// why failed attempts failed ([`capture`]).
 pub fn stop(input: &[u8], env: &Environment) -> Outcome {
     let mut outcome = stop::run(input, &stop::Settings::new(env.data_dir.clone()));

@@ -1,44 +1,20 @@
 //! PostToolUse: is the edit of a `.lean` file honest?
 //!
-//! The hook compares the file before and after the tool with the declaration-level engine of
-//! `mf diff` ([`crate::lean::compare`]) and
-//!
-//! - **blocks** when a declaration that had proof code and no `sorry`/`admit` now has one, or
-//!   when an `axiom` was added (the proof gate's invariant: axioms are silent unsoundness);
-//! - **advises** when the file references a lemma tracking.db lists as false (identifier
-//!   tokens of code only: `foo` never matches `foo_bar`, nor a comment), when a theorem's
-//!   statement changed, and when a complete proof was removed.
-//!
-//! It never blocks for a `sorry` in a comment or string (the grammar knows), for one that was
-//! already there, or for a new declaration stated with `sorry`. Anything it cannot read
+//! The hook rebuilds the file's earlier version ([`baseline`]), asks the gate's engine
+//! ([`super::decide`]) and renders its answer: a block when a proof was gutted or an axiom added,
+//! advice on false lemmas, changed statements and removed proofs. It journals the edit's
+//! declaration-level events for the session capture ([`journal`]). Anything it cannot read
 //! (malformed input, a missing, binary or huge file) ends in [`Output::Nothing`] and a note.
-//!
-//! Only the commands around the change are parsed ([`window`]); a window that does not parse
-//! cleanly falls back to the whole files, and `tests/hook_windows.rs` checks on corpus edits
-//! that both decide alike. A removed complete proof is advised on unless an added declaration
-//! carries the same body (a rename). With several candidate earlier versions (an ambiguous
-//! undo, see [`baseline`]), only what all of them agree on is reported.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::hash::{Hash, Hasher};
-use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::baseline::{self, Baseline, Origin};
+use super::baseline::{self, Baseline};
+use super::decide::{decide_journaled, Decision, Parse};
+use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
-use super::window::{self, Layout, Window};
-use super::{clip, journal, Outcome, Output};
-use crate::kb::Event;
-use crate::lean::compare::{DeclarationDiff, FileComparison, Status};
-use crate::lean::idents::{self, NameSet};
-use crate::lean::trust_scan::{self, Escape};
-use crate::lean::{Declaration, Outline, Source};
-use crate::tracking::{FalseLemma, Tracking};
-
-/// Files larger than this are not checked: the largest real result file is about 1.3 MB, and
-/// the hook must answer within its timeout.
-pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+use super::{gate, journal, Outcome, Output};
+use crate::tracking::Tracking;
 
 /// How the hook runs.
 #[derive(Debug, Clone)]
@@ -61,15 +37,6 @@ impl Default for Settings {
             knowledge_db: None,
         }
     }
-}
-
-/// What the hook decided, before it is rendered as hook output.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Decision {
-    /// One line per reason to block (empty: do not block).
-    pub blocks: Vec<String>,
-    /// Lines shown to the agent whether or not the edit is blocked.
-    pub advice: Vec<String>,
 }
 
 /// Runs the hook on a payload.
@@ -101,8 +68,14 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         return Outcome::default();
     }
     let path = payload.resolve(&given);
-    let current = match read_lean(&path, settings.max_file_bytes) {
-        Ok(text) => text,
+    let current = match files::read_text(&path, settings.max_file_bytes) {
+        Ok(Some(text)) => text,
+        Ok(None) => {
+            return Outcome::note(format!(
+                "{}: no such file or directory; nothing checked",
+                path.display()
+            ))
+        }
         Err(why) => return Outcome::note(format!("{why}; nothing checked")),
     };
     let mut notes = Vec::new();
@@ -150,555 +123,6 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     Outcome { output, notes }
 }
 
-/// Reads a `.lean` file for the hook: it must be a regular file, small enough and UTF-8 text.
-fn read_lean(path: &Path, limit: u64) -> Result<String, String> {
-    let bytes = crate::files::read_regular(path, limit).map_err(|e| match e {
-        crate::files::FileError::TooLarge { size, .. } => format!(
-            "{}: {size} bytes, over the hook's {limit}-byte limit",
-            path.display()
-        ),
-        e => e.to_string(),
-    })?;
-    Source::from_bytes(path, bytes)
-        .map(|s| s.text)
-        .map_err(|e| e.to_string())
-}
-
-/// The decision for a file whose text is now `current`, given what it was before.
-pub fn decide(
-    name: &str,
-    current: &str,
-    before: &Baseline,
-    false_lemmas: &[FalseLemma],
-) -> Decision {
-    decide_with(name, current, before, false_lemmas, Parse::Windows)
-}
-
-/// How much of a file [`decide_with`] parses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Parse {
-    /// The commands around the change (see [`window`]), the whole file when they cannot be
-    /// cut cleanly. What the hook does.
-    Windows,
-    /// Always the whole file: slower, and the reference the windows are tested against.
-    Whole,
-}
-
-/// [`decide`], parsing as `parse` says.
-pub fn decide_with(
-    name: &str,
-    current: &str,
-    before: &Baseline,
-    false_lemmas: &[FalseLemma],
-    parse: Parse,
-) -> Decision {
-    decide_journaled(name, current, before, false_lemmas, parse).0
-}
-
-/// [`decide_with`], and the edit's declaration-level events for the session journal (none
-/// when the earlier version is unknown or ambiguous: the journal records only what is sure).
-pub fn decide_journaled(
-    name: &str,
-    current: &str,
-    before: &Baseline,
-    false_lemmas: &[FalseLemma],
-    parse: Parse,
-) -> (Decision, Vec<Event>) {
-    let mut events = Vec::new();
-    let mut new = NewFile {
-        name,
-        text: current,
-        layout: Layout::of(current),
-        whole: None,
-        parse,
-    };
-    let mut decision = Decision::default();
-    if let Baseline::Known { texts, origin } = before {
-        // Each candidate earlier version gives its findings; keep those all agree on.
-        let mut agreed: Option<(Findings, Findings)> = None;
-        // When every candidate guts some proof, the edit guts one, whichever it was.
-        let mut every_blocks = true;
-        let mut any_block = Findings::new();
-        for text in texts {
-            let (blocks, advice, changes) = compare(text, &mut new, *origin);
-            if texts.len() == 1 {
-                events = changes;
-            }
-            every_blocks &= !blocks.is_empty();
-            any_block.extend(blocks.iter().map(|(k, v)| (k.clone(), v.clone())));
-            agreed = Some(match agreed {
-                None => (blocks, advice),
-                Some((b, a)) => (intersect(b, &blocks), intersect(a, &advice)),
-            });
-        }
-        if let Some((blocks, advice)) = agreed {
-            decision.blocks = blocks.into_values().collect();
-            decision.advice = advice.into_values().collect();
-        }
-        if decision.blocks.is_empty() && every_blocks && texts.len() > 1 {
-            decision.blocks.push(format!(
-                "- the earlier version is ambiguous ({} ways to undo the edit), and each of them had a complete proof this edit holed or lacked an axiom it adds; one of:",
-                texts.len()
-            ));
-            decision.blocks.extend(any_block.into_values());
-        }
-    }
-    decision
-        .advice
-        .extend(false_lemma_advice(&mut new, false_lemmas));
-    (decision, events)
-}
-
-/// The file as the tool left it: its text, layout and, once needed, its whole parse.
-struct NewFile<'a> {
-    name: &'a str,
-    text: &'a str,
-    layout: Layout,
-    whole: Option<Window>,
-    parse: Parse,
-}
-
-impl NewFile<'_> {
-    fn whole(&mut self) -> &Window {
-        let (name, text) = (self.name, self.text);
-        self.whole.get_or_insert_with(|| window::whole(name, text))
-    }
-}
-
-/// Compares one earlier version with the new file: the windows around the change when they
-/// parse cleanly, the whole files otherwise.
-fn compare(
-    old_text: &str,
-    new: &mut NewFile<'_>,
-    origin: Origin,
-) -> (Findings, Findings, Vec<Event>) {
-    if old_text == new.text {
-        return (Findings::new(), Findings::new(), Vec::new());
-    }
-    let old_layout = Layout::of(old_text);
-    let windows = window::change_windows(old_text, &old_layout, new.text, &new.layout)
-        .filter(|_| new.parse == Parse::Windows)
-        .and_then(|(o, n)| {
-            let old_w = window::parse(new.name, old_text, &old_layout, o)?;
-            let new_w = window::parse(new.name, new.text, &new.layout, n)?;
-            Some((old_w, new_w))
-        });
-    let (old_w, new_w);
-    // Windows are only used when both parse cleanly; otherwise the whole files are compared,
-    // and the parts of the new one that did not parse are scanned for escapes too.
-    let whole = windows.is_none();
-    let (old, new) = match windows {
-        Some((o, n)) => {
-            (old_w, new_w) = (o, n);
-            (&old_w, &new_w)
-        }
-        None => {
-            old_w = window::whole(new.name, old_text);
-            (&old_w, new.whole())
-        }
-    };
-    let c = FileComparison::of(&old.text, &old.outline, &new.text, &new.outline);
-    let (mut blocks, mut advice) = findings(
-        &c,
-        (&old.text, &old.outline),
-        (&new.text, &new.outline),
-        origin,
-    );
-    if whole {
-        unparsed_findings(old, new, origin, &mut blocks, &mut advice);
-    }
-    let events = journal::events(&c, &new.file, &new.outline);
-    (blocks, advice, events)
-}
-
-/// Hashes of the trimmed lines of a file, by line start.
-#[derive(Default)]
-struct LineHashes(HashMap<usize, u64>);
-
-impl LineHashes {
-    fn of(&mut self, file: &crate::lean::ParsedFile, byte: usize) -> u64 {
-        let span = file.line_span(byte);
-        *self.0.entry(span.start).or_insert_with(|| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            file.text[span].trim().hash(&mut h);
-            h.finish()
-        })
-    }
-}
-
-/// `sorry`, `admit` and `axiom` words that the edit put into a part of the file that does not
-/// parse ([`trust_scan`]): the tree cannot say which proof they are in, so a word that was not
-/// on the same line before is blocked as a new hole or axiom would be (advised on, for a
-/// hole in a file with no earlier version, as a hole in a new declaration would be).
-fn unparsed_findings(
-    old: &Window,
-    new: &Window,
-    origin: Origin,
-    blocks: &mut Findings,
-    advice: &mut Findings,
-) {
-    let hits = trust_scan::unparsed_escapes(&new.file);
-    // What the tree read is judged by the declaration-level rules above.
-    let holes: HashSet<usize> = new.outline.sorries.iter().map(|s| s.byte).collect();
-    let axioms: Vec<&Range<usize>> = new
-        .outline
-        .declarations
-        .iter()
-        .filter(|d| d.kind == "axiom")
-        .map(|d| &d.span)
-        .collect();
-    let hits: Vec<_> = hits
-        .into_iter()
-        .filter(|h| match h.escape {
-            Escape::Sorry | Escape::Admit => !holes.contains(&h.span.start),
-            Escape::Axiom => !axioms.iter().any(|a| a.contains(&h.span.start)),
-            _ => false,
-        })
-        .collect();
-    if hits.is_empty() {
-        return;
-    }
-    // Each escape word on each line of the earlier version, wherever it was; lines are
-    // compared by a hash of their trimmed text, computed once per line.
-    let mut before: HashMap<(&str, u64), usize> = HashMap::new();
-    let mut old_lines = LineHashes::default();
-    for h in trust_scan::scan(&old.file.text, 0..old.file.text.len()) {
-        *before
-            .entry((h.word, old_lines.of(&old.file, h.span.start)))
-            .or_default() += 1;
-    }
-    let mut new_lines = LineHashes::default();
-    for h in hits {
-        let key = (h.word, new_lines.of(&new.file, h.span.start));
-        match before.get_mut(&key) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                continue;
-            }
-            _ => {}
-        }
-        let line = new.file.position(h.span.start).line;
-        let what = if h.escape == Escape::Axiom {
-            "an axiom"
-        } else {
-            "a hole"
-        };
-        let text = format!(
-            "- `{}` at line {line} is in a part of the file mf could not parse, so it is read as {what} in code it cannot check. Fix the syntax there (`mf parse --errors`) or remove it.",
-            h.word
-        );
-        let key = format!("unparsed {line:010} {}", h.word);
-        if h.escape != Escape::Axiom && origin == Origin::Nothing {
-            advice.insert(key, text);
-        } else {
-            blocks.insert(key, text);
-        }
-    }
-}
-
-/// Findings keyed so that candidates can be intersected; values are the lines shown.
-type Findings = BTreeMap<String, String>;
-
-fn intersect(mut a: Findings, b: &Findings) -> Findings {
-    a.retain(|k, _| b.contains_key(k));
-    a
-}
-
-fn findings(
-    c: &FileComparison,
-    (old_text, old): (&str, &Outline),
-    (new_text, new): (&str, &Outline),
-    origin: Origin,
-) -> (Findings, Findings) {
-    let mut blocks = Findings::new();
-    let mut advice = Findings::new();
-    for d in c.newly_holed() {
-        let key = format!(
-            "hole {} {}",
-            d.label(),
-            d.new.as_ref().map_or(0, |s| s.line)
-        );
-        blocks.insert(key, holed_line(d, new));
-    }
-    for d in c.added_axioms() {
-        let key = format!(
-            "axiom {} {}",
-            d.full_name,
-            d.new.as_ref().map_or(0, |s| s.line)
-        );
-        let line = d.new.as_ref().map_or(0, |s| s.line);
-        let what = if origin == Origin::Nothing {
-            "axiom in a file with no earlier version"
-        } else {
-            "new axiom"
-        };
-        blocks.insert(
-            key,
-            format!(
-                "- {} (line {line}): {what}. An axiom is an unchecked assumption: every proof that uses it is unsound, and the proof gate rejects it.",
-                d.label()
-            ),
-        );
-    }
-    for d in c.restated_theorems() {
-        let (old, new) = (d.old.as_ref(), d.new.as_ref());
-        let line = new.map_or(0, |s| s.line);
-        let key = format!(
-            "restated {} {}",
-            d.label(),
-            d.new.as_ref().map_or(0, |s| s.line)
-        );
-        advice.insert(
-            key,
-            format!(
-                "{} (line {line}): statement changed from `{}` to `{}`. A proof of the new statement is not a proof of the old one; make sure the change is intended.",
-                d.label(),
-                clip(old.map_or("", |s| s.statement.as_str()), 160),
-                clip(new.map_or("", |s| s.statement.as_str()), 160),
-            ),
-        );
-    }
-    // A proof that moved to a declaration of another name (a rename) is not gone.
-    let added_bodies: Vec<String> = c
-        .declarations
-        .iter()
-        .filter(|d| d.status == Status::Added)
-        .filter_map(|d| declaration_at(new, d.new.as_ref()?.line, &d.full_name))
-        .filter_map(|d| body_of(new_text, d))
-        .collect();
-    for d in c.removed_proofs() {
-        let moved = d
-            .old
-            .as_ref()
-            .and_then(|s| declaration_at(old, s.line, &d.full_name))
-            .and_then(|o| body_of(old_text, o))
-            .is_some_and(|b| added_bodies.contains(&b));
-        if moved {
-            continue;
-        }
-        let key = format!("removed {}", d.label());
-        let line = d.old.as_ref().map_or(0, |s| s.line);
-        advice.insert(
-            key,
-            format!(
-                "{} (was line {line}) had a complete proof and is gone. If it was renamed or moved, keep its proof; do not restate it with sorry.",
-                d.label()
-            ),
-        );
-    }
-    (blocks, advice)
-}
-
-fn declaration_at<'o>(
-    outline: &'o Outline,
-    line: usize,
-    full_name: &str,
-) -> Option<&'o Declaration> {
-    outline
-        .declarations
-        .iter()
-        .find(|d| d.line == line && d.full_name == full_name)
-}
-
-/// A declaration's body with whitespace collapsed.
-fn body_of(text: &str, d: &Declaration) -> Option<String> {
-    let body = text.get(d.body.clone()?)?;
-    Some(body.split_whitespace().collect::<Vec<_>>().join(" "))
-}
-
-/// `- theorem foo (lines 3-9): had proof code without sorry/admit; now has sorry at line 5. …`
-fn holed_line(d: &DeclarationDiff, new: &Outline) -> String {
-    let side = d
-        .new
-        .as_ref()
-        .expect("a newly holed declaration exists in the new file");
-    let holes: Vec<String> = new
-        .sorries
-        .iter()
-        .filter(|s| (side.line..=side.end_line).contains(&s.line))
-        .filter(|s| s.declaration.as_deref().unwrap_or("") == d.full_name)
-        .map(|s| format!("{} at line {}", s.keyword, s.line))
-        .collect();
-    let lines = if side.line == side.end_line {
-        format!("line {}", side.line)
-    } else {
-        format!("lines {}-{}", side.line, side.end_line)
-    };
-    let removed: Vec<&str> = d
-        .hunks
-        .iter()
-        .flat_map(|h| h.lines.iter())
-        .filter_map(|l| l.strip_prefix('-'))
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    let mut out = format!(
-        "- {} ({lines}): had proof code without sorry/admit, now has {}.",
-        d.label(),
-        if holes.is_empty() {
-            format!("{} hole(s)", side.holes)
-        } else {
-            holes.join(", ")
-        }
-    );
-    if !removed.is_empty() {
-        const SHOWN: usize = 8;
-        out.push_str(" The edit removed:");
-        for l in removed.iter().take(SHOWN) {
-            out.push_str("\n    ");
-            out.push_str(&clip(l, 160));
-        }
-        if removed.len() > SHOWN {
-            out.push_str(&format!("\n    … ({} more lines)", removed.len() - SHOWN));
-        }
-    }
-    out
-}
-
-/// One line per false lemma the file's code references or declares.
-fn false_lemma_advice(new: &mut NewFile<'_>, lemmas: &[FalseLemma]) -> Vec<String> {
-    let names = NameSet::new(lemmas.iter().filter_map(|l| l.lemma_name.as_deref()));
-    if names.is_empty() {
-        return Vec::new();
-    }
-    // Only the commands where a name occurs as code text are parsed.
-    let lasts: BTreeSet<&str> = names
-        .names()
-        .iter()
-        .filter_map(|n| idents::components(n).last().copied())
-        .map(|c| c.trim_start_matches('«').trim_end_matches('»'))
-        .filter(|c| !c.is_empty())
-        .collect();
-    let mut at = word_positions(new.text, &lasts);
-    at.retain(|&p| !new.layout.in_non_code(p));
-    if at.is_empty() {
-        return Vec::new();
-    }
-    at.sort_unstable();
-    let ranges = window::covering(&new.layout, new.text, &at);
-    let parsed: Option<Vec<Window>> = match new.parse {
-        Parse::Windows => ranges
-            .into_iter()
-            .map(|r| window::parse(new.name, new.text, &new.layout, r))
-            .collect(),
-        Parse::Whole => None,
-    };
-    let windows: Vec<&Window> = match &parsed {
-        Some(ws) => ws.iter().collect(),
-        None => vec![new.whole()],
-    };
-    // name → lines where it is used, lines where it is declared.
-    let mut seen: BTreeMap<&str, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
-    for w in windows {
-        for r in idents::references(&w.file, &names) {
-            let name = names
-                .names()
-                .iter()
-                .find(|n| **n == r.name)
-                .map_or("", String::as_str);
-            seen.entry(name)
-                .or_default()
-                .0
-                .push(w.file_line(r.start.line));
-        }
-        for d in &w.outline.declarations {
-            if d.full_name.is_empty() {
-                continue;
-            }
-            for name in names.referenced_by(&d.full_name) {
-                seen.entry(name).or_default().1.push(d.line);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for (name, (used, declared)) in seen {
-        let lemma = lemmas
-            .iter()
-            .find(|l| l.lemma_name.as_deref().map(str::trim) == Some(name));
-        let mut line = format!("`{name}` is listed as FALSE in tracking.db, and this file ");
-        let mut parts = Vec::new();
-        if !declared.is_empty() {
-            parts.push(format!("states it ({})", line_list(&declared)));
-        }
-        if !used.is_empty() {
-            parts.push(format!("uses it ({})", line_list(&used)));
-        }
-        line.push_str(&parts.join(" and "));
-        line.push('.');
-        if let Some(l) = lemma {
-            if let Some(why) = l.why_false.as_deref().filter(|s| !s.trim().is_empty()) {
-                line.push_str(&format!(" Why: {}.", clip(why.trim_end_matches('.'), 160)));
-            }
-            if let Some(cx) = l.counterexample.as_deref().filter(|s| !s.trim().is_empty()) {
-                line.push_str(&format!(
-                    " Counterexample: {}.",
-                    clip(cx.trim_end_matches('.'), 120)
-                ));
-            }
-            if let Some(avoid) = l.avoid_pattern.as_deref().filter(|s| !s.trim().is_empty()) {
-                line.push_str(&format!(
-                    " Avoid: {}.",
-                    clip(avoid.trim_end_matches('.'), 120)
-                ));
-            }
-        }
-        line.push_str(&format!(" Details: `mk failed {name}`."));
-        out.push(line);
-    }
-    out
-}
-
-/// Byte positions where one of `words` occurs in `text` as a whole word (between characters
-/// that cannot continue a Lean identifier). Plain words are found in one pass over the text;
-/// a word with other characters (a `«quoted name»`) is searched for on its own.
-fn word_positions(text: &str, words: &BTreeSet<&str>) -> Vec<usize> {
-    fn ident_char(c: char) -> bool {
-        c.is_alphanumeric() || matches!(c, '_' | '\'' | '!' | '?')
-    }
-    let (plain, odd): (Vec<&str>, Vec<&str>) =
-        words.iter().partition(|w| w.chars().all(ident_char));
-    let plain: std::collections::HashSet<&str> = plain.into_iter().collect();
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        match (ident_char(c), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                if plain.contains(&text[s..i]) {
-                    out.push(s);
-                }
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    for w in odd {
-        out.extend(text.match_indices(w).map(|(p, _)| p));
-    }
-    out.sort_unstable();
-    out
-}
-
-/// `line 4`, `lines 4, 9, 12`, `lines 4, 9, 12 and 3 more`.
-fn line_list(lines: &[usize]) -> String {
-    let mut lines = lines.to_vec();
-    lines.sort_unstable();
-    lines.dedup();
-    const SHOWN: usize = 5;
-    let shown: Vec<String> = lines.iter().take(SHOWN).map(usize::to_string).collect();
-    let mut s = format!(
-        "line{} {}",
-        if lines.len() == 1 { "" } else { "s" },
-        shown.join(", ")
-    );
-    if lines.len() > SHOWN {
-        s.push_str(&format!(" and {} more", lines.len() - SHOWN));
-    }
-    s
-}
-
 /// The hook's output for a decision about file `name`.
 pub fn render(name: &str, d: Decision) -> Output {
     let advice = d
@@ -713,14 +137,14 @@ pub fn render(name: &str, d: Decision) -> Output {
              Project rule: never replace existing proof code with sorry/admit, never add axioms. \
              Restore the proof (or finish it without a hole); state a missing fact as a separate lemma \
              (a new lemma stated with sorry is fine).",
-            super::gate::bounded_blocks(&d.blocks)
+            gate::bounded_blocks(&d.blocks)
         );
         if !advice.is_empty() {
             reason.push_str("\n\nAlso:\n");
             reason.push_str(&advice);
         }
         return Output::Block {
-            reason: super::gate::cap(reason),
+            reason: gate::cap(reason),
         };
     }
     if advice.is_empty() {
@@ -729,21 +153,5 @@ pub fn render(name: &str, d: Decision) -> Output {
     Output::Context {
         event: "PostToolUse",
         text: format!("[math-forge] Checked {name}:\n{advice}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn whole_words_only() {
-        let text = "foo foo_bar h.foo foo' (foo) «a b» x«a b»y";
-        let words: BTreeSet<&str> = ["foo", "a b"].into_iter().collect();
-        let found: Vec<&str> = word_positions(text, &words)
-            .into_iter()
-            .map(|p| &text[p..p + 3])
-            .collect();
-        assert_eq!(found, ["foo", "foo", "foo", "a b", "a b"]);
     }
 }

@@ -6,7 +6,7 @@
 //! says nothing and the normal permission flow goes on: the hook never answers "allow".
 //!
 //! For the subagent tool (`Agent`, formerly `Task`), whose `tool_input.prompt` is the task,
-//! it extends that prompt with KB findings for it ([`subagent`]) through `updatedInput`.
+//! it extends that prompt with KB facts for it ([`subagent`]) through `updatedInput`.
 //!
 //! Payload and output shapes: <https://code.claude.com/docs/en/hooks> (PreToolUse input,
 //! "PreToolUse decision control": `hookSpecificOutput.permissionDecision`,
@@ -16,9 +16,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
-use super::post_tool_use::MAX_FILE_BYTES;
-use super::{apply, files, gate, subagent, Outcome, Output};
+use super::{apply, gate, subagent, Outcome, Output};
 use crate::kb::Kb;
 use crate::tracking::Tracking;
 

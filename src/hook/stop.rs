@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::baseline::git;
-use super::post_tool_use::MAX_FILE_BYTES;
-use super::{files, gate, Outcome, Output};
+use super::files::{self, MAX_FILE_BYTES};
+use super::{gate, Outcome, Output};
 
 /// Most changed `.lean` files compared in one Stop (the rest are named in a note).
 pub const MAX_FILES: usize = 400;

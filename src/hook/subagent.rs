@@ -1,4 +1,4 @@
-//! SubagentStart: a few KB findings relevant to the subagent's task.
+//! SubagentStart: a few KB facts relevant to the subagent's task.
 //!
 //! At most [`BUDGET_CHARS`] characters (about 200 tokens): the session's problem (its
 //! `mk context`, compact) when one is known ([`with_problem`]), then false lemmas, failed
@@ -145,7 +145,7 @@ fn budgeted(
         return None;
     }
     let header = if query.is_some() {
-        "[math-forge] KB findings related to this task (more: `mk search`, `mk failed`):"
+        "[math-forge] KB facts related to this task (more: `mk search`, `mk failed`):"
     } else {
         "[math-forge] Newest false lemmas and failed approaches (more: `mk failed`):"
     };

@@ -40,7 +40,7 @@ impl Legacy {
         if !self.named.is_empty() {
             let list: Vec<String> = self.named.iter().map(|p| p.display().to_string()).collect();
             parts.push(format!(
-                "math-forge: an earlier version's knowledge base at {} is no longer used; the one in use is {} ({why}). To search it instead, set MATH_FORGE_DB to it; to have its findings here, re-run `mf extract` on your result files; this note stops once it is moved or deleted",
+                "math-forge: an earlier version's knowledge base at {} is no longer used; the one in use is {} ({why}). To search it instead, set MATH_FORGE_DB to it; to have its facts here, re-run `mf extract` on your result files; this note stops once it is moved or deleted",
                 list.join(", "),
                 current.display()
             ));

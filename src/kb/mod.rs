@@ -55,8 +55,9 @@ pub use identity::ResolvedProblem;
 pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
 pub use legacy::{adopt_legacy, pending as pending_legacy, Legacy, ADOPTED_MARKER};
 pub use model::{
-    domain_alias, Confidence, Finding, FindingType, NewFinding, Problem, ProblemStatus,
-    ProblemUpsert, SourceRecord, StatementRecord, Strategy, StrategyOutcome,
+    domain_alias, AttemptCounts, Confidence, Finding, FindingType, NewFinding, Problem,
+    ProblemStatus, ProblemUpsert, SourceRecord, StatementRecord, Strategy, StrategyOutcome,
+    Variant,
 };
 pub use paths::{
     data_dir, data_dir_in, init_knowledge_db, init_knowledge_db_in, legacy_knowledge_dbs,
@@ -73,7 +74,7 @@ pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
 pub use report::{Report, ReportOptions};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
-pub use status::{standing, AttemptCounts, Variant, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN};
+pub use status::{standing, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN};
 pub use write::{content_hash, FactCounts, FileItem, FileOutcome, FileStatus, KnownSource};
 
 use error::AtPath;

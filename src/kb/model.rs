@@ -457,10 +457,37 @@ pub struct Problem {
     pub proof_source: Option<String>,
     /// Its variants, each with its own status ([`crate::kb::Kb::problem_by_key`] fills them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub variants: Vec<super::status::Variant>,
+    pub variants: Vec<Variant>,
     /// Attempts on it by outcome ([`crate::kb::Kb::problem_by_key`] fills them).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub attempts: Option<super::status::AttemptCounts>,
+    pub attempts: Option<AttemptCounts>,
+}
+
+/// A variant of a problem (`erdos_1.variants.weak`) and how it stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Variant {
+    pub theorem_name: String,
+    pub statement: String,
+    /// The file that states it.
+    pub source: String,
+    /// What a catalogue says of it in the literature (`open`, `solved`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub literature_status: Option<String>,
+    /// Ours: `proven`, `false`, `partial` or `open`.
+    pub status: String,
+    /// The best complete, unconditional proof's confidence and file (as for the problem).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_source: Option<String>,
+}
+
+/// Attempts on a problem (files Aristotle returned), by outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AttemptCounts {
+    pub proven: i64,
+    pub partial: i64,
+    pub failed: i64,
 }
 
 impl Problem {

@@ -47,7 +47,9 @@ pub struct ProblemReport {
     /// Statements proven in one file and disproved in another (either side about this
     /// problem): the evidence contradicts itself, so these come first.
     pub conflicts: Vec<Conflict>,
-    /// Findings for the problem, by type: totals and the most recent few of each.
+    /// Facts about the problem, by type: totals and the most recent few of each (`facts` in
+    /// JSON, the word `mk stats` and `mf extract` count in).
+    #[serde(rename = "facts")]
     pub findings: Vec<FindingsOfType>,
     pub strategies: Vec<Strategy>,
     /// From tracking.db.
@@ -101,7 +103,8 @@ pub struct FailedReport {
     /// The problem asked about, as the knowledge base spells it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
-    /// `failure` and `false_lemma` findings, newest first.
+    /// `failure` and `false_lemma` facts, newest first (`facts` in JSON).
+    #[serde(rename = "facts")]
     pub findings: Vec<Finding>,
     /// tracking.db false lemmas not (yet) migrated into knowledge.db.
     pub tracking_false_lemmas: Vec<FalseLemma>,

@@ -54,7 +54,18 @@ impl Day {
         if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
             return None;
         }
-        Some(Day(days_from_civil(y, m, d)))
+        Some(Day::from_civil(y, m, d))
+    }
+
+    /// The day of a proleptic Gregorian year, month and day (a day past the month's end counts
+    /// on into the next; the caller checks ranges it cares about).
+    pub fn from_civil(y: i64, m: i64, d: i64) -> Day {
+        Day(days_from_civil(y, m, d))
+    }
+
+    /// The day of Unix seconds.
+    pub fn of_unix(secs: i64) -> Day {
+        Day(secs.div_euclid(86_400))
     }
 
     /// Today (UTC) by the system clock.
@@ -62,7 +73,7 @@ impl Day {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        Day(secs.div_euclid(86_400))
+        Day::of_unix(secs)
     }
 
     /// The Monday of this day's week (ISO weeks start on Monday).

@@ -12,10 +12,9 @@
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::Serialize;
 
 use super::error::{AtPath, Result};
-use super::model::Problem;
+use super::model::{AttemptCounts, Problem, Variant};
 use super::sql::{normalize_ws, problem_key};
 use super::Kb;
 
@@ -24,33 +23,6 @@ use super::Kb;
 pub const BOUNDED_CHECK: &str = "bounded check";
 /// … and when its file calls the statement open: it proves no open problem.
 pub const BOUNDED_CHECK_OF_OPEN: &str = "bounded check of an open statement";
-
-/// A variant of a problem (`erdos_1.variants.weak`) and how it stands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Variant {
-    pub theorem_name: String,
-    pub statement: String,
-    /// The file that states it.
-    pub source: String,
-    /// What a catalogue says of it in the literature (`open`, `solved`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub literature_status: Option<String>,
-    /// Ours: `proven`, `false`, `partial` or `open`.
-    pub status: String,
-    /// The best complete, unconditional proof's confidence and file (as for the problem).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub proof_source: Option<String>,
-}
-
-/// Attempts on a problem (files Aristotle returned), by outcome.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct AttemptCounts {
-    pub proven: i64,
-    pub partial: i64,
-    pub failed: i64,
-}
 
 /// Confidences of a complete proof, best first: `low` is a proof resting on a hole
 /// (conditional), which proves nothing by itself.

@@ -674,7 +674,7 @@ fn check_item(item: &FileItem, domains: &[String]) -> Result<Domains> {
 /// Validates a finding; returns its resolved domain.
 pub(crate) fn check_finding(f: &NewFinding, domains: &[String]) -> Result<Option<String>> {
     if f.title.trim().is_empty() {
-        return Err(KbError::Invalid("a finding needs a non-empty title".into()));
+        return Err(KbError::Invalid("a fact needs a non-empty title".into()));
     }
     f.domain_id
         .as_deref()

@@ -73,7 +73,7 @@ fn read_stdin() -> Result<Source, SourceError> {
         .read_to_end(&mut bytes)
         .map_err(|e| SourceError::Io {
             path: name.clone(),
-            reason: super::source::describe_io_error(&e),
+            reason: crate::files::describe_io_error(&e),
         })?;
     if bytes.len() as u64 > MAX_SOURCE_BYTES {
         return Err(SourceError::TooLarge {

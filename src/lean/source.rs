@@ -165,16 +165,6 @@ fn memchr_nul(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == 0)
 }
 
-/// Turns an I/O error into the short phrase users expect ("no such file", "permission denied").
-pub fn describe_io_error(e: &std::io::Error) -> String {
-    use std::io::ErrorKind::*;
-    match e.kind() {
-        NotFound => "no such file or directory".into(),
-        PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

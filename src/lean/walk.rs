@@ -49,7 +49,7 @@ pub fn lean_files(paths: &[PathBuf], rules: IgnoreRules) -> (Vec<PathBuf>, Vec<W
             }
             Err(e) => errors.push(WalkError::Unreadable {
                 path: path.clone(),
-                reason: crate::lean::source::describe_io_error(&e),
+                reason: crate::files::describe_io_error(&e),
             }),
             Ok(meta) if meta.is_dir() => {
                 let before = files.len();

@@ -59,15 +59,15 @@ pub fn specs() -> Vec<ToolSpec> {
                 json!({
                     "query": string("words, \"phrases\", partial names; OR and NOT work between terms"),
                     "limit": integer("number of results (default 5)"),
-                    "type": {"type": "string", "enum": ["theorem", "technique", "failure", "false_lemma", "insight"], "description": "only findings of this type"},
-                    "domain": string("only findings of this domain (nt, algebra, combinatorics, analysis, …)"),
+                    "type": {"type": "string", "enum": ["theorem", "technique", "failure", "false_lemma", "insight"], "description": "only facts of this type"},
+                    "domain": string("only facts of this domain (nt, algebra, combinatorics, analysis, …)"),
                 }),
                 &["query"],
             ),
         },
         ToolSpec {
             name: "problem",
-            description: "Everything about one problem: its statement and source, the literature's status and ours (with the proof's confidence), attempts by outcome, variants with their status, findings, strategies, false lemmas, submissions; an unknown id is an error naming the nearest ids and aliases. Same as `mk find --json`.",
+            description: "Everything about one problem: its statement and source, the literature's status and ours (with the proof's confidence), attempts by outcome, variants with their status, facts by type, strategies, false lemmas, submissions; an unknown id is an error naming the nearest ids and aliases. Same as `mk find --json`.",
             schema: schema(json!({"problem": string("problem id or alias, e.g. erdos_850 or Erdos850 (case, spaces, _ and - do not matter)")}), &["problem"]),
         },
         ToolSpec {

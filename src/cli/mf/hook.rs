@@ -36,10 +36,10 @@ enum HookCommand {
     /// Stop: block ending the turn while changed .lean files gut a proof or add an axiom
     #[command(after_help = super::examples::HOOK_STOP)]
     Stop(Databases),
-    /// SessionEnd: capture the session's journal into knowledge.db findings (no output)
+    /// SessionEnd: capture the session's journal into knowledge.db facts (no output)
     #[command(after_help = super::examples::HOOK_SESSION_END)]
     SessionEnd(Databases),
-    /// SubagentStart: KB findings relevant to the subagent's task as context (not wired by the plugin: the payload has no task text)
+    /// SubagentStart: KB facts relevant to the subagent's task as context (not wired by the plugin: the payload has no task text)
     #[command(after_help = super::examples::HOOK_SUBAGENT_START)]
     SubagentStart(Databases),
 }

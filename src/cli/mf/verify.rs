@@ -97,9 +97,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
 /// journal them.
 fn checked_content(file: &std::path::Path) -> Option<(String, String)> {
     let path = std::env::current_dir().ok()?.join(file);
-    let bytes =
-        crate::files::read_regular(&path, crate::hook::post_tool_use::MAX_FILE_BYTES).ok()?;
-    let text = crate::lean::Source::from_bytes(&path, bytes).ok()?.text;
+    let text = crate::hook::files::read_text(&path, crate::hook::files::MAX_FILE_BYTES).ok()??;
     Some((
         path.to_string_lossy().into_owned(),
         crate::kb::content_hash(text.as_bytes()),

@@ -140,13 +140,34 @@ fn finding_details(
     if !summary.is_empty() && !repeats_why {
         writeln!(out, "{indent}{summary}")?;
     }
-    if let Some(w) = &f.why_failed {
+    why_lines(
+        out,
+        p,
+        indent,
+        [&f.why_failed, &f.counterexample, &f.avoid_pattern],
+    )?;
+    writeln!(
+        out,
+        "{indent}{}",
+        p.paint(Style::Dim, &meta_line(f, date, now))
+    )
+}
+
+/// Why a failure failed (or a lemma is false), its counterexample and what to avoid, the lines
+/// there are, each indented by `indent`.
+fn why_lines(
+    out: Out<'_>,
+    p: Painter,
+    indent: &str,
+    [why, counterexample, avoid]: [&Option<String>; 3],
+) -> io::Result<()> {
+    if let Some(w) = why {
         writeln!(out, "{indent}Why: {}", one_line(w, WIDTH))?;
     }
-    if let Some(c) = &f.counterexample {
+    if let Some(c) = counterexample {
         writeln!(out, "{indent}Counterexample: {}", one_line(c, WIDTH))?;
     }
-    if let Some(a) = &f.avoid_pattern {
+    if let Some(a) = avoid {
         writeln!(
             out,
             "{indent}{} {}",
@@ -154,11 +175,7 @@ fn finding_details(
             one_line(a, WIDTH)
         )?;
     }
-    writeln!(
-        out,
-        "{indent}{}",
-        p.paint(Style::Dim, &meta_line(f, date, now))
-    )
+    Ok(())
 }
 
 pub(super) fn search(out: Out<'_>, p: Painter, hits: &[SearchHit]) -> io::Result<()> {
@@ -199,7 +216,7 @@ pub(super) fn no_results(out: Out<'_>, query: &str, kb_empty: bool) -> io::Resul
     if kb_empty {
         writeln!(out, "{EMPTY_HINT}")
     } else {
-        writeln!(out, "No findings match \"{}\".", one_line(query, 80))?;
+        writeln!(out, "No facts match \"{}\".", one_line(query, 80))?;
         writeln!(
             out,
             "  Try fewer words, a partial name (card_le), or `mk find PROBLEM`."
@@ -426,20 +443,12 @@ fn false_lemmas(out: Out<'_>, p: Painter, lemmas: &[FalseLemma]) -> io::Result<(
             badge(p, "false_lemma"),
             l.lemma_name.as_deref().unwrap_or("?")
         )?;
-        if let Some(w) = &l.why_false {
-            writeln!(out, "    Why: {}", one_line(w, WIDTH))?;
-        }
-        if let Some(c) = &l.counterexample {
-            writeln!(out, "    Counterexample: {}", one_line(c, WIDTH))?;
-        }
-        if let Some(a) = &l.avoid_pattern {
-            writeln!(
-                out,
-                "    {} {}",
-                p.paint(Style::Yellow, "Avoid:"),
-                one_line(a, WIDTH)
-            )?;
-        }
+        why_lines(
+            out,
+            p,
+            "    ",
+            [&l.why_false, &l.counterexample, &l.avoid_pattern],
+        )?;
     }
     Ok(())
 }
@@ -797,7 +806,7 @@ impl Table {
 pub(super) fn recorded(out: Out<'_>, p: Painter, kind: &str, r: &Recorded) -> io::Result<()> {
     let mut parts = Vec::new();
     if let Some(id) = r.finding_id {
-        parts.push(format!("finding #{id}"));
+        parts.push(format!("fact #{id}"));
     }
     if let Some(id) = r.strategy_id {
         parts.push(format!("strategy #{id}"));
@@ -992,5 +1001,34 @@ mod tests {
         assert_eq!(b(Some("low")), "[CONDITIONAL]");
         assert_eq!(b(None), "[THEOREM]");
         assert_eq!(finding_badge(p, "failure", Some("high")), "[FAILED]");
+    }
+
+    #[test]
+    fn a_false_lemma_says_why_its_counterexample_and_what_to_avoid() {
+        let lemma = FalseLemma {
+            lemma_name: Some("cover_le_2".into()),
+            why_false: Some("an edge's link\nneeds 3".into()),
+            counterexample: Some("K4".into()),
+            avoid_pattern: Some("covering links by 2 edges".into()),
+            ..FalseLemma::default()
+        };
+        let mut out = Vec::new();
+        false_lemmas(&mut out, Painter::new(false), std::slice::from_ref(&lemma)).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  [FALSE] cover_le_2\n    Why: an edge's link needs 3\n    Counterexample: K4\n    \
+             Avoid: covering links by 2 edges\n"
+        );
+        let bare = FalseLemma {
+            counterexample: None,
+            avoid_pattern: None,
+            ..lemma
+        };
+        let mut out = Vec::new();
+        false_lemmas(&mut out, Painter::new(false), &[bare]).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  [FALSE] cover_le_2\n    Why: an edge's link needs 3\n"
+        );
     }
 }

@@ -334,7 +334,7 @@ impl Page<'_> {
         if r.sessions.is_empty() {
             self.w("<p class=\"note\">No session journaled yet: the plugin's hooks record the edits of Claude Code sessions (<code>mf hook</code>).</p>");
         } else {
-            self.w("<table class=\"data sortable\" id=\"sessions-table\"><thead><tr><th>session</th><th>problem</th><th>started</th><th>last event</th><th data-type=\"num\">events</th><th data-type=\"num\">holes opened</th><th data-type=\"num\">holes closed</th><th data-type=\"num\">gates fired</th><th data-type=\"num\">files</th><th data-type=\"num\">findings captured</th></tr></thead><tbody>");
+            self.w("<table class=\"data sortable\" id=\"sessions-table\"><thead><tr><th>session</th><th>problem</th><th>started</th><th>last event</th><th data-type=\"num\">events</th><th data-type=\"num\">holes opened</th><th data-type=\"num\">holes closed</th><th data-type=\"num\">gates fired</th><th data-type=\"num\">files</th><th data-type=\"num\">facts captured</th></tr></thead><tbody>");
             for s in &r.sessions {
                 let problem = match &s.problem {
                     Some(p) => self.problem_link(p),
