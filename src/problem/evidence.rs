@@ -303,11 +303,7 @@ pub fn identify(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Iden
 
 fn decide(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Identity {
     let named = claims_named(file.outline);
-    let collection = {
-        let mut ids = named.iter().map(|(_, id)| id);
-        ids.next()
-            .is_some_and(|first| ids.any(|other| other != first))
-    };
+    let collection = is_collection(&named);
     let mut identity = decide_file(file, ctx, given, collection);
     if collection {
         if identity.problem_id.is_none() {
@@ -406,6 +402,18 @@ pub fn named_after(full_name: &str) -> Option<String> {
             .filter(|m| m.atoms.start == 0)
             .map(|m| m.id)
     })
+}
+
+/// Whether claims named after problems (`named`) make a collection: they name several
+/// problems and none of them has most of the claims. A file of one problem whose lemma cites
+/// another (`erdos_975_main`, `erdos_975_bound`, `erdos_974_lemma`) is no collection.
+fn is_collection(named: &[(usize, String)]) -> bool {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for (_, id) in named {
+        *counts.entry(id.as_str()).or_default() += 1;
+    }
+    let most = counts.values().copied().max().unwrap_or(0);
+    counts.len() > 1 && 2 * most <= named.len()
 }
 
 /// The theorems and lemmas named after a problem, by declaration index, with that problem.
@@ -738,6 +746,34 @@ mod tests {
             "theorem disjoint_inter_M₂ : True := trivial\n",
         );
         assert_eq!(found.problem_id.as_deref(), Some("disjoint_inter_m₂"));
+    }
+
+    #[test]
+    fn a_collection_names_several_problems_none_most() {
+        let collection = identity_of(
+            "contests/selection.lean",
+            "theorem imo1959_p1 : True := trivial\ntheorem imo1964_p1 : True := trivial\n\
+             theorem usamo1990_p1 : True := trivial\n",
+        );
+        assert_eq!(collection.problem_id, None);
+        assert_eq!(collection.evidence, Some(Evidence::Collection));
+        assert_eq!(collection.stated.len(), 3);
+        // Most claims name erdos_975; a lemma citing erdos_974 does not make a collection.
+        let one = identity_of(
+            "work/bounds.lean",
+            "theorem erdos_975_main : True := trivial\ntheorem erdos_975_bound : True := trivial\n\
+             lemma erdos_974_lemma : True := trivial\n",
+        );
+        assert_eq!(one.problem_id.as_deref(), Some("erdos_975"));
+        assert!(one.stated.is_empty());
+        // A collection whose path names a problem is that problem's; its other claims state
+        // theirs.
+        let titled = identity_of(
+            "ErdosProblems/938.lean",
+            "theorem erdos_938_bound : True := trivial\ntheorem erdos_364_mod : True := trivial\n",
+        );
+        assert_eq!(titled.problem_id.as_deref(), Some("erdos_938"));
+        assert_eq!(titled.stated, [(1, "erdos_364".to_string())]);
     }
 
     #[test]
