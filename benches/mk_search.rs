@@ -263,6 +263,7 @@ fn corpus() -> Vec<FileItem> {
                 }),
                 attempt: None,
                 aliases: Vec::new(),
+                stated: Vec::new(),
             }
         })
         .collect()

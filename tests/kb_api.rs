@@ -39,6 +39,7 @@ fn item(path: &str, content: &str, theorems: &[&str]) -> FileItem {
         }),
         attempt: None,
         aliases: Vec::new(),
+        stated: Vec::new(),
     }
 }
 

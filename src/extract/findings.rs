@@ -78,6 +78,28 @@ pub struct FileFacts<'a> {
     /// Digest of the same-file definitions each declaration's statement names, by index
     /// ([`super::definitions::digests`]; empty when not computed).
     pub definitions: &'a [Option<String>],
+    /// In a collection, the claims named after a problem other than the file's own, by
+    /// declaration index ([`crate::problem::Identity::stated`]): their facts, holes and
+    /// statements are that problem's.
+    pub stated: &'a [(usize, String)],
+}
+
+impl FileFacts<'_> {
+    /// The problem declaration `index` is about when it is not the file's.
+    fn stated_problem(&self, index: usize) -> Option<&str> {
+        self.stated
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, id)| id.as_str())
+    }
+
+    /// The problem of declaration `index`: the one it states in a collection, else the
+    /// file's.
+    fn problem_of(&self, index: usize) -> Option<String> {
+        self.stated_problem(index)
+            .or(self.problem_id)
+            .map(str::to_string)
+    }
 }
 
 /// How the title of the file-level failure of an attempt (too many holes) begins: the one
@@ -274,6 +296,7 @@ pub fn generate(
             definitions: facts.definitions.get(index).cloned().flatten(),
             // The spec's near-miss view reads the file's hole count from here (`sorry=N`).
             notes: (!notes.is_empty()).then(|| notes.join("; ")),
+            problem_id: facts.problem_of(index),
             ..base.clone()
         });
     }
@@ -327,7 +350,7 @@ pub fn generate(
     }
 
     if !facts.origin.is_attempt() && sorries > 0 {
-        findings.push(asked(outline, facts, &origin, &base));
+        findings.extend(asked(outline, facts, &origin, &base));
     }
 
     if facts.origin.is_attempt() && sorries > FAILED_FILE_SORRIES {
@@ -397,6 +420,9 @@ pub fn generate(
         if finding.finding_type == FindingType::Failure {
             finding.proof_technique = technique;
         }
+        if let Some(i) = verdict.declaration {
+            finding.problem_id = facts.problem_of(i);
+        }
         findings.push(finding);
     }
 
@@ -428,31 +454,141 @@ pub fn generate(
 }
 
 /// What the file states of its problem `problem` ([`statements::of_file`]): an input's main
-/// statement follows from what it asks; any other file's from its own words.
+/// statement follows from what it asks; any other file's from its own words. A claim named
+/// after another problem is never a statement of this one: not what it asks (an input's last
+/// hole may be the next problem's), nor any other.
 fn stated(outline: &Outline, facts: &FileFacts<'_>, problem: &str) -> Vec<StatementRecord> {
     let asking = Asking::of(facts);
+    let of_another = |d: &Declaration| {
+        crate::problem::evidence::named_after(display_name(d))
+            .is_some_and(|id| crate::sql::problem_key(&id) != crate::sql::problem_key(problem))
+    };
     let asked = (facts.origin == Origin::Input)
         .then(|| asked_target(outline, &asking))
         .flatten()
+        .filter(|t| !of_another(t))
         .and_then(|t| outline.declarations.iter().position(|d| std::ptr::eq(d, t)));
     let named = named_targets(outline, facts.text);
-    statements::of_file(
-        outline,
-        problem,
-        asked,
-        &named,
-        &statements::disproved(facts.verdicts),
-    )
+    // `of_file` leaves out the declarations it is given as disproved; the claims this file
+    // states of other problems are left out the same way.
+    let mut excluded = statements::disproved(facts.verdicts);
+    excluded.extend(facts.stated.iter().map(|(i, _)| *i));
+    statements::of_file(outline, problem, asked, &named, &excluded)
 }
 
+/// The problems a collection states besides its own ([`FileFacts::stated`]), each with its
+/// statements: the first claim named after it (not a `.variants.` one) its main statement,
+/// the others variants; ranked below what a file about that one problem states
+/// ([`COLLECTION_RANK`]). A claim the file disproves states nothing.
+pub fn stated_elsewhere(outline: &Outline, facts: &FileFacts<'_>) -> Vec<ProblemUpsert> {
+    let disproved = statements::disproved(facts.verdicts);
+    let mut out: Vec<ProblemUpsert> = Vec::new();
+    for (index, id) in facts.stated {
+        let Some(decl) = outline.declarations.get(*index) else {
+            continue;
+        };
+        if disproved.contains(index) {
+            continue;
+        }
+        let at = match out.iter().position(|p| p.id == *id) {
+            Some(at) => at,
+            None => {
+                out.push(ProblemUpsert {
+                    id: id.clone(),
+                    ..ProblemUpsert::default()
+                });
+                out.len() - 1
+            }
+        };
+        let problem = &mut out[at];
+        let variant = is_variant(decl) || problem.statements.iter().any(|st| !st.variant);
+        problem.statements.push(StatementRecord {
+            theorem_name: display_name(decl).to_string(),
+            statement: decl.statement.clone(),
+            variant,
+            rank: COLLECTION_RANK,
+            literature: statements::literature_status(decl).map(str::to_string),
+        });
+        if !variant {
+            problem.statement = Some(decl.statement.clone());
+        }
+    }
+    out
+}
+
+/// The rank ([`StatementRecord::rank`]) of a statement a collection gives of one of its
+/// problems: below what a file about that problem alone states (0 asked, 1 named by its own
+/// words, 2 named after the problem), so such a file's statement is preferred.
+pub const COLLECTION_RANK: i64 = 3;
+
 /// What an input asks: its holes, by declaration, as an insight (an input attempts nothing, so
-/// its holes are the question, not a failure).
-fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFinding) -> NewFinding {
-    let holes: Vec<&Declaration> = outline
+/// its holes are the question, not a failure). In a collection, the holes of the claims it
+/// states of other problems are asked of those problems, one insight for each.
+fn asked(
+    outline: &Outline,
+    facts: &FileFacts<'_>,
+    origin: &str,
+    base: &NewFinding,
+) -> Vec<NewFinding> {
+    let mut out = Vec::new();
+    let holes: Vec<(usize, &Declaration)> = outline
         .declarations
         .iter()
-        .filter(|d| d.sorry_count > 0)
+        .enumerate()
+        .filter(|(_, d)| d.sorry_count > 0)
         .collect();
+    let own: Vec<&Declaration> = holes
+        .iter()
+        .filter(|(i, _)| facts.stated_problem(*i).is_none())
+        .map(|(_, d)| *d)
+        .collect();
+    if !own.is_empty() {
+        let target = asked_target(outline, &Asking::of(facts));
+        // A file of one problem asks every hole it has (holes outside any declaration too).
+        let count = if facts.stated.is_empty() {
+            outline.sorry_count()
+        } else {
+            own.iter().map(|d| d.sorry_count).sum()
+        };
+        out.push(asked_finding(
+            (&own, count),
+            target,
+            facts.problem_id,
+            facts,
+            origin,
+            base,
+        ));
+    }
+    let mut others: Vec<(&str, Vec<&Declaration>)> = Vec::new();
+    for (i, d) in &holes {
+        let Some(problem) = facts.stated_problem(*i) else {
+            continue;
+        };
+        match others.iter_mut().find(|(p, _)| *p == problem) {
+            Some((_, ds)) => ds.push(d),
+            None => others.push((problem, vec![d])),
+        }
+    }
+    for (problem, holes) in others {
+        let count = holes.iter().map(|d| d.sorry_count).sum();
+        let last = holes.last().copied();
+        let mut finding = asked_finding((&holes, count), last, Some(problem), facts, origin, base);
+        finding.problem_id = Some(problem.to_string());
+        out.push(finding);
+    }
+    out
+}
+
+/// The insight listing `holes` of an input (`count` holes in all), asked of `problem`, with
+/// `target` the theorem it asks.
+fn asked_finding(
+    (holes, count): (&[&Declaration], usize),
+    target: Option<&Declaration>,
+    problem: Option<&str>,
+    facts: &FileFacts<'_>,
+    origin: &str,
+    base: &NewFinding,
+) -> NewFinding {
     let mut listed = holes
         .iter()
         .take(HOLES_LISTED)
@@ -462,17 +598,15 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
     if holes.len() > HOLES_LISTED {
         listed.push_str(", …");
     }
-    let target = asked_target(outline, &Asking::of(facts));
     NewFinding {
         finding_type: FindingType::Insight,
         title: format!(
-            "Asked: {} hole{} in {origin}",
-            outline.sorry_count(),
-            if outline.sorry_count() == 1 { "" } else { "s" }
+            "Asked: {count} hole{} in {origin}",
+            if count == 1 { "" } else { "s" }
         ),
         description: format!(
             "Input for {}: holes to fill: {listed}",
-            facts.problem_id.unwrap_or("(unknown problem)")
+            problem.unwrap_or("(unknown problem)")
         ),
         theorem_name: target
             .or(holes.last().copied())
@@ -480,11 +614,7 @@ fn asked(outline: &Outline, facts: &FileFacts<'_>, origin: &str, base: &NewFindi
         theorem_statement: target.map(|d| d.statement.clone()),
         confidence: Confidence::High,
         tags: Some(tags(facts.domain, "input")),
-        notes: Some(format!(
-            "origin={}; sorry={}",
-            facts.origin.as_str(),
-            outline.sorry_count()
-        )),
+        notes: Some(format!("origin={}; sorry={count}", facts.origin.as_str())),
         ..base.clone()
     }
 }
@@ -499,6 +629,8 @@ struct Asking<'a> {
     dependencies: Option<&'a Dependencies>,
     /// Aristotle's verdicts: a declaration the file disproves is never what it asks.
     verdicts: &'a [Verdict],
+    /// Claims of other problems (a collection's), never what the file asks of its own.
+    stated: &'a [(usize, String)],
 }
 
 impl<'a> Asking<'a> {
@@ -509,6 +641,7 @@ impl<'a> Asking<'a> {
             problem_id: facts.problem_id,
             dependencies: Some(facts.dependencies),
             verdicts: facts.verdicts,
+            stated: facts.stated,
         }
     }
 }
@@ -535,7 +668,8 @@ fn asked_statement(outline: &Outline, asking: &Asking<'_>) -> Option<String> {
 /// how to prove NAME, which may be a helper lemma, not what the file asks.
 fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Declaration> {
     let (text, file_name) = (asking.text, asking.file_name);
-    let disproved = statements::disproved(asking.verdicts);
+    let mut disproved = statements::disproved(asking.verdicts);
+    disproved.extend(asking.stated.iter().map(|(i, _)| *i));
     let is_disproved = |d: &Declaration| {
         disproved
             .iter()
@@ -888,6 +1022,7 @@ mod tests {
                 problem_id: naming.problem_id.as_deref(),
                 dependencies: Some(&dependencies),
                 verdicts: &[],
+                stated: &[],
             };
             let statement = asked_statement(&outline, &asking);
             let decl = asked_target(&outline, &asking).map(|d| d.full_name.clone());
@@ -924,6 +1059,7 @@ mod tests {
             dependencies: &Dependencies::of(&parsed, &outline),
             proofs: &[],
             definitions: &[],
+            stated: &[],
         };
         let (findings, problem) = generate(&outline, &facts);
         let wanted = "erdos_901.termination (n : ℕ) (hn : 0 < n) : ∃ k, n ≤ k";
@@ -981,6 +1117,7 @@ mod tests {
             dependencies: &Dependencies::of(&parsed, &outline),
             proofs: &[],
             definitions: &[],
+            stated: &[],
         };
         let (findings, problem) = generate(&outline, &facts);
         let theorems: Vec<(&str, Confidence)> = findings
@@ -1082,6 +1219,7 @@ mod tests {
                 dependencies: &Dependencies::of(&parsed, &outline),
                 proofs: &proofs,
                 definitions: &[],
+                stated: &[],
             };
             let (findings, _) = generate(&outline, &facts);
             findings

@@ -4,6 +4,7 @@
 //! them in batched transactions, each file all-or-nothing. A file whose content hash is already
 //! stored for its path is skipped before parsing, so a re-run costs little and adds nothing.
 
+mod copies;
 pub mod dated;
 pub mod definitions;
 pub mod domain;
@@ -44,7 +45,10 @@ const BATCH: usize = 256;
 /// status and domains from evidence; outcomes from what a file proves of its target.
 /// 4: a file's problem comes from its evidence ([`crate::problem`]), no longer from its name
 /// alone; re-reading moves an older knowledge base to the new problem ids.
-pub const EXTRACTOR_VERSION: i64 = 4;
+/// 5: a collection's theorems state their own problems; a sketch name names a problem only as
+/// a campaign target or a scheme id (else the slot siblings' or the folders' campaign); copies
+/// of one output share the problem of the strongest evidence any copy has.
+pub const EXTRACTOR_VERSION: i64 = 5;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
@@ -217,8 +221,10 @@ pub fn run(
     let start = Instant::now();
     let known = kb.known_sources()?;
     let survey = Survey::of(files);
-    let identity = identity_context(&survey, &known, overrides);
-    let shared = SharedAnalyses::of(&survey);
+    let problem = identity_context(&survey, &known, overrides);
+    let mut shared = SharedAnalyses::of(&survey);
+    let copies = copies::Copies::of(&survey, &known, overrides, &problem, &mut shared);
+    let identity = Context { problem, copies };
     drop(survey);
     let mut summary = Summary {
         before: kb.fact_counts()?,
@@ -292,7 +298,7 @@ fn prepare_isolated(
     path: &Path,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
-    identity: &problem::Context,
+    identity: &Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
     isolated(path, || prepare(path, known, overrides, identity, shared))
@@ -320,7 +326,7 @@ fn prepare(
     path: &Path,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
-    identity: &problem::Context,
+    identity: &Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
     let key = source_key(path);
@@ -334,26 +340,14 @@ fn prepare(
     };
     let hash = content_hash(&bytes);
     let naming = naming_of(path, overrides);
-    let given = overrides
-        .problem_id
-        .as_deref()
-        .map(|p| problem::canonical(p).unwrap_or_else(|| p.trim().to_string()));
+    let given = given_problem(overrides);
     // Unchanged means the same bytes known under the same slot, read by this extractor, with
     // nothing stronger than before naming its problem: a `--slot` or `--problem-id` that
-    // corrects what is stored, a submission tracking.db now gives another problem, or a newer
-    // extractor, re-extracts the file.
+    // corrects what is stored, a submission tracking.db now gives another problem, copies that
+    // now name another problem, or a newer extractor, re-extracts the file.
     if let Some(stored) = known.get(&key).filter(|k| {
-        let tracked = k
-            .aristotle_uuid
-            .as_deref()
-            .and_then(|u| identity.tracking.get(&u.to_ascii_lowercase()));
-        k.content_hash == hash
-            && k.slot == naming.slot
-            && given
-                .as_ref()
-                .is_none_or(|g| k.problem_id.as_ref() == Some(g))
-            && tracked.is_none_or(|t| k.problem_id.as_ref() == Some(t))
-            && k.extractor == EXTRACTOR_VERSION
+        is_unchanged(k, &hash, &naming, given.as_deref(), &identity.problem)
+            && identity.copies.settles(&key, k)
     }) {
         report.status = FileStatus::Unchanged;
         report.findings_unchanged = stored.findings;
@@ -394,6 +388,42 @@ fn prepare(
         item: Box::new(item.0),
         report,
     }
+}
+
+/// What the run knows about the problems of its files beyond each file: the problem layer's
+/// context, and the problems copies of one output decided.
+struct Context {
+    problem: problem::Context,
+    copies: copies::Copies,
+}
+
+/// The problem `--problem-id` gives, in its canonical spelling.
+fn given_problem(overrides: &Overrides) -> Option<String> {
+    overrides
+        .problem_id
+        .as_deref()
+        .map(|p| problem::canonical(p).unwrap_or_else(|| p.trim().to_string()))
+}
+
+/// Whether the stored version of a file is what this run would store, as far as can be told
+/// before reading it: the same bytes, slot and extractor, and no problem given on the command
+/// line or by tracking.db that differs from the stored one.
+fn is_unchanged(
+    k: &KnownSource,
+    hash: &str,
+    naming: &FileNaming,
+    given: Option<&str>,
+    identity: &problem::Context,
+) -> bool {
+    let tracked = k
+        .aristotle_uuid
+        .as_deref()
+        .and_then(|u| identity.tracking.get(&u.to_ascii_lowercase()));
+    k.content_hash == hash
+        && k.slot == naming.slot
+        && given.is_none_or(|g| k.problem_id.as_deref() == Some(g))
+        && tracked.is_none_or(|t| k.problem_id.as_ref() == Some(t))
+        && k.extractor == EXTRACTOR_VERSION
 }
 
 /// What a file's content says, whatever its path: computed once per distinct content.
@@ -470,6 +500,11 @@ impl SharedAnalyses {
         }
     }
 
+    /// Keeps the analysis of `hash` once made, for a later file or a later pass.
+    fn keep(&mut self, hash: &str) {
+        self.repeated.insert(hash.to_string());
+    }
+
     fn analysis(&self, key: &str, hash: &str, source: Source) -> Arc<Analysis> {
         if !self.repeated.contains(hash) {
             return Arc::new(analyse(key, source));
@@ -483,8 +518,8 @@ impl SharedAnalyses {
 }
 
 /// What every file of a run is, read before any is parsed (cheap next to parsing): its
-/// content hash (to parse a repeated content once), the modules it imports and the users'
-/// naming of it (for [`problem::Context`]).
+/// content hash (to parse a repeated content once), the modules it imports, the users' naming
+/// of it and the Aristotle request it came from (for [`problem::Context`] and [`copies`]).
 struct Survey<'a> {
     files: Vec<SurveyedFile<'a>>,
 }
@@ -493,8 +528,13 @@ struct SurveyedFile<'a> {
     path: &'a Path,
     hash: Option<String>,
     imports: Vec<String>,
-    named: Option<String>,
+    naming: FileNaming,
+    /// The request uuid (lowercase): its Aristotle header's, else its project directory's.
+    uuid: Option<String>,
 }
+
+/// Bytes of a file's start read for its Aristotle header in the survey.
+const SURVEY_HEADER_BYTES: usize = 4096;
 
 impl<'a> Survey<'a> {
     fn of(files: &'a [PathBuf]) -> Survey<'a> {
@@ -502,6 +542,11 @@ impl<'a> Survey<'a> {
             .par_iter()
             .map(|path| {
                 let bytes = crate::lean::source::read_source_bytes(path).ok();
+                let naming = naming::from_path(path);
+                let header_uuid = bytes.as_deref().and_then(|b| {
+                    let start = String::from_utf8_lossy(&b[..b.len().min(SURVEY_HEADER_BYTES)]);
+                    crate::lean::header::AristotleHeader::from_file_start(&start)?.uuid
+                });
                 SurveyedFile {
                     path,
                     hash: bytes.as_deref().map(content_hash),
@@ -509,7 +554,10 @@ impl<'a> Survey<'a> {
                         .as_deref()
                         .map(problem::layout::imports)
                         .unwrap_or_default(),
-                    named: naming::from_path(path).problem_id,
+                    uuid: header_uuid
+                        .or_else(|| naming.uuid.clone())
+                        .map(|u| u.to_ascii_lowercase()),
+                    naming,
                 }
             })
             .collect();
@@ -535,24 +583,59 @@ fn identity_context(
         }
         fixed.extend(t.candidate_problems().into_iter().filter_map(|c| c.id));
     }
-    let mut named: HashMap<String, String> = known
+    // The users' name of each file, with its submission (its slot, else its request, else the
+    // file): of the files stored before and of this run's.
+    let submission = |path: &str, slot: Option<i64>, uuid: Option<&str>| match (slot, uuid) {
+        (Some(slot), _) => format!("slot {slot}"),
+        (None, Some(uuid)) => format!("uuid {}", uuid.to_ascii_lowercase()),
+        (None, None) => path.to_string(),
+    };
+    let mut named: HashMap<String, (String, String)> = known
         .iter()
-        .filter_map(|(path, k)| Some((path.clone(), k.problem_id.clone()?)))
+        .filter_map(|(path, k)| {
+            let id = k.problem_id.clone()?;
+            Some((
+                path.clone(),
+                (submission(path, k.slot, k.aristotle_uuid.as_deref()), id),
+            ))
+        })
         .collect();
+    let mut surveyed = HashSet::new();
     for f in &survey.files {
         let key = source_key(f.path);
-        match &f.named {
-            Some(n) => named.insert(key, n.clone()),
+        match &f.naming.problem_id {
+            Some(n) => named.insert(
+                key.clone(),
+                (
+                    submission(&key, f.naming.slot, f.uuid.as_deref()),
+                    n.clone(),
+                ),
+            ),
             None => named.remove(&key),
         };
+        surveyed.insert(key);
     }
-    problem::Context {
+    let mut context = problem::Context {
         tracking,
         campaigns: problem::campaign::Campaigns::new(named.into_values(), fixed),
         layout: problem::layout::Layout::new(
             survey.files.iter().map(|f| (f.path, f.imports.clone())),
         ),
-    }
+        ..problem::Context::default()
+    };
+    // The slots' names: of the files of this run and of those stored before.
+    let stored = known
+        .keys()
+        .filter(|path| !surveyed.contains(*path))
+        .map(|path| naming::from_path(Path::new(path)));
+    let slots = survey
+        .files
+        .iter()
+        .map(|f| f.naming.clone())
+        .chain(stored)
+        .filter_map(|n| Some((n.slot?, n.problem_id?)));
+    context.name_slots(slots);
+    context
 }
 
 /// Slot and uuid of a file (the command line's slot, else its path's), and the users' naming
@@ -581,7 +664,7 @@ fn extract_source(
     stored: Stored,
     source: Source,
     naming: FileNaming,
-    identity: (&problem::Context, Option<&str>),
+    identity: (&Context, Option<&str>),
     shared: &SharedAnalyses,
 ) -> (FileItem, usize, usize, Option<problem::Evidence>) {
     let Stored {
@@ -598,18 +681,20 @@ fn extract_source(
     let path = source.path.clone();
     let analysis = shared.analysis(&key, &hash, source);
     let outline = &analysis.outline;
-    let found = problem::identify(
+    let mut found = problem::identify(
         &problem::FileView {
             path: &path,
             text: &analysis.text,
             outline,
             naming: &naming,
         },
-        identity.0,
+        &identity.0.problem,
         identity.1,
     );
+    found.adopt(identity.0.copies.decided(&key));
     let (slot, uuid) = (naming.slot, naming.uuid);
     let problem_id = found.problem_id;
+    let others = found.stated;
     let facts = findings::FileFacts {
         origin: Origin::of(&path, outline),
         dependencies: &analysis.dependencies,
@@ -621,9 +706,11 @@ fn extract_source(
         verdicts: &analysis.verdicts,
         proofs: &analysis.proofs,
         definitions: &analysis.definitions,
+        stated: &others,
     };
     let (mut findings, problem) =
         profile::charge(&profile::FINDINGS, || findings::generate(outline, &facts));
+    let stated = findings::stated_elsewhere(outline, &facts);
     let attempt = attempt_of(
         facts.origin,
         outline,
@@ -672,6 +759,7 @@ fn extract_source(
             problem,
             attempt,
             aliases: found.aliases,
+            stated,
         },
         outline.declarations.len(),
         outline.error_nodes,

@@ -159,17 +159,22 @@ fn create_touched(conn: &Connection) -> rusqlite::Result<()> {
 /// notes, technique, proof length and problem of the occurrence it is shown with (its `source_id`,
 /// the file that vouches for it best): a fact never says "conditional on X", or names a
 /// proof's technique, on the word of a file other than the one it names, and a fact whose file
-/// is about no problem (a library module) is about none. Occurrences stored
+/// is about no problem (a library module) is about none. The problem is the file's, unless the
+/// file states the theorem of another problem (a collection's theorem named after its problem,
+/// a `problem_statements` row of another problem): then it is that one's. Occurrences stored
 /// before schema version 5 carry no such text and leave the fact as it is.
 ///
 /// The title, description and technique are indexed: every touched row must be in the
 /// full-text indexes already (the update trigger replaces their entries).
 pub(crate) fn refresh_touched(conn: &Connection) -> rusqlite::Result<usize> {
+    const PROBLEM: &str = "coalesce((SELECT ps.problem_id FROM problem_statements ps
+                    WHERE ps.source_id = s.id AND ps.theorem_name = findings.theorem_name
+                      AND ps.problem_id IS NOT s.problem_id LIMIT 1), s.problem_id)";
     let changed = conn
-        .prepare_cached(
+        .prepare_cached(&format!(
             "UPDATE findings SET (title, description, notes, proof_technique, proof_lines, problem_id) =
                 (SELECT fs.title, fs.description, fs.notes, fs.proof_technique, fs.proof_lines,
-                        s.problem_id
+                        {PROBLEM}
                  FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
                  WHERE fs.finding_id = findings.id AND fs.source_id = findings.source_id)
              WHERE id IN (SELECT id FROM temp.facts_touched)
@@ -181,8 +186,8 @@ pub(crate) fn refresh_touched(conn: &Connection) -> rusqlite::Result<usize> {
                           OR fs.notes IS NOT findings.notes
                           OR fs.proof_technique IS NOT findings.proof_technique
                           OR fs.proof_lines IS NOT findings.proof_lines
-                          OR s.problem_id IS NOT findings.problem_id))",
-        )?
+                          OR {PROBLEM} IS NOT findings.problem_id))"
+        ))?
         .execute([])?;
     conn.prepare_cached("DELETE FROM temp.facts_touched")?
         .execute([])?;

@@ -29,6 +29,10 @@ pub struct FileItem {
     pub attempt: Option<super::AttemptRecord>,
     /// Other spellings of the file's problem met in its name and path, stored as aliases.
     pub aliases: Vec<String>,
+    /// Problems the file states besides its own (a collection's theorems, each named after its
+    /// problem): their statements are stored under them, and the file counts for none of
+    /// them as a submission or an attempt.
+    pub stated: Vec<ProblemUpsert>,
 }
 
 /// What happened to one file in [`Kb::write_batch`].
@@ -68,6 +72,8 @@ pub struct KnownSource {
     pub problem_id: Option<String>,
     /// The request uuid stored for it (tracking.db may name its problem).
     pub aristotle_uuid: Option<String>,
+    /// What decided its problem ([`SourceRecord::problem_evidence`]).
+    pub problem_evidence: Option<String>,
     /// The version of the extractor that stored its findings ([`SourceRecord::extractor`]).
     pub extractor: i64,
     /// Findings stored for it.
@@ -103,7 +109,7 @@ impl Kb {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT path, content_hash, slot, problem_id, extractor, aristotle_uuid, \
+                "SELECT path, content_hash, slot, problem_id, extractor, aristotle_uuid, problem_evidence, \
                  (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id AND fact_key IS NULL) \
                  + (SELECT COUNT(*) FROM finding_sources WHERE finding_sources.source_id = sources.id) \
                  FROM sources",
@@ -119,7 +125,8 @@ impl Kb {
                         problem_id: r.get(3)?,
                         extractor: r.get(4)?,
                         aristotle_uuid: r.get(5)?,
-                        findings: r.get::<_, i64>(6)?.max(0) as usize,
+                        problem_evidence: r.get(6)?,
+                        findings: r.get::<_, i64>(7)?.max(0) as usize,
                     },
                 ))
             })
@@ -546,7 +553,7 @@ fn write_file(
     if changed_problem {
         (old_counts, added) = ((0, 0), 1);
     }
-    store_statements(conn, source_id, item.problem.as_ref())?;
+    store_statements(conn, source_id, item.problem.iter().chain(&item.stated))?;
     if let Some(problem) = &src.problem_id {
         super::identity::store_aliases(conn, problem, &item.aliases, "spelling")?;
     }
@@ -560,6 +567,10 @@ fn write_file(
             new_counts,
             old_counts,
         )?;
+    }
+    // The problems a collection states: known, with their statements; no submission of theirs.
+    for p in &item.stated {
+        upsert_problem(conn, p, None, 0, (0, 0), (0, 0))?;
     }
     Ok(out)
 }
@@ -602,30 +613,32 @@ pub(super) fn forget_source(
     }))
 }
 
-/// Replaces what a source states of its problem ([`super::StatementRecord`]).
-fn store_statements(
+/// Replaces what a source states of its problems ([`super::StatementRecord`]): of its own,
+/// and of those a collection states besides.
+fn store_statements<'a>(
     conn: &Connection,
     source_id: i64,
-    problem: Option<&ProblemUpsert>,
+    problems: impl Iterator<Item = &'a ProblemUpsert>,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached("DELETE FROM problem_statements WHERE source_id = ?1")?
         .execute([source_id])?;
-    let Some(p) = problem else { return Ok(()) };
     let mut insert = conn.prepare_cached(
         "INSERT OR IGNORE INTO problem_statements
             (source_id, problem_id, theorem_name, statement, variant, rank, literature)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    for st in &p.statements {
-        insert.execute(params![
-            source_id,
-            p.id.trim(),
-            st.theorem_name,
-            st.statement,
-            st.variant,
-            st.rank,
-            st.literature
-        ])?;
+    for p in problems {
+        for st in &p.statements {
+            insert.execute(params![
+                source_id,
+                p.id.trim(),
+                st.theorem_name,
+                st.statement,
+                st.variant,
+                st.rank,
+                st.literature
+            ])?;
+        }
     }
     Ok(())
 }
@@ -657,6 +670,9 @@ fn check_item(item: &FileItem, domains: &[String]) -> Result<Domains> {
         .iter()
         .map(|f| check_finding(f, domains))
         .collect::<Result<Vec<_>>>()?;
+    if item.stated.iter().any(|p| p.id.trim().is_empty()) {
+        return Err(KbError::Invalid("problem id is empty".into()));
+    }
     let problem_domain = match &item.problem {
         Some(p) if p.id.trim().is_empty() => {
             return Err(KbError::Invalid("problem id is empty".into()));

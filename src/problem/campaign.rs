@@ -4,16 +4,18 @@
 //! ("PATH_4 τ ≤ 8 - Inline Cover") joins that target's problem.
 //!
 //! A target is a family with a parameter (its id holds a digit: `tuza_nu4`, not
-//! `inline_cover`) whose family is a word (three letters or more: `path_4`, not `k_4`), named
-//! by the users' own naming of two files or more, or fixed by tracking.db. Catalogue and
-//! contest ids are not targets: a comment naming one is read by the schemes.
+//! `inline_cover`) whose family is a word (three letters or more: `path_4`, not `k_4` or `nu_2`),
+//! named by the users' own naming of files of two submissions or more (an input and its
+//! output are one submission: `slot223b_independence_ge_2` and its `…_aristotle` output name
+//! no campaign), or fixed by tracking.db. Catalogue and contest ids are not targets: a
+//! comment naming one is read by the schemes.
 
 use std::collections::HashMap;
 
 use super::scheme::{self, Mode};
 
-/// Files a users' name must be given to before it is a campaign target.
-const MIN_FILES: usize = 2;
+/// Submissions a users' name must be given to before it is a campaign target.
+const MIN_SUBMISSIONS: usize = 2;
 
 /// Words that number a piece of an argument or name a type, not a problem family: `case_1`,
 /// `step_2`, `lemma_14`, `fin_12` are never targets.
@@ -38,19 +40,20 @@ struct Target {
 }
 
 impl Campaigns {
-    /// `named`: the users' problem name of each file (one entry per file); `fixed`: ids
-    /// tracking.db gives, targets whatever their count.
+    /// `named`: the users' problem name of each file (one entry per file), with the
+    /// submission the file belongs to (its slot, else its request uuid, else the file itself);
+    /// `fixed`: ids tracking.db gives, targets whatever their count.
     pub fn new(
-        named: impl IntoIterator<Item = String>,
+        named: impl IntoIterator<Item = (String, String)>,
         fixed: impl IntoIterator<Item = String>,
     ) -> Campaigns {
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        for id in named {
-            *counts.entry(id).or_default() += 1;
+        let mut submissions: HashMap<String, std::collections::HashSet<String>> = HashMap::new();
+        for (submission, id) in named {
+            submissions.entry(id).or_default().insert(submission);
         }
-        let mut chosen: std::collections::HashSet<String> = counts
+        let mut chosen: std::collections::HashSet<String> = submissions
             .into_iter()
-            .filter(|(id, n)| *n >= MIN_FILES && is_family_with_parameter(id, false))
+            .filter(|(id, s)| s.len() >= MIN_SUBMISSIONS && is_family_with_parameter(id, false))
             .map(|(id, _)| id)
             .collect();
         chosen.extend(
@@ -121,32 +124,43 @@ mod tests {
 
     fn campaigns() -> Campaigns {
         let named = [
-            "tau_le_8",
-            "tau_le_8",
-            "tau_le_8",
-            "path_4",
-            "path_4",
-            "tuza_nu4",
-            "inline_cover",
-            "inline_cover",
-            "k_4",
-            "k_4",
-            "erdos_850",
-            "erdos_850",
-            "lemma_14",
-            "case_1",
-            "case_1",
+            ("slot1", "tau_le_8"),
+            ("slot2", "tau_le_8"),
+            ("slot3", "tau_le_8"),
+            ("slot4", "path_4"),
+            ("slot5", "path_4"),
+            ("slot6", "tuza_nu4"),
+            ("slot7", "inline_cover"),
+            ("slot8", "inline_cover"),
+            ("slot9", "k_4"),
+            ("slot10", "k_4"),
+            ("slot11", "erdos_850"),
+            ("slot12", "erdos_850"),
+            ("slot13", "lemma_14"),
+            ("slot14", "case_1"),
+            ("slot15", "case_1"),
+            // An input and its output: one submission.
+            ("slot16", "independence_ge_2"),
+            ("slot16", "independence_ge_2"),
+            ("a.lean", "gap_5"),
+            ("b.lean", "gap_5"),
+            // A family of two letters is a symbol, not a word.
+            ("slot17", "nu_2"),
+            ("slot18", "nu_2"),
         ];
-        Campaigns::new(named.iter().map(|s| s.to_string()), ["ft_p3".to_string()])
+        Campaigns::new(
+            named.iter().map(|(s, n)| (s.to_string(), n.to_string())),
+            ["ft_p3".to_string()],
+        )
     }
 
     #[test]
     fn targets_are_families_with_a_parameter() {
         let c = campaigns();
-        for id in ["tau_le_8", "path_4", "ft_p3"] {
+        for id in ["tau_le_8", "path_4", "ft_p3", "gap_5"] {
             assert!(c.is_target(id), "{id}");
         }
-        // One file, no parameter, a symbol family, a catalogue id: no target.
+        // One submission, no parameter, a symbol family, a catalogue id: no target.
         for id in [
             "tuza_nu4",
             "inline_cover",
@@ -154,6 +168,8 @@ mod tests {
             "erdos_850",
             "lemma_14",
             "case_1",
+            "independence_ge_2",
+            "nu_2",
         ] {
             assert!(!c.is_target(id), "{id}");
         }

@@ -14,9 +14,22 @@
 //!    name is the id), unless its title names a campaign target of the users;
 //! 7. the users' own sketch naming (`slot614_erdos_850_…`, `tuza_nu4_…`), for their files
 //!    only: never for a package module, a test, or a file that states no theorem or lemma; a
-//!    sketch whose leading comment names a campaign target in words joins that target.
+//!    sketch whose leading comment names a campaign target in words joins that target. A
+//!    sketch name names a problem outright only when it is a campaign target or fits a
+//!    scheme; a word about the file or the run (`self_contained`, `extraction`) gives way to
+//!    the problem its slot siblings' names give (`slot224d_…` beside `slot224b_tau8_final`),
+//!    else to the campaign target its folders name (`tuza/nu4/`), and is the file's problem
+//!    only when neither says anything (the last resort).
 //!
 //! A file none of these names is about no problem: its facts are facts without a problem.
+//!
+//! A file whose theorems and lemmas are named after several distinct problems (a collection:
+//! `imo1959_p1_numbertheory` … `imo2024_p6_algebra`) is no one of them: its declarations,
+//! its catalogue attributes and its sketch name decide nothing, only its title and its path
+//! may name its problem; each of its theorems named after a problem is a statement of that
+//! problem ([`Identity::stated`]). Copies of one output (the same content, or the same
+//! Aristotle request) are about one problem: the one the strongest evidence any copy has
+//! names ([`of_copies`]).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -63,7 +76,36 @@ pub enum Evidence {
     Campaign,
     /// The users' own sketch naming.
     Sketch,
+    /// The users' naming of the file's slot siblings (the same slot number).
+    Slot,
+    /// A folder above the file names a campaign target of the users' naming (`tuza/nu4/`).
+    CampaignFolder,
+    /// A copy of the file (the same content stating a theorem, or a file of the same
+    /// Aristotle request) has stronger evidence.
+    Copy,
+    /// No problem: the file is a collection (its claims are named after several problems).
+    Collection,
 }
+
+/// Evidence kinds, strongest first: what decides between copies of one output.
+const STRENGTH: &[Evidence] = &[
+    Evidence::Given,
+    Evidence::Tracking,
+    Evidence::Attribute,
+    Evidence::Theorem,
+    Evidence::Comment,
+    Evidence::FileName,
+    Evidence::Folder,
+    Evidence::CatalogueEntry,
+    Evidence::Campaign,
+    // A sketch name ranks below what the file's slot and folders say: where those decide,
+    // the name named no problem (the name is then only the last resort).
+    Evidence::Slot,
+    Evidence::CampaignFolder,
+    Evidence::Sketch,
+    Evidence::Copy,
+    Evidence::Collection,
+];
 
 impl Evidence {
     /// The stored name.
@@ -79,7 +121,24 @@ impl Evidence {
             Evidence::CatalogueEntry => "catalogue_entry",
             Evidence::Campaign => "campaign",
             Evidence::Sketch => "sketch",
+            Evidence::Slot => "slot",
+            Evidence::CampaignFolder => "campaign_folder",
+            Evidence::Copy => "copy",
+            Evidence::Collection => "collection",
         }
+    }
+
+    /// The evidence stored as `name` ([`Evidence::as_str`]).
+    pub fn from_name(name: &str) -> Option<Evidence> {
+        STRENGTH.iter().copied().find(|e| e.as_str() == name)
+    }
+
+    /// 0 for the strongest evidence.
+    fn strength(self) -> usize {
+        STRENGTH
+            .iter()
+            .position(|e| *e == self)
+            .unwrap_or(STRENGTH.len())
     }
 }
 
@@ -91,6 +150,10 @@ pub struct Identity {
     /// Spellings met in the file's name and path (`ErdosProblems/975`, `imo2025_p4_algebra`)
     /// whose key differs from the id's: aliases of it.
     pub aliases: Vec<String>,
+    /// In a collection (theorems and lemmas named after several distinct problems): each claim
+    /// named after a problem other than the file's own, by declaration index, with that
+    /// problem. It is a statement of that problem, never of the file's.
+    pub stated: Vec<(usize, String)>,
 }
 
 impl Identity {
@@ -98,19 +161,106 @@ impl Identity {
         Identity {
             problem_id: Some(id),
             evidence: Some(evidence),
-            aliases: Vec::new(),
+            ..Identity::default()
         }
+    }
+
+    /// Whether the file is a collection: its claims name several distinct problems.
+    pub fn is_collection(&self) -> bool {
+        !self.stated.is_empty()
+    }
+
+    /// Takes the problem its copies' evidence decided ([`of_copies`]), unless it already has
+    /// it or is a collection (which is no single problem, whatever its copies say).
+    pub fn adopt(&mut self, decided: Option<&str>) {
+        let Some(decided) = decided else { return };
+        if self.is_collection() || self.problem_id.as_deref() == Some(decided) {
+            return;
+        }
+        self.problem_id = Some(decided.to_string());
+        self.evidence = Some(Evidence::Copy);
+        self.aliases.clear();
     }
 }
 
+/// The problem copies of one output are about: the one the strongest evidence among them
+/// names (`members`: each copy's own problem and evidence), when the copies with that evidence
+/// agree; `None` when they name different problems at that strength (no copy outranks the
+/// others) or none names one. Evidence a copy took from another copy counts for nothing.
+pub fn of_copies<'a>(
+    members: impl IntoIterator<Item = (Option<&'a str>, Option<Evidence>)>,
+) -> Option<String> {
+    let mut best: Option<(usize, &str)> = None;
+    let mut agree = true;
+    for (id, evidence) in members {
+        let (Some(id), Some(evidence)) = (id, evidence) else {
+            continue;
+        };
+        if matches!(evidence, Evidence::Copy | Evidence::Collection) {
+            continue;
+        }
+        let strength = evidence.strength();
+        match best {
+            Some((b, _)) if strength > b => {}
+            Some((b, other)) if strength == b => agree &= other == id,
+            _ => {
+                best = Some((strength, id));
+                agree = true;
+            }
+        }
+    }
+    best.filter(|_| agree).map(|(_, id)| id.to_string())
+}
+
 /// What the whole run knows that a single file cannot: tracking.db's problems by request
-/// uuid, the campaign targets, the package structure.
+/// uuid, the campaign targets, the package structure, the problems slots are named after.
 #[derive(Debug, Default)]
 pub struct Context {
     /// Request uuid (lowercase) → tracking.db's problem id, as tracking.db spells it.
     pub tracking: HashMap<String, String>,
     pub campaigns: Campaigns,
     pub layout: Layout,
+    /// Slot number → the problem its files' names give ([`Context::name_slots`]).
+    pub slots: HashMap<i64, String>,
+}
+
+impl Context {
+    /// Reads, from the users' naming of every file of the run (slot, problem name), the problem
+    /// each slot is named after: the name that names a problem ([`Context::named_problem`])
+    /// most of the slot's files give; a slot whose files give two such names equally often
+    /// names none. Needs the campaign targets.
+    pub fn name_slots(&mut self, named: impl IntoIterator<Item = (i64, String)>) {
+        let mut counts: HashMap<i64, Vec<(String, usize)>> = HashMap::new();
+        for (slot, name) in named {
+            let Some(id) = self.named_problem(&name) else {
+                continue;
+            };
+            let ids = counts.entry(slot).or_default();
+            match ids.iter_mut().find(|(i, _)| *i == id) {
+                Some((_, n)) => *n += 1,
+                None => ids.push((id, 1)),
+            }
+        }
+        self.slots = counts
+            .into_iter()
+            .filter_map(|(slot, ids)| {
+                let max = ids.iter().map(|(_, n)| *n).max()?;
+                let mut top = ids.into_iter().filter(|(_, n)| *n == max);
+                let (id, _) = top.next()?;
+                top.next().is_none().then_some((slot, id))
+            })
+            .collect();
+    }
+
+    /// The problem a name of the users' naming names: a campaign target, or the canonical id
+    /// of a scheme it fits (`erdos_850`); a word about the file or the run (`self_contained`,
+    /// `extraction`, `i_9`) names none.
+    pub fn named_problem(&self, name: &str) -> Option<String> {
+        if self.campaigns.is_target(name) {
+            return Some(name.to_string());
+        }
+        scheme::canonical(name)
+    }
 }
 
 /// One file, as much as identity needs of it.
@@ -152,6 +302,28 @@ pub fn identify(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Iden
 }
 
 fn decide(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Identity {
+    let named = claims_named(file.outline);
+    let collection = is_collection(&named);
+    let mut identity = decide_file(file, ctx, given, collection);
+    if collection {
+        if identity.problem_id.is_none() {
+            identity.evidence = Some(Evidence::Collection);
+        }
+        identity.stated = named
+            .into_iter()
+            .filter(|(_, id)| identity.problem_id.as_ref() != Some(id))
+            .collect();
+    }
+    identity
+}
+
+/// The problem of the file as a whole.
+fn decide_file(
+    file: &FileView<'_>,
+    ctx: &Context,
+    given: Option<&str>,
+    collection: bool,
+) -> Identity {
     if let Some(given) = given.map(str::trim).filter(|g| !g.is_empty()) {
         let mut identity = Identity::of(
             scheme::canonical(given).unwrap_or_else(|| given.to_string()),
@@ -164,6 +336,14 @@ fn decide(file: &FileView<'_>, ctx: &Context, given: Option<&str>) -> Identity {
         return Identity::of(id.clone(), Evidence::Tracking);
     }
     let words = own_words(file.outline, file.text);
+    if collection {
+        // A collection is no one of the problems it states: only its title or its path may
+        // name one it is about as a whole.
+        if let Some(m) = scheme::find(&title(&words, file.path), Mode::Prose) {
+            return Identity::of(m.id, Evidence::Comment);
+        }
+        return by_path(file.path).unwrap_or_default();
+    }
     let (attribute, catalogue) = by_attribute(file.outline);
     if let Some(id) = attribute {
         return Identity::of(id, Evidence::Attribute);
@@ -215,13 +395,36 @@ fn is_problem_category(attribute: &str) -> bool {
 /// The problem a declaration name (or one of its namespaces) is named after: a scheme id at
 /// the start of one of its components (`Erdos975.erdos_975.variants.x`, `putnam_1986_b4`,
 /// `imo2025_p3_subproblem`), not one merely mentioned inside it (`bound_of_erdos_850`).
-fn named_after(full_name: &str) -> Option<String> {
+pub fn named_after(full_name: &str) -> Option<String> {
     full_name.split('.').find_map(|component| {
         let atoms = scheme::atoms(component);
         scheme::find_in(&atoms, Mode::Name, 0)
             .filter(|m| m.atoms.start == 0)
             .map(|m| m.id)
     })
+}
+
+/// Whether claims named after problems (`named`) make a collection: they name several
+/// problems and none of them has most of the claims. A file of one problem whose lemma cites
+/// another (`erdos_975_main`, `erdos_975_bound`, `erdos_974_lemma`) is no collection.
+fn is_collection(named: &[(usize, String)]) -> bool {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for (_, id) in named {
+        *counts.entry(id.as_str()).or_default() += 1;
+    }
+    let most = counts.values().copied().max().unwrap_or(0);
+    counts.len() > 1 && 2 * most <= named.len()
+}
+
+/// The theorems and lemmas named after a problem, by declaration index, with that problem.
+fn claims_named(outline: &Outline) -> Vec<(usize, String)> {
+    outline
+        .declarations
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| matches!(d.kind.as_str(), "theorem" | "lemma"))
+        .filter_map(|(i, d)| Some((i, named_after(&d.full_name)?)))
+        .collect()
 }
 
 /// The problem the file's declarations are named after: the one most of them name (the first
@@ -261,7 +464,9 @@ fn benchmark_stem(file: &FileView<'_>) -> Option<String> {
                 .then_some(head)
         })
         .unwrap_or(stem);
-    let id_like = base.contains('_') || base.chars().any(|c| c.is_ascii_digit());
+    // A name with a separator or a digit, or a full name (`Matroid.indepEmpty`), is an id; a
+    // plain word (`Basic`) is not.
+    let id_like = base.contains(['_', '.']) || base.chars().any(|c| c.is_ascii_digit());
     let named = file.outline.declarations.iter().any(|d| {
         matches!(d.kind.as_str(), "theorem" | "lemma")
             && [stem, base]
@@ -386,6 +591,7 @@ fn by_path(path: &Path) -> Option<Identity> {
             problem_id: Some(m.id),
             evidence: Some(evidence),
             aliases,
+            ..Identity::default()
         });
     }
     None
@@ -444,12 +650,49 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
             .declarations
             .iter()
             .any(|d| matches!(d.kind.as_str(), "theorem" | "lemma"));
-    match named {
-        Some(id) if states || file.naming.problem_from_dir || is_target => {
-            Identity::of(id, Evidence::Sketch)
+    // The users' name counts only where it names a problem: a campaign target or a scheme's
+    // id, never a word about the file or the run.
+    match named.as_deref().map(|n| ctx.named_problem(n)) {
+        Some(Some(id)) if states || file.naming.problem_from_dir || is_target => {
+            return Identity::of(id, Evidence::Sketch)
         }
+        Some(Some(_)) => return Identity::default(),
+        _ => {}
+    }
+    // A name that names no problem: the file is a step of what its slot siblings are named
+    // after, else of the campaign target its folders name.
+    if let Some(id) = file.naming.slot.and_then(|slot| ctx.slots.get(&slot)) {
+        return Identity::of(id.clone(), Evidence::Slot);
+    }
+    if let Some(target) = by_folder_campaign(file.path, &ctx.campaigns) {
+        return Identity::of(target, Evidence::CampaignFolder);
+    }
+    // Last, the users' sketch name itself, for a file that states something (or a project
+    // Aristotle returned, named by its directory): the problem it was submitted for.
+    match named {
+        Some(id) if states || file.naming.problem_from_dir => Identity::of(id, Evidence::Sketch),
         _ => Identity::default(),
     }
+}
+
+/// The campaign target the folders above `path` name, the nearest first (`tuza/nu4/`:
+/// `tuza_nu4`). Folders named by a request uuid say nothing.
+fn by_folder_campaign(path: &Path, campaigns: &Campaigns) -> Option<String> {
+    let mut folders: Vec<&str> = Vec::new();
+    for dir in path.ancestors().skip(1).take(FOLDER_LEVELS) {
+        let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+            break;
+        };
+        if naming::leading_uuid(name).is_some() || naming::is_hex_fragment(name) {
+            continue;
+        }
+        folders.push(name);
+        let text: Vec<&str> = folders.iter().rev().copied().collect();
+        if let Some(target) = campaigns.named_in(&text.join("/")) {
+            return Some(target.to_string());
+        }
+    }
+    None
 }
 
 /// The spellings whose key differs from `id`'s, each once.
@@ -503,6 +746,34 @@ mod tests {
             "theorem disjoint_inter_M₂ : True := trivial\n",
         );
         assert_eq!(found.problem_id.as_deref(), Some("disjoint_inter_m₂"));
+    }
+
+    #[test]
+    fn a_collection_names_several_problems_none_most() {
+        let collection = identity_of(
+            "contests/selection.lean",
+            "theorem imo1959_p1 : True := trivial\ntheorem imo1964_p1 : True := trivial\n\
+             theorem usamo1990_p1 : True := trivial\n",
+        );
+        assert_eq!(collection.problem_id, None);
+        assert_eq!(collection.evidence, Some(Evidence::Collection));
+        assert_eq!(collection.stated.len(), 3);
+        // Most claims name erdos_975; a lemma citing erdos_974 does not make a collection.
+        let one = identity_of(
+            "work/bounds.lean",
+            "theorem erdos_975_main : True := trivial\ntheorem erdos_975_bound : True := trivial\n\
+             lemma erdos_974_lemma : True := trivial\n",
+        );
+        assert_eq!(one.problem_id.as_deref(), Some("erdos_975"));
+        assert!(one.stated.is_empty());
+        // A collection whose path names a problem is that problem's; its other claims state
+        // theirs.
+        let titled = identity_of(
+            "ErdosProblems/938.lean",
+            "theorem erdos_938_bound : True := trivial\ntheorem erdos_364_mod : True := trivial\n",
+        );
+        assert_eq!(titled.problem_id.as_deref(), Some("erdos_938"));
+        assert_eq!(titled.stated, [(1, "erdos_364".to_string())]);
     }
 
     #[test]
