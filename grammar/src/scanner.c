@@ -1348,9 +1348,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       }
       then_else = word_tok >= 0;
     }
-  } else if ((c == 't' || c == 'e') && (v_end || valid[THEN] || valid[ELSE])) {
+  } else if (ws && (c == 't' || c == 'e') && (v_end || valid[THEN] || valid[ELSE])) {
     /* Elsewhere only `then` / `else` matter: compare while reading, so that
-     * other words cost one or two characters. */
+     * other words cost one or two characters. A word glued to the token before it is a
+     * field name (`x |>.then y`: Lean reads a raw identifier after `|>.`), not the keyword. */
     const char *kw = c == 't' ? "then" : "else";
     unsigned i = 0;
     while (kw[i] && lx->lookahead == kw[i]) {
