@@ -80,6 +80,11 @@ pub struct Sorry {
     pub keyword: &'static str,
     #[serde(skip)]
     pub byte: usize,
+    /// Read lexically in text the grammar reads as one token (HTML in a term, a Verso Lean
+    /// code block, a metaprogram's code: see [`super::opaque`]), not a node of the tree.
+    /// Serialized only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lexical: bool,
 }
 
 /// An `axiom` declaration.
@@ -112,6 +117,8 @@ struct Kinds {
     tactic: u16,
     /// Kinds whose children can be tactics without a `by` in between.
     tactic_structure: [u16; 4],
+    /// Kinds that may be opaque text holding code (see [`super::opaque`]).
+    opaque: [u16; 4],
     line_comment: u16,
     block_comment: u16,
     doc_comment: u16,
@@ -148,6 +155,12 @@ fn kinds() -> &'static Kinds {
                 id("tactic_alternative"),
                 id("with_clause"),
                 id("decreasing_by"),
+            ],
+            opaque: [
+                id("jsx_element"),
+                id("verso_markup"),
+                id("syntax_quotation"),
+                id("syntax_command"),
             ],
             line_comment: id("line_comment"),
             block_comment: id("block_comment"),
@@ -302,7 +315,13 @@ impl<'f> Builder<'f> {
                         kind,
                         span: node.byte_range(),
                     }),
-                    None => push_children(&mut stack, node),
+                    None => {
+                        let opaque = kinds().opaque.contains(&node.kind_id());
+                        if opaque && self.markers.any_in(node.byte_range()) {
+                            self.opaque_holes(node, None);
+                        }
+                        push_children(&mut stack, node)
+                    }
                 },
             }
         }
@@ -468,9 +487,40 @@ impl<'f> Builder<'f> {
                         *decl.tactics.entry(head.to_string()).or_insert(0) += 1;
                     }
                 }
+            } else if k.opaque.contains(&id) && markers.any_in(n.byte_range()) {
+                decl.sorry_count += self.opaque_holes(n, owner.clone());
             }
         });
         self.markers = markers;
+    }
+
+    /// The holes in the code of `node` when it is opaque text ([`super::opaque`]), read
+    /// lexically and recorded as holes of `declaration`; returns how many.
+    fn opaque_holes(&mut self, node: Node<'_>, declaration: Option<String>) -> usize {
+        let Some((_, ranges)) = super::opaque::code_ranges(node, &self.file.text) else {
+            return 0;
+        };
+        let mut found = 0;
+        for range in ranges {
+            for hit in super::trust_scan::scan(&self.file.text, range) {
+                let keyword = match hit.word {
+                    "sorry" => "sorry",
+                    "admit" => "admit",
+                    _ => continue,
+                };
+                let pos = self.file.position(hit.span.start);
+                self.outline.sorries.push(Sorry {
+                    line: pos.line,
+                    column: pos.column,
+                    declaration: declaration.clone(),
+                    keyword,
+                    byte: hit.span.start,
+                    lexical: true,
+                });
+                found += 1;
+            }
+        }
+        found
     }
 
     fn holes_outside_declarations(&mut self, node: Node<'f>) {
@@ -484,6 +534,8 @@ impl<'f> Builder<'f> {
                 });
             } else if n.kind_id() == k.sorry || n.kind_id() == k.admit {
                 self.sorry(n, None);
+            } else if k.opaque.contains(&n.kind_id()) && self.markers.any_in(n.byte_range()) {
+                self.opaque_holes(n, None);
             }
         });
     }
@@ -501,6 +553,7 @@ impl<'f> Builder<'f> {
             declaration,
             keyword,
             byte: node.start_byte(),
+            lexical: false,
         });
     }
 }
