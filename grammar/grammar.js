@@ -740,7 +740,13 @@ module.exports = grammar({
       choice(':=', '←', '<-', repeat1($.alternative)),
     )),
 
-    _term_keyword: $ => choice('show', 'from', 'suffices', 'if', $._then_tok, $._else_tok),
+    // `then` is no term of its own: it belongs to an `if` (Lean's `termIf`: `if c then t else
+    // e`), so a term inside the condition stops before it (`if xs.all fun | 0 => true | _ =>
+    // false then`: the alternative's term does not take the `then`). Hidden: the tree stays
+    // flat, `if`, the condition's parts and `then` are parts of the enclosing term.
+    _term_keyword: $ => choice('show', 'from', 'suffices', $._if_then, $._else_tok),
+
+    _if_then: $ => seq('if', repeat1($._term_part), $._then_tok),
 
     match: $ => prec.right(seq(
       'match',

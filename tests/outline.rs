@@ -109,3 +109,22 @@ fn crlf_files_have_the_same_outline() {
     }
     assert_eq!(lf, cr);
 }
+
+/// A project's own commands shaped like declarations (compfiles' `problem`/`determine`, a
+/// `where`-bodied extension, alternatives after `:`) are declarations whose kind is their
+/// word, marked `user_command`; other user commands (`problem_file …`, `snip begin`, a word
+/// followed by no name) are not, and a lemma between them keeps its namespace.
+#[test]
+fn declaration_shaped_user_commands_are_declarations() {
+    check_fixture("user_commands");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lean");
+    let actual = outline_json(&dir.join("user_commands.lean"));
+    for d in actual["declarations"].as_array().unwrap() {
+        let lean_keyword = matches!(d["kind"].as_str(), Some("lemma" | "theorem" | "def"));
+        assert_eq!(
+            d.get("user_command").is_some(),
+            !lean_keyword,
+            "user_command is serialized exactly for a project's own commands: {d}"
+        );
+    }
+}

@@ -130,3 +130,43 @@ fn declarations_nested_in_an_error_node_are_lost() {
     assert_eq!(stats["declarations_lost_to_errors"], 3, "{stats}");
     assert_eq!(stats["declarations_in_unclean_files"], 4, "{stats}");
 }
+
+/// A line at column 0 that closed the tactic block cannot continue the `calc` step in it
+/// (Lean: "unexpected token '≤'; expected command"): the error is reported in that
+/// declaration only; the calc continued right of column 0 and the next theorem are clean.
+#[test]
+fn a_column_0_line_does_not_continue_a_calc_step() {
+    let path = fixture("fixtures/parse_errors/calc_column_0.lean");
+    let out = mf()
+        .args(["parse", "--errors"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("calc_column_0.lean: 13:9 syntax error"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("15:1 syntax error"), "{stdout}");
+
+    let out = mf()
+        .args(["outline", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let outline: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let declarations = outline["declarations"].as_array().unwrap();
+    let by_name = |n: &str| declarations.iter().find(|d| d["name"] == n).unwrap();
+    assert_eq!(by_name("at_column_0")["parse_error"], true);
+    assert!(by_name("continued").get("parse_error").is_none());
+    assert!(by_name("after").get("parse_error").is_none());
+
+    let out = mf()
+        .args(["parse", "--stats", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["clean_files"], 0, "{stats}");
+    assert_eq!(stats["declarations_lost_to_errors"], 0, "{stats}");
+}

@@ -133,6 +133,9 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
 #define TRY_FLAG 0x200000u    /* the `do` sequence of a `try` */
 /* `last` after the block of a `try` was closed (no token has this number) */
 #define TRY_CLOSED 0x7FFFu
+/* `last` after a line at column 0 closed the last open block (no token has this number):
+ * the command around the blocks is over, so what follows on the line must start a command */
+#define CLOSED_AT_COLUMN_0 0x7FFEu
 /* A block opened on the line of an `if` condition (`if foo do bar x then`): bits 17–19 hold
  * 1 + the number of `then` / `else` words the block takes on that line before the first one
  * that has no `if` of its own and so closes the block; 0 when there is none. */
@@ -1226,6 +1229,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     pop(s);
     emit(s, lx, LAYOUT_END);
     if (was_try) s->last = TRY_CLOSED;
+    else if (indent == 0 && s->len == 0 && s->overflow == 0) s->last = CLOSED_AT_COLUMN_0;
     return true;
   }
 
@@ -1348,9 +1352,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       }
       then_else = word_tok >= 0;
     }
-  } else if ((c == 't' || c == 'e') && (v_end || valid[THEN] || valid[ELSE])) {
+  } else if (ws && (c == 't' || c == 'e') && (v_end || valid[THEN] || valid[ELSE])) {
     /* Elsewhere only `then` / `else` matter: compare while reading, so that
-     * other words cost one or two characters. */
+     * other words cost one or two characters. A word glued to the token before it is a
+     * field name (`x |>.then y`: Lean reads a raw identifier after `|>.`), not the keyword. */
     const char *kw = c == 't' ? "then" : "else";
     unsigned i = 0;
     while (kw[i] && lx->lookahead == kw[i]) {
@@ -1378,6 +1383,18 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       if (!comment_ends && k == K_BLOCK_COMMENT) return emit(s, lx, COMMENT_GUARD);
     }
   }
+
+  /* A line at column 0 that closed every block (a tactic block, a `calc`'s steps) cannot go
+   * on with the term around them: Lean checks a block's column where each of its items starts
+   * (`checkColGe`) and the command's term takes no line left of its own column, so `≤ b := h`
+   * there is where the next command would start, and none does (Lean: "unexpected token '≤';
+   * expected command"). A command start the parser cannot take here makes the error; recovery
+   * resumes at the next command. Only an operator is decided here: a word, `|`, a bracket or a
+   * comment at column 0 is read as before (`| 0 => …` alternatives, `deriving`, fields). */
+  if (nl && indent == 0 && !has && s->last == CLOSED_AT_COLUMN_0 && k == K_OTHER &&
+      !line_word_read && is_sym(c) && c != '.' && c != '#' && c != '@' && c != '|' &&
+      c != '%')
+    return emit(s, lx, ERROR_SENTINEL);
 
   /* ---- command boundaries at column 0 ---- */
   /* A project's command ends before the next column-0 command or comment; a command may

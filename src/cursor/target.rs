@@ -150,6 +150,8 @@ mod tests {
             parse_error: false,
             span: span.0..span.1,
             body: None,
+            user_command: false,
+            theorem_like: matches!(kind, "theorem" | "lemma"),
         }
     }
 

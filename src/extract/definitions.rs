@@ -16,9 +16,12 @@ use std::collections::HashMap;
 
 use crate::lean::Outline;
 
-/// Kinds whose meaning does not enter a statement that names them (their proofs do not
-/// change what the statement says).
-const PROOF_KINDS: &[&str] = &["theorem", "lemma", "example"];
+/// Declarations whose meaning does not enter a statement that names them (their proofs do
+/// not change what the statement says): theorems (Lean's or a project's command that states
+/// one) and examples.
+fn is_proof(d: &crate::lean::Declaration) -> bool {
+    d.is_theorem_like() || d.kind == "example"
+}
 
 /// For each declaration of `outline` (read from `text`): the digest of the same-file
 /// definitions its statement depends on, or `None` when it names none.
@@ -27,7 +30,7 @@ pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
     // Definitions by every name they can be written as: full name, and each suffix of it.
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, d) in decls.iter().enumerate() {
-        if PROOF_KINDS.contains(&d.kind.as_str()) || d.name.is_empty() {
+        if is_proof(d) || d.name.is_empty() {
             continue;
         }
         let full = if d.full_name.is_empty() {
@@ -69,7 +72,7 @@ pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
     let mut seen = vec![0usize; decls.len()];
     let mut out = Vec::with_capacity(decls.len());
     for (i, d) in decls.iter().enumerate() {
-        if !PROOF_KINDS.contains(&d.kind.as_str()) {
+        if !is_proof(d) {
             out.push(None);
             continue;
         }

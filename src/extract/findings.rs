@@ -675,8 +675,7 @@ fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Dec
             .iter()
             .any(|&i| std::ptr::eq(&outline.declarations[i], d))
     };
-    let is_claim =
-        |d: &Declaration| matches!(d.kind.as_str(), "theorem" | "lemma") && !is_disproved(d);
+    let is_claim = |d: &Declaration| d.is_theorem_like() && !is_disproved(d);
     let is_hole = |d: &Declaration| d.sorry_count > 0 && is_claim(d);
     let holes: Vec<&Declaration> = outline.declarations.iter().filter(|d| is_hole(d)).collect();
     // What the file may name as its question: its holes, and the theorems it proves only
@@ -963,7 +962,7 @@ fn tags(domain: Option<&str>, rest: &str) -> String {
 }
 
 fn is_provable(decl: &Declaration) -> bool {
-    matches!(decl.kind.as_str(), "theorem" | "lemma") && decl.has_body()
+    decl.is_theorem_like() && decl.has_body()
 }
 
 fn display_name(decl: &Declaration) -> &str {
@@ -1000,6 +999,8 @@ mod tests {
             parse_error: false,
             span: 0..1,
             body: Some(0..1),
+            user_command: false,
+            theorem_like: true,
         }
     }
 

@@ -458,7 +458,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
     // Only theorems' and lemmas' proofs are read (findings, attempts), and those of
     // declarations a verdict names (a failure carries their technique).
     let proofs = uses::proofs_where(&parsed, &outline, |i| {
-        matches!(outline.declarations[i].kind.as_str(), "theorem" | "lemma")
+        outline.declarations[i].is_theorem_like()
             || verdicts.iter().any(|v| v.declaration == Some(i))
     });
     let definitions = definitions::digests(&outline, &parsed.text);
@@ -795,9 +795,7 @@ fn attempt_of(
         .header
         .as_ref()
         .and_then(|h| h.processing_error.as_ref());
-    let provable = |d: &crate::lean::Declaration| {
-        matches!(d.kind.as_str(), "theorem" | "lemma") && d.has_body()
-    };
+    let provable = |d: &crate::lean::Declaration| d.is_theorem_like() && d.has_body();
     let technique_at = |index: usize| {
         technique::of_declaration(proofs.get(index), &outline.declarations[index].tactics)
     };

@@ -53,7 +53,7 @@ fn display_name(d: &Declaration) -> &str {
 }
 
 fn is_claim(d: &Declaration) -> bool {
-    matches!(d.kind.as_str(), "theorem" | "lemma")
+    d.is_theorem_like()
 }
 
 /// A `.variants.` declaration: a variant of a problem stated next to the problem itself.

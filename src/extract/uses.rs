@@ -124,7 +124,7 @@ pub fn proofs_where(
     let not_lemmas: HashSet<&str> = outline
         .declarations
         .iter()
-        .filter(|d| !matches!(d.kind.as_str(), "theorem" | "lemma" | "axiom"))
+        .filter(|d| !(d.is_theorem_like() || d.kind == "axiom"))
         .flat_map(|d| [d.name.as_str(), d.full_name.as_str()])
         .filter(|n| !n.is_empty())
         .collect();
@@ -132,7 +132,7 @@ pub fn proofs_where(
     let lemmas: HashSet<&str> = outline
         .declarations
         .iter()
-        .filter(|d| matches!(d.kind.as_str(), "theorem" | "lemma" | "axiom"))
+        .filter(|d| d.is_theorem_like() || d.kind == "axiom")
         .flat_map(|d| [d.name.as_str(), d.full_name.as_str()])
         .collect();
     let not_lemmas: HashSet<&str> = not_lemmas

@@ -167,7 +167,6 @@ fn compare(
     let (old_w, new_w);
     // Windows are only used when both parse cleanly; otherwise the whole files are compared,
     // and the parts of the new one that did not parse are scanned for escapes too.
-    let whole = windows.is_none();
     let (old, new) = match windows {
         Some((o, n)) => {
             (old_w, new_w) = (o, n);
@@ -185,9 +184,9 @@ fn compare(
         (&new.text, &new.outline),
         origin,
     );
-    if whole {
-        unparsed_findings(old, new, origin, &mut blocks, &mut advice);
-    }
+    // Escape words read lexically: in the parts of the new file that did not parse (only
+    // when the whole files are compared: windows parse cleanly) and in opaque text's code.
+    lexical_findings(old, new, origin, &mut blocks, &mut advice);
     let events = journal::events(&c, &new.file, &new.outline);
     (blocks, advice, events)
 }
@@ -208,19 +207,32 @@ impl LineHashes {
 }
 
 /// `sorry`, `admit` and `axiom` words that the edit put into a part of the file that does not
-/// parse ([`trust_scan`]): the tree cannot say which proof they are in, so a word that was not
-/// on the same line before is blocked as a new hole or axiom would be (advised on, for a
-/// hole in a file with no earlier version, as a hole in a new declaration would be).
-fn unparsed_findings(
+/// parse, or into the code of text the grammar reads as one token (HTML in a term, a Verso
+/// Lean code block, a metaprogram's code), found lexically ([`trust_scan::lexical_escapes`]):
+/// the tree cannot say which proof they are in, so a word that was not on the same line
+/// before is blocked as a new hole or axiom would be (advised on, for a hole in a file with no
+/// earlier version, as a hole in a new declaration would be). A hole the outline puts inside a
+/// declaration is judged with that declaration, above.
+fn lexical_findings(
     old: &Window,
     new: &Window,
     origin: Origin,
     blocks: &mut Findings,
     advice: &mut Findings,
 ) {
-    let hits = trust_scan::unparsed_escapes(&new.file);
-    // What the tree read is judged by the declaration-level rules above.
-    let holes: HashSet<usize> = new.outline.sorries.iter().map(|s| s.byte).collect();
+    let hits = trust_scan::lexical_escapes(&new.file);
+    if hits.is_empty() {
+        return;
+    }
+    // What the tree read, and the holes the outline gives a declaration, are judged by the
+    // declaration-level rules above.
+    let holes: HashSet<usize> = new
+        .outline
+        .sorries
+        .iter()
+        .filter(|s| !s.lexical || s.declaration.is_some())
+        .map(|s| s.byte)
+        .collect();
     let axioms: Vec<&Range<usize>> = new
         .outline
         .declarations
@@ -264,10 +276,17 @@ fn unparsed_findings(
         } else {
             "a hole"
         };
-        let text = format!(
-            "- `{}` at line {line} is in a part of the file mf could not parse, so it is read as {what} in code it cannot check. Fix the syntax there (`mf parse --errors`) or remove it.",
-            h.word
-        );
+        let text = match h.opaque {
+            None => format!(
+                "- `{}` at line {line} is in a part of the file mf could not parse, so it is read as {what} in code it cannot check. Fix the syntax there (`mf parse --errors`) or remove it.",
+                h.word
+            ),
+            Some(_) => format!(
+                "- `{}` at line {line} is in {}, so it is read as {what}. Remove it, or finish the proof there.",
+                h.word,
+                trust_scan::describe_region(h.opaque)
+            ),
+        };
         let key = format!("unparsed {line:010} {}", h.word);
         if h.escape != Escape::Axiom && origin == Origin::Nothing {
             advice.insert(key, text);

@@ -75,6 +75,9 @@ pub struct DeclarationDiff {
     pub header_changed: bool,
     /// Line diff of the declaration's text (empty unless modified).
     pub hunks: Vec<Hunk>,
+    /// It states a theorem ([`Declaration::is_theorem_like`], in the new version).
+    #[serde(skip)]
+    pub theorem_like: bool,
 }
 
 /// A declaration as it is in one version.
@@ -152,7 +155,7 @@ impl DeclarationDiff {
 
     /// A theorem (or lemma) present in both versions whose statement changed.
     pub fn is_restated_theorem(&self) -> bool {
-        self.statement_changed && matches!(self.kind.as_str(), "theorem" | "lemma")
+        self.statement_changed && self.theorem_like
     }
 
     /// How to show it to a person: `theorem Ns.foo`, or just `example` when anonymous.
@@ -365,6 +368,7 @@ fn diff_declaration(
         proof_changed: false,
         header_changed: false,
         hunks: Vec::new(),
+        theorem_like: first.is_theorem_like(),
     };
     let (Some((o, _)), Some((n, _))) = (old, new) else {
         diff.status = if new.is_some() {
@@ -623,6 +627,8 @@ mod tests {
             parse_error: false,
             span: start..end,
             body: body_start.map(|b| b..end),
+            user_command: false,
+            theorem_like: matches!(kind, "theorem" | "lemma"),
         }
     }
 

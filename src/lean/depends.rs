@@ -196,7 +196,7 @@ fn own_gap(d: &Declaration) -> Option<Gap> {
         Some(Gap::Sorry)
     } else if d.parse_error {
         Some(Gap::ParseError)
-    } else if !d.has_body() && matches!(d.kind.as_str(), "theorem" | "lemma") {
+    } else if !d.has_body() && d.is_theorem_like() {
         Some(Gap::MissingProof)
     } else {
         None

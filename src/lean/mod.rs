@@ -11,6 +11,7 @@ pub mod depends;
 pub mod header;
 pub mod idents;
 pub mod lexical;
+pub mod opaque;
 pub mod outline;
 pub mod source;
 pub mod syntax;

@@ -59,12 +59,148 @@ pub struct Declaration {
     /// Byte range of the body, from the `:=`, `where` or `|` that begins it.
     #[serde(skip)]
     pub body: Option<Range<usize>>,
+    /// A project's own command read by its shape (`problem p (n : ℕ) : P := by …`, see
+    /// [`user_declaration_shape`]): `kind` is the command's word, not a Lean keyword.
+    /// Serialized only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub user_command: bool,
+    /// Whether it states a theorem (see [`Declaration::is_theorem_like`]).
+    #[serde(skip)]
+    pub theorem_like: bool,
 }
 
 impl Declaration {
     /// Whether the declaration has proof or value code at all.
     pub fn has_body(&self) -> bool {
         self.body.is_some()
+    }
+
+    /// Whether the declaration states a theorem whose body is its proof: a `theorem` or
+    /// `lemma`, or a project's own declaration-shaped command (`kind` not a Lean keyword)
+    /// whose value is a tactic proof (`:= by …`: Lean's `by` elaborates against a goal) or
+    /// whose type is a proposition at its top level (a relation `=` `≤` `↔` `∣` `∈` …, a
+    /// connective `∧` `∨` `¬`, or `∀`/`∃` in front). compfiles' `problem` is thus a theorem,
+    /// its `determine answer : ℕ := 3` a definition. A command whose term proves a predicate
+    /// applied to arguments (`: IsLeast S 3 := ⟨…⟩`) cannot be told from a definition by its
+    /// syntax and is read as one.
+    pub fn is_theorem_like(&self) -> bool {
+        self.theorem_like
+    }
+}
+
+/// Kinds of Lean's own theorem commands.
+fn theorem_kind(kind: &str) -> bool {
+    matches!(kind, "theorem" | "lemma")
+}
+
+/// Operators that make a proposition of the terms around them, at the top level of a type.
+const PROP_OPERATORS: &[&str] = &[
+    "=", "≠", "<", ">", "≤", "≥", "↔", "∣", "∈", "∉", "⊆", "⊂", "⊇", "⊃", "∧", "∨", "¬", "≡",
+    "<->", "/\\", "\\/", "<=", ">=",
+];
+
+/// The parts of a declaration-shaped user command (`WORD name binders* : type := value`, or
+/// with a `|` alternative or `where` for `:= value`, the type optional).
+pub(crate) struct UserDeclaration<'t> {
+    pub(crate) head: Node<'t>,
+    pub(crate) name: Node<'t>,
+    /// The children of the type, between the `:` and the body.
+    pub(crate) type_parts: Vec<Node<'t>>,
+    /// The token that begins the body (`:=`, `|`, `where`).
+    pub(crate) body_start: Node<'t>,
+    /// The first part of the value after `:=`, if the body is one.
+    pub(crate) value_first: Option<Node<'t>>,
+}
+
+/// Whether a `user_command` node has the shape of a declaration: its word (an identifier, so
+/// no Lean keyword: the grammar reads those as their own commands) is followed by a name,
+/// binders (bracket groups or plain names), optionally `:` and a type, and a body that starts
+/// with `:=`, `|` or `where` and holds something. Lean cannot know what a project's command
+/// means; this shape is the one of `theorem`/`def`, which such commands expand to.
+pub(crate) fn user_declaration_shape<'t>(
+    node: Node<'t>,
+    text: &str,
+) -> Option<UserDeclaration<'t>> {
+    let head = node.child_by_field_name("head")?;
+    if head.kind() != "identifier" {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let mut cursor = node.walk();
+    let mut past_head = false;
+    for child in node.children(&mut cursor) {
+        if past_head && !child.is_extra() && child.start_byte() < child.end_byte() {
+            parts.push(child);
+        }
+        past_head |= child.id() == head.id();
+    }
+    let mut parts = parts.into_iter().peekable();
+    let name = parts.next().filter(|n| n.kind() == "identifier")?;
+    let word = |n: Node<'_>| &text[n.byte_range()];
+    let is_body_start = |n: Node<'_>| {
+        (!n.is_named() && matches!(word(n), ":=" | "|"))
+            || (n.kind() == "identifier" && word(n) == "where")
+    };
+    // binders
+    while let Some(&p) = parts.peek() {
+        let binder = matches!(p.kind(), "parens" | "braces" | "brackets" | "strict_braces")
+            || (p.kind() == "identifier" && word(p) != "where");
+        if !binder {
+            break;
+        }
+        parts.next();
+    }
+    let mut type_parts = Vec::new();
+    if parts
+        .peek()
+        .is_some_and(|p| !p.is_named() && word(*p) == ":")
+    {
+        parts.next();
+        while let Some(&p) = parts.peek() {
+            if is_body_start(p) {
+                break;
+            }
+            type_parts.push(p);
+            parts.next();
+        }
+        if type_parts.is_empty() {
+            return None;
+        }
+    }
+    let body_start = parts.next().filter(|p| is_body_start(*p))?;
+    let value_first = parts.next()?;
+    Some(UserDeclaration {
+        head,
+        name,
+        type_parts,
+        value_first: (word(body_start) == ":=").then_some(value_first),
+        body_start,
+    })
+}
+
+impl UserDeclaration<'_> {
+    /// See [`Declaration::is_theorem_like`].
+    fn theorem_like(&self, text: &str) -> bool {
+        if self.value_first.is_some_and(|v| v.kind() == "by_block") {
+            return true;
+        }
+        self.type_parts
+            .iter()
+            .enumerate()
+            .any(|(i, p)| match p.kind() {
+                "operator" => PROP_OPERATORS.contains(&&text[p.byte_range()]),
+                "binder_notation" => {
+                    i == 0
+                        && p.child_by_field_name("binder").is_some_and(|b| {
+                            let b = &text[b.byte_range()];
+                            b.starts_with('∀')
+                                || b.starts_with('∃')
+                                || b == "forall"
+                                || b == "exists"
+                        })
+                }
+                _ => false,
+            })
     }
 }
 
@@ -80,6 +216,11 @@ pub struct Sorry {
     pub keyword: &'static str,
     #[serde(skip)]
     pub byte: usize,
+    /// Read lexically in text the grammar reads as one token (HTML in a term, a Verso Lean
+    /// code block, a metaprogram's code: see [`super::opaque`]), not a node of the tree.
+    /// Serialized only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lexical: bool,
 }
 
 /// An `axiom` declaration.
@@ -112,6 +253,8 @@ struct Kinds {
     tactic: u16,
     /// Kinds whose children can be tactics without a `by` in between.
     tactic_structure: [u16; 4],
+    /// Kinds that may be opaque text holding code (see [`super::opaque`]).
+    opaque: [u16; 4],
     line_comment: u16,
     block_comment: u16,
     doc_comment: u16,
@@ -148,6 +291,12 @@ fn kinds() -> &'static Kinds {
                 id("tactic_alternative"),
                 id("with_clause"),
                 id("decreasing_by"),
+            ],
+            opaque: [
+                id("jsx_element"),
+                id("verso_markup"),
+                id("syntax_quotation"),
+                id("syntax_command"),
             ],
             line_comment: id("line_comment"),
             block_comment: id("block_comment"),
@@ -272,6 +421,11 @@ impl<'f> Builder<'f> {
         while let Some((node, inside_mutual)) = stack.pop() {
             match node.kind() {
                 "declaration" => self.declaration(node),
+                "user_command" => {
+                    if !self.user_declaration(node) {
+                        push_children(&mut stack, node)
+                    }
+                }
                 "import" => {
                     let mut c = node.walk();
                     for module in node.children_by_field_name("module", &mut c) {
@@ -302,7 +456,13 @@ impl<'f> Builder<'f> {
                         kind,
                         span: node.byte_range(),
                     }),
-                    None => push_children(&mut stack, node),
+                    None => {
+                        let opaque = kinds().opaque.contains(&node.kind_id());
+                        if opaque && self.markers.any_in(node.byte_range()) {
+                            self.opaque_holes(node, None);
+                        }
+                        push_children(&mut stack, node)
+                    }
                 },
             }
         }
@@ -345,22 +505,61 @@ impl<'f> Builder<'f> {
     }
 
     fn declaration(&mut self, node: Node<'f>) {
-        let text = &self.file.text;
         let Some(kind_node) = node.child_by_field_name("kind") else {
             // Without its keyword the declaration is an error fragment; its holes still count.
             self.holes_outside_declarations(node);
             return;
         };
         let kind = collapse_whitespace(self.text(kind_node));
+        let theorem_like = theorem_kind(&kind);
         let name_node = node.child_by_field_name("name");
+        let body = node.child_by_field_name("body").map(|b| b.byte_range());
+        let head = Head {
+            kind,
+            kind_end: kind_node.end_byte(),
+            name_node,
+            body,
+            user_command: false,
+            theorem_like,
+        };
+        self.record_declaration(node, head);
+    }
+
+    /// A `user_command` of a declaration's shape, recorded as a declaration whose kind is its
+    /// word; false (nothing recorded) for any other user command.
+    fn user_declaration(&mut self, node: Node<'f>) -> bool {
+        let Some(shape) = user_declaration_shape(node, &self.file.text) else {
+            return false;
+        };
+        let head = Head {
+            kind: self.text(shape.head).to_string(),
+            kind_end: shape.head.end_byte(),
+            name_node: Some(shape.name),
+            body: Some(shape.body_start.start_byte()..node.end_byte()),
+            user_command: true,
+            theorem_like: shape.theorem_like(&self.file.text),
+        };
+        self.record_declaration(node, head);
+        true
+    }
+
+    fn record_declaration(&mut self, node: Node<'f>, head: Head<'f>) {
+        let text = &self.file.text;
+        let Head {
+            kind,
+            kind_end,
+            name_node,
+            body,
+            user_command,
+            theorem_like,
+        } = head;
         let name = name_node.map_or("", |n| self.text(n)).to_string();
         let full_name = if name.is_empty() {
             String::new()
         } else {
             self.qualify(&name)
         };
-        let body = node.child_by_field_name("body").map(|b| b.byte_range());
-        let statement_start = name_node.map_or(kind_node.end_byte(), |n| n.start_byte());
+        let statement_start = name_node.map_or(kind_end, |n| n.start_byte());
         let statement_end = body.as_ref().map_or(node.end_byte(), |b| b.start);
 
         let mut cursor = node.walk();
@@ -396,6 +595,8 @@ impl<'f> Builder<'f> {
             parse_error: self.file.errors().in_declaration(node),
             span: node.byte_range(),
             body,
+            user_command,
+            theorem_like,
         };
         let owner = Some(decl.full_name.clone());
         let first_comment = self.outline.comments.len();
@@ -468,9 +669,40 @@ impl<'f> Builder<'f> {
                         *decl.tactics.entry(head.to_string()).or_insert(0) += 1;
                     }
                 }
+            } else if k.opaque.contains(&id) && markers.any_in(n.byte_range()) {
+                decl.sorry_count += self.opaque_holes(n, owner.clone());
             }
         });
         self.markers = markers;
+    }
+
+    /// The holes in the code of `node` when it is opaque text ([`super::opaque`]), read
+    /// lexically and recorded as holes of `declaration`; returns how many.
+    fn opaque_holes(&mut self, node: Node<'_>, declaration: Option<String>) -> usize {
+        let Some((_, ranges)) = super::opaque::code_ranges(node, &self.file.text) else {
+            return 0;
+        };
+        let mut found = 0;
+        for range in ranges {
+            for hit in super::trust_scan::scan(&self.file.text, range) {
+                let keyword = match hit.word {
+                    "sorry" => "sorry",
+                    "admit" => "admit",
+                    _ => continue,
+                };
+                let pos = self.file.position(hit.span.start);
+                self.outline.sorries.push(Sorry {
+                    line: pos.line,
+                    column: pos.column,
+                    declaration: declaration.clone(),
+                    keyword,
+                    byte: hit.span.start,
+                    lexical: true,
+                });
+                found += 1;
+            }
+        }
+        found
     }
 
     fn holes_outside_declarations(&mut self, node: Node<'f>) {
@@ -484,6 +716,8 @@ impl<'f> Builder<'f> {
                 });
             } else if n.kind_id() == k.sorry || n.kind_id() == k.admit {
                 self.sorry(n, None);
+            } else if k.opaque.contains(&n.kind_id()) && self.markers.any_in(n.byte_range()) {
+                self.opaque_holes(n, None);
             }
         });
     }
@@ -501,8 +735,20 @@ impl<'f> Builder<'f> {
             declaration,
             keyword,
             byte: node.start_byte(),
+            lexical: false,
         });
     }
+}
+
+/// What a declaration's header says, however it was read.
+struct Head<'t> {
+    kind: String,
+    /// Where the kind's keyword or word ends (the statement starts after it when unnamed).
+    kind_end: usize,
+    name_node: Option<Node<'t>>,
+    body: Option<Range<usize>>,
+    user_command: bool,
+    theorem_like: bool,
 }
 
 /// `A.B.«c d»` → `["A", "B", "«c d»"]`; dots inside `«…»` do not split.
@@ -822,5 +1068,52 @@ mod tests {
     #[test]
     fn whitespace_collapses() {
         assert_eq!(collapse_whitespace("  a\n\t b  c "), "a b c");
+    }
+
+    /// A project's declaration-shaped command states a theorem when its value is a tactic
+    /// proof or its type is a proposition at the top level; otherwise it is a definition.
+    /// A user command with another shape is no declaration; Lean's theorems stay theorems.
+    #[test]
+    fn user_commands_state_theorems_by_their_shape() {
+        let text = "\
+determine answer : ℕ := 3
+determine pick : ℕ → ℕ
+  | 0 => 1
+  | n + 1 => n
+problem by_tactics (p : Prop) (h : p) : p := by exact h
+problem relation : answer = 3 := rfl
+problem forall_first : ∀ n : ℕ, n + 0 = n := fun _ => rfl
+problem connective (a : ℕ) : a ≤ a ∧ True := ⟨le_refl a, trivial⟩
+problem predicate : IsLeast {n : ℕ | 0 < n} 1 := ⟨one_pos, fun _ h => h⟩
+block_extension Fancy (title : String) where
+  data := title
+theorem plain : True := trivial
+def value : ℕ := 0
+problem_file
+my_command 3 := 4
+";
+        let file = ParsedFile::parse(text.to_string());
+        let outline = Outline::of("", &file);
+        let got: Vec<(&str, bool, bool)> = outline
+            .declarations
+            .iter()
+            .map(|d| (d.name.as_str(), d.user_command, d.is_theorem_like()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("answer", true, false),
+                ("pick", true, false),
+                ("by_tactics", true, true),
+                ("relation", true, true),
+                ("forall_first", true, true),
+                ("connective", true, true),
+                // A predicate applied to arguments cannot be told from data by its syntax.
+                ("predicate", true, false),
+                ("Fancy", true, false),
+                ("plain", false, true),
+                ("value", false, false),
+            ]
+        );
     }
 }

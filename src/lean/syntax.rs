@@ -186,7 +186,8 @@ impl ParsedFile {
 #[derive(Debug, Default)]
 pub struct SyntaxErrors {
     list: Vec<SyntaxError>,
-    /// Ids of the `declaration` nodes with an error inside.
+    /// Ids of the `declaration` nodes (and `user_command` nodes, which the outline may read
+    /// as declarations) with an error inside.
     declarations: HashSet<usize>,
 }
 
@@ -294,7 +295,7 @@ impl SyntaxErrors {
                 parent.1 = true;
             }
             out.list.extend(error_at(node, &stack));
-            if node.kind() == "declaration" {
+            if matches!(node.kind(), "declaration" | "user_command") {
                 out.declarations.insert(node.id());
             }
             stack.push((node, false));
@@ -349,7 +350,7 @@ impl SyntaxErrors {
         self.list.first()
     }
 
-    /// Whether the `declaration` node `node` has an error inside.
+    /// Whether the `declaration` (or `user_command`) node `node` has an error inside.
     pub fn in_declaration(&self, node: Node<'_>) -> bool {
         self.declarations.contains(&node.id())
     }

@@ -1,15 +1,19 @@
-//! Trust escapes in text the parser could not read.
+//! Trust escapes in text the parser could not read, or reads as one token.
 //!
 //! A checker must never call a file clean because it could not read part of it. Where the
 //! syntax tree has ERROR or MISSING nodes, the whole top-level commands that contain them are
 //! scanned lexically (outside comments, strings and character literals) for the words that
-//! escape the kernel: `sorry`, `admit`, `axiom`, `native_decide`, `implemented_by`, … Lint,
-//! `mf verify` and the edit hook all read these hits, so the three agree on unparsed text.
+//! escape the kernel: `sorry`, `admit`, `axiom`, `native_decide`, `implemented_by`, … So is
+//! the Lean code inside the text the grammar reads without structure ([`super::opaque`]: the
+//! terms of HTML in a term, the Lean code blocks of Verso documents, a metaprogram's code and
+//! its quotations' antiquotations). Lint, `mf verify` and the edit hook all read these hits
+//! ([`lexical_escapes`]), so the three agree on such text.
 
 use std::ops::Range;
 
 use super::lexical::non_code_at;
-use super::syntax::ParsedFile;
+use super::opaque::{self, Opaque};
+use super::syntax::{for_each_descendant_where, Occurrences, ParsedFile};
 
 /// A word that lets something unchecked into a proof.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,6 +53,88 @@ pub struct Hit {
     pub word: &'static str,
     /// Its byte range in the file.
     pub span: Range<usize>,
+    /// Where it was read: `None` in a command that did not parse, else the opaque text.
+    pub opaque: Option<Opaque>,
+}
+
+/// What a hit's finding says about where it is, after "`sorry` in …".
+pub fn describe_region(opaque: Option<Opaque>) -> &'static str {
+    match opaque {
+        None => "a part of the file mf could not parse (read as plain text; fix the syntax so it can be checked)",
+        Some(Opaque::Html) => "Lean code inside HTML in a term, which mf reads as one token (read lexically, not parsed)",
+        Some(Opaque::VersoCode) => "Lean code of a Verso document (a `lean` code block or role), which Lean elaborates and mf reads as markup (read lexically, not parsed)",
+        Some(Opaque::Metaprogram) => "a metaprogram's code, which mf reads as a token soup (read lexically, not parsed)",
+    }
+}
+
+/// The words [`escape_of`] knows, as substrings to find before any walk (`sorry` also finds
+/// `sorryAx`).
+const ESCAPE_NEEDLES: &[&str] = &[
+    "sorry",
+    "admit",
+    "axiom",
+    "native_decide",
+    "ofReduceBool",
+    "implemented_by",
+    "extern",
+    "csimp",
+    "skipKernelTC",
+];
+
+fn escape_finder() -> &'static aho_corasick::AhoCorasick {
+    static FINDER: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    FINDER.get_or_init(|| aho_corasick::AhoCorasick::new(ESCAPE_NEEDLES).expect("fixed words"))
+}
+
+/// Every escape word read lexically, in file order: in the commands that did not parse
+/// ([`unparsed_escapes`]) and in the code of opaque text elsewhere ([`opaque_escapes`]).
+pub fn lexical_escapes(file: &ParsedFile) -> Vec<Hit> {
+    let regions = unparsed_regions(file);
+    let mut hits: Vec<Hit> = regions
+        .iter()
+        .flat_map(|r| scan(&file.text, r.clone()))
+        .collect();
+    hits.extend(opaque_escapes(file, &regions));
+    hits.sort_by_key(|h| h.span.start);
+    hits
+}
+
+/// Every escape word in the code of opaque text ([`opaque::code_ranges`]) outside the
+/// `skip` ranges (ascending; the unparsed commands, scanned whole). Only subtrees whose text
+/// holds an escape word are entered, so a file without one costs one text search.
+pub fn opaque_escapes(file: &ParsedFile, skip: &[Range<usize>]) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    if file.aborted {
+        return hits;
+    }
+    let words = Occurrences::of(escape_finder(), &file.text);
+    if !words.any_in(0..file.text.len()) {
+        return hits;
+    }
+    let skipped = |at: usize| {
+        let k = skip.partition_point(|r| r.end <= at);
+        skip.get(k).is_some_and(|r| r.start <= at)
+    };
+    let text = &file.text;
+    let mut cursor = file.root().walk();
+    for_each_descendant_where(
+        &mut cursor,
+        |n| words.any_in(n.byte_range()),
+        |n| {
+            if !words.any_in(n.byte_range()) || skipped(n.start_byte()) {
+                return;
+            }
+            if let Some((kind, ranges)) = opaque::code_ranges(n, text) {
+                for r in ranges {
+                    hits.extend(scan(text, r).into_iter().map(|h| Hit {
+                        opaque: Some(kind),
+                        ..h
+                    }));
+                }
+            }
+        },
+    );
+    hits
 }
 
 /// The byte ranges of the top-level commands that contain an ERROR or MISSING node, merged
@@ -126,6 +212,7 @@ pub fn scan(text: &str, range: Range<usize>) -> Vec<Hit> {
                         escape,
                         word: static_word(&text[start..word_end]),
                         span: start..word_end,
+                        opaque: None,
                     });
                 }
             }

@@ -428,10 +428,12 @@ fn claims_named(outline: &Outline) -> Vec<(usize, String)> {
 }
 
 /// The problem the file's declarations are named after: the one most of them name (the first
-/// named breaks ties).
+/// named breaks ties). Lean's own declarations only: a project's command read as a declaration
+/// (`problem singapore2019_r1_p11`, a round its layout's `Singapore2019P11` leaves out) is
+/// named as the project likes, no evidence of a scheme id beyond what its layout says.
 fn by_declaration(file: &FileView<'_>) -> Option<String> {
     let mut counts: Vec<(String, usize)> = Vec::new();
-    for d in &file.outline.declarations {
+    for d in file.outline.declarations.iter().filter(|d| !d.user_command) {
         if let Some(id) = named_after(&d.full_name) {
             match counts.iter_mut().find(|(c, _)| *c == id) {
                 Some((_, n)) => *n += 1,
