@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use math_forge::hook::baseline::{Baseline, Origin};
-use math_forge::hook::post_tool_use::decide;
+use math_forge::hook::decide::decide;
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
