@@ -197,7 +197,7 @@ fn a_collection_is_no_problem_its_theorems_are_theirs() {
         found["problem"]["statement"], "usamo1990_p1 (n : ℕ) : n ≤ n * n + 1",
         "{found}"
     );
-    assert!(found["findings"]
+    assert!(found["facts"]
         .to_string()
         .contains("olympiad_selection.lean"));
 }
