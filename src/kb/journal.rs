@@ -82,6 +82,10 @@ pub struct Event {
 /// Most bytes of a proof kept in the journal.
 pub const MAX_PROOF_BYTES: usize = 8 * 1024;
 
+/// Pages the write-ahead log may hold before a hook's connection checkpoints it (256 KiB at
+/// the default page size): see [`Kb::keep_log_on_close`].
+pub const HOOK_LOG_PAGES: i64 = 64;
+
 /// What a capture stores: the finding and the key that makes it idempotent.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Capture {
@@ -115,13 +119,20 @@ impl Kb {
     /// into the database and deleting it. A hook that appends a few journal rows per edit then
     /// writes (and syncs) no database pages of its own: SQLite's automatic checkpoint still
     /// folds the log in once it reaches its size limit, in whichever writer gets there.
+    ///
+    /// That limit is [`HOOK_LOG_PAGES`] for this connection, not SQLite's 1,000 pages: the next
+    /// process to open the database alone rebuilds the log's index by reading and checksumming
+    /// every frame of it (a 4 MB log cost each hook over a millisecond), so a log kept between
+    /// processes must stay short. One hook in a dozen or so then checkpoints a few pages.
     pub fn keep_log_on_close(&self) -> Result<()> {
         self.conn
             .set_db_config(
                 rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
                 true,
             )
-            .map(|_| ())
+            .at(&self.path)?;
+        self.conn
+            .pragma_update(None, "wal_autocheckpoint", HOOK_LOG_PAGES)
             .at(&self.path)
     }
 

@@ -225,6 +225,9 @@ impl Kb {
         }
         .at(path)?;
         conn.busy_timeout(busy_timeout()).at(path)?;
+        // The writer alone runs some sixty distinct statements per chunk of files; with
+        // rusqlite's default of 16 cached ones each was compiled again, triggers and all.
+        conn.set_prepared_statement_cache_capacity(128);
         // foreign_keys is per connection; synchronous=NORMAL is durable enough in WAL mode for a
         // derived database and much faster for batched writes. temp_store=MEMORY keeps
         // statement journals (every INSERT into `findings` has one, because of its triggers)
