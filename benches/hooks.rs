@@ -226,6 +226,22 @@ fn main() {
                 .any(|f| name.contains(f.as_str()) || "hooks".contains(f.as_str()))
     };
     let s = setup();
+    if std::env::var_os("MF_BENCH_KEEP").is_some() {
+        // For profiling one case by hand: the directory and its payloads stay.
+        let dir = s.dir.path();
+        for (name, bytes) in [
+            ("pre-edit.json", &s.pre_edit),
+            ("edit-original.json", &s.edit_with_original),
+            ("edit-undone.json", &s.edit_undone),
+            ("write-new.json", &s.write_new),
+        ] {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+        eprintln!(
+            "kept {} (MATH_FORGE_DB=knowledge.db, MATH_FORGE_TRACKING_DB=tracking.db there)",
+            dir.display()
+        );
+    }
     // What each run must print, checked once so the benchmark measures the real decision.
     let block = String::from_utf8(run(&s, "post-tool-use", &s.edit_with_original)).unwrap();
     assert!(block.starts_with("{\"decision\":\"block\""), "{block}");
@@ -344,4 +360,7 @@ fn main() {
         "(bars: pre-tool-use and post-tool-use p50 at most 5 ms; {})",
         common::load()
     );
+    if std::env::var_os("MF_BENCH_KEEP").is_some() {
+        let _ = s.dir.keep();
+    }
 }

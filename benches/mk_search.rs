@@ -419,4 +419,39 @@ fn main() {
         eprintln!("{:<22} {:>7.2}×", "this / old (p50)", p50 / old_p50);
     }
     eprintln!("(bar: ALL p50 at most 3 ms; {})", common::load());
+    in_process(&db, runs);
+}
+
+/// Where a search's time goes beside process start-up: opening the knowledge base (read-only,
+/// schema read) and `Kb::search` itself, in this process, CPU time of this thread (medians).
+fn in_process(db: &Path, runs: usize) {
+    use math_forge::kb::SearchOptions;
+    let med = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let open: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = common::thread_cpu();
+            let kb = Kb::open_read_only(db).unwrap();
+            kb.is_empty().unwrap();
+            common::ms(common::thread_cpu() - t)
+        })
+        .collect();
+    eprintln!(
+        "in process: open read-only + first statement {:.2} ms CPU; Kb::search CPU ms (median of {runs}, a fresh connection each):",
+        med(open)
+    );
+    for (name, query) in queries(db) {
+        let t: Vec<f64> = (0..runs)
+            .map(|_| {
+                let kb = Kb::open_read_only(db).unwrap();
+                kb.is_empty().unwrap();
+                let t = common::thread_cpu();
+                kb.search(&query, &SearchOptions::default()).unwrap();
+                common::ms(common::thread_cpu() - t)
+            })
+            .collect();
+        eprintln!("  {name:<22} {:>8.2}", med(t));
+    }
 }

@@ -54,12 +54,15 @@ pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
         for word in words(s) {
             // The word as written (`A`, `G.cover`) and each of its dotted components
             // (`A.card` names `A`); a component only matches a whole name (`hA` is not `A`).
-            let mut candidates = vec![word];
-            candidates.extend(word.split('.').filter(|c| !c.is_empty()));
-            for c in candidates {
+            let mut look = |c: &str| {
                 if let Some(found) = by_name.get(c) {
                     out.extend(found.iter().copied().filter(|&j| j < before));
                 }
+            };
+            look(word);
+            // A word without a dot is its own only component: looked up once.
+            if word.contains('.') {
+                word.split('.').filter(|c| !c.is_empty()).for_each(look);
             }
         }
     };

@@ -101,6 +101,30 @@ const PATTERN_HEADS: &[&str] = &[
     "match",
 ];
 
+/// Node kind and field ids the walks compare against: an id is one integer comparison, a
+/// kind's name a string built (and checked as UTF-8) on every call.
+struct Ids {
+    identifier: u16,
+    tactic: u16,
+    by_block: u16,
+    head: std::num::NonZeroU16,
+}
+
+fn ids() -> &'static Ids {
+    static IDS: std::sync::OnceLock<Ids> = std::sync::OnceLock::new();
+    IDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_lean::LANGUAGE.into();
+        Ids {
+            identifier: lang.id_for_node_kind("identifier", true),
+            tactic: lang.id_for_node_kind("tactic", true),
+            by_block: lang.id_for_node_kind("by_block", true),
+            head: lang
+                .field_id_for_name("head")
+                .expect("the grammar names a tactic's head"),
+        }
+    })
+}
+
 /// The proofs of `outline`'s declarations, by declaration index.
 pub fn proofs(file: &ParsedFile, outline: &Outline) -> Vec<Proof> {
     proofs_where(file, outline, |_| true)
@@ -194,8 +218,8 @@ fn proof_of<'t>(
     let binding = BINDING_ENDS.get_or_init(|| {
         aho_corasick::AhoCorasick::new([":=", " : ", "←"]).expect("fixed patterns")
     });
-    for t in &tactics {
-        let Some(head) = t.child_by_field_name("head").map(text) else {
+    for (t, head) in tactics.iter().zip(&walked.heads) {
+        let Some(head) = head.map(text) else {
             continue;
         };
         let whole = text(*t);
@@ -245,6 +269,7 @@ fn proof_of<'t>(
         not_lemmas: names.not_lemmas,
         idents: &idents,
         tactics: &tactics,
+        heads: &walked.heads,
         blocks: &walked.blocks,
         is_use: &is_use,
         existential: conclusion(&decl.statement).contains('∃'),
@@ -288,57 +313,76 @@ struct ProofNodes<'t> {
     idents: Vec<(Node<'t>, bool)>,
     /// Every tactic in document order.
     tactics: Vec<Node<'t>>,
+    /// For each tactic, its `head` child (the tactic's name), seen by the same walk.
+    heads: Vec<Option<Node<'t>>>,
     /// For each tactic, the id of the nearest `by_block` above it, inside the proof.
     blocks: Vec<Option<usize>>,
 }
 
 impl<'t> ProofNodes<'t> {
     /// Walks `body` and its descendants with one cursor (no recursion): the cursor knows each
-    /// node's field, and a stack knows the `by` block around it, so no node asks for its
-    /// parent (`Node::parent` walks down from the root every time).
+    /// node's field, and a stack knows the `by` block and the tactic around it, so no node asks
+    /// for its parent (`Node::parent` walks down from the root every time) and no tactic looks
+    /// for its head among its children.
     fn of(body: Node<'t>) -> ProofNodes<'t> {
+        let k = ids();
         let mut out = ProofNodes {
             idents: Vec::new(),
             tactics: Vec::new(),
+            heads: Vec::new(),
             blocks: Vec::new(),
         };
-        match body.kind() {
-            "identifier" => {
-                let is_head = body
-                    .parent()
-                    .and_then(|p| p.child_by_field_name("head"))
-                    .is_some_and(|h| h.id() == body.id());
-                out.idents.push((body, is_head));
-            }
-            "tactic" => {
-                out.tactics.push(body);
-                out.blocks.push(None);
-            }
-            _ => {}
+        let body_kind = body.kind_id();
+        if body_kind == k.identifier {
+            let is_head = body
+                .parent()
+                .and_then(|p| p.child_by_field_id(k.head.get()))
+                .is_some_and(|h| h.id() == body.id());
+            out.idents.push((body, is_head));
+        } else if body_kind == k.tactic {
+            out.tactics.push(body);
+            out.heads.push(body.child_by_field_id(k.head.get()));
+            out.blocks.push(None);
         }
         let mut cursor = body.walk();
         if !cursor.goto_first_child() {
             return out;
         }
-        // `around[k]`: the nearest `by_block` at or above the parent of the nodes at depth k+1.
-        let mut around: Vec<Option<usize>> = vec![(body.kind() == "by_block").then(|| body.id())];
+        // `around[k]`: the nearest `by_block` at or above the parent of the nodes at depth k+1,
+        // and the index (in `tactics`) of that parent when it is a tactic.
+        let mut around: Vec<(Option<usize>, Option<usize>)> = vec![(
+            (body_kind == k.by_block).then(|| body.id()),
+            (body_kind == k.tactic).then_some(0),
+        )];
         loop {
             let node = cursor.node();
-            let block = *around.last().expect("the body's level");
-            match node.kind() {
-                "identifier" => out.idents.push((node, cursor.field_name() == Some("head"))),
-                "tactic" => {
-                    out.tactics.push(node);
-                    out.blocks.push(block);
+            let (block, parent_tactic) = *around.last().expect("the body's level");
+            let kind = node.kind_id();
+            let is_head = cursor.field_id() == Some(k.head);
+            if is_head {
+                // The first `head` child, as `child_by_field_id` would answer.
+                if let Some(t) = parent_tactic {
+                    out.heads[t].get_or_insert(node);
                 }
-                _ => {}
+            }
+            let mut tactic = None;
+            if kind == k.identifier {
+                out.idents.push((node, is_head));
+            } else if kind == k.tactic {
+                tactic = Some(out.tactics.len());
+                out.tactics.push(node);
+                out.heads.push(None);
+                out.blocks.push(block);
             }
             if node.child_count() > 0 && cursor.goto_first_child() {
-                around.push(if node.kind() == "by_block" {
-                    Some(node.id())
-                } else {
-                    block
-                });
+                around.push((
+                    if kind == k.by_block {
+                        Some(node.id())
+                    } else {
+                        block
+                    },
+                    tactic,
+                ));
                 continue;
             }
             loop {
@@ -456,6 +500,8 @@ struct Ctx<'a, 't> {
     not_lemmas: &'a HashSet<&'a str>,
     idents: &'a [(Node<'t>, bool)],
     tactics: &'a [Node<'t>],
+    /// For each of `tactics`, its `head` child.
+    heads: &'a [Option<Node<'t>>],
     /// For each of `tactics`, the id of the nearest `by_block` above it inside the proof.
     blocks: &'a [Option<usize>],
     is_use: &'a dyn Fn(&str) -> bool,
@@ -507,10 +553,7 @@ impl<'t> Ctx<'_, 't> {
     /// `t <;> rest`, `open X in t`, `set_option o v in t` → `t`.
     fn unwrap(&self, mut t: Node<'t>) -> Node<'t> {
         for _ in 0..16 {
-            let head = t
-                .child_by_field_name("head")
-                .map(|h| self.text(h))
-                .unwrap_or_default();
+            let head = self.head_of(t).map(|h| self.text(h)).unwrap_or_default();
             let mut cursor = t.walk();
             let inner = match head {
                 "<;>" => t.named_children(&mut cursor).find(|c| c.kind() == "tactic"),
@@ -526,6 +569,22 @@ impl<'t> Ctx<'_, 't> {
             }
         }
         t
+    }
+
+    /// The `head` child of tactic `t` (its name), as the walk saw it: tactics are in document
+    /// order, so `t` is found by binary search (a `t <;> u` and its `t` start at one byte).
+    fn head_of(&self, t: Node<'t>) -> Option<Node<'t>> {
+        let from = self
+            .tactics
+            .partition_point(|x| x.start_byte() < t.start_byte());
+        self.tactics[from..]
+            .iter()
+            .take_while(|x| x.start_byte() == t.start_byte())
+            .position(|x| x.id() == t.id())
+            .map_or_else(
+                || t.child_by_field_id(ids().head.get()),
+                |k| self.heads[from + k],
+            )
     }
 
     /// The tactics that start inside `node`, by index: `tactics` are in document order (a
@@ -548,7 +607,7 @@ impl<'t> Ctx<'_, 't> {
             if t.end_byte() > node.end_byte() || !keep(i) {
                 continue;
             }
-            if let Some(head) = t.child_by_field_name("head").map(|h| self.text(h)) {
+            if let Some(head) = self.heads[i].map(|h| self.text(h)) {
                 if !NOT_COUNTED.contains(&head) {
                     *counts.entry(head.to_string()).or_insert(0) += 1;
                 }
@@ -569,7 +628,7 @@ impl<'t> Ctx<'_, 't> {
     }
 
     fn step(&self, t: Node<'t>, depth: usize) -> Step {
-        let head_node = t.child_by_field_name("head");
+        let head_node = self.head_of(t);
         let head = head_node.map(|h| self.text(h)).unwrap_or_default();
         let after_head: Vec<Node<'t>> = {
             let mut cursor = t.walk();

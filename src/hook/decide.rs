@@ -556,22 +556,22 @@ fn word_positions(text: &str, words: &BTreeSet<&str>) -> Vec<usize> {
     }
     let (plain, odd): (Vec<&str>, Vec<&str>) =
         words.iter().partition(|w| w.chars().all(ident_char));
-    let plain: std::collections::HashSet<&str> = plain.into_iter().collect();
     let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        match (ident_char(c), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                if plain.contains(&text[s..i]) {
-                    out.push(s);
-                }
-                start = None;
+    // A plain word is a whole run of identifier characters, so it occurs where a search for
+    // it finds it between two characters that are not: one automaton pass over the text (a
+    // hook runs this on every edit) instead of hashing every word of the file. The longest
+    // pattern at each start is the only one that can end at a word's end.
+    if !plain.is_empty() {
+        let finder = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&plain)
+            .expect("identifier words build an automaton");
+        for m in finder.find_iter(text) {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            if !before.is_some_and(ident_char) && !after.is_some_and(ident_char) {
+                out.push(m.start());
             }
-            _ => {}
         }
     }
     for w in odd {

@@ -69,12 +69,16 @@ impl Layout {
                     break;
                 }
             }
-            if let Some(len) = lexical::non_code_at(text, i) {
-                layout.non_code.push(i..i + len);
-                i += len;
-            } else {
-                i += 1;
+            // Only these bytes can open a comment, string or character literal: every other
+            // byte is passed over without a call (a hook scans both versions of the file).
+            if matches!(b[i], b'-' | b'/' | b'"' | b'r' | b'\'') {
+                if let Some(len) = lexical::non_code_at(text, i) {
+                    layout.non_code.push(i..i + len);
+                    i += len;
+                    continue;
+                }
             }
+            i += 1;
         }
         layout
     }

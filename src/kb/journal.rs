@@ -82,6 +82,10 @@ pub struct Event {
 /// Most bytes of a proof kept in the journal.
 pub const MAX_PROOF_BYTES: usize = 8 * 1024;
 
+/// Pages the write-ahead log may hold before a hook empties it into the database (256 KiB at
+/// the default page size): see [`Kb::fold_long_log`].
+pub const HOOK_LOG_PAGES: i64 = 64;
+
 /// What a capture stores: the finding and the key that makes it idempotent.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Capture {
@@ -113,16 +117,52 @@ impl Kb {
 
     /// Leaves the write-ahead log in place when this connection closes, instead of copying it
     /// into the database and deleting it. A hook that appends a few journal rows per edit then
-    /// writes (and syncs) no database pages of its own: SQLite's automatic checkpoint still
-    /// folds the log in once it reaches its size limit, in whichever writer gets there.
+    /// writes (and syncs) no database pages of its own; [`Kb::fold_long_log`] folds the log in
+    /// once it is long, in whichever hook gets there.
+    ///
+    /// SQLite's own automatic checkpoint is turned off for this connection: it would copy the
+    /// log into the database but never shorten it. The next process to open the database alone
+    /// rebuilds the log's index by reading and checksumming every frame of it, and forgets
+    /// that the frames were copied already, so its first write appends instead of starting the
+    /// log over: the log grew by every hook's pages for good (13 MB after a few hundred edits,
+    /// each hook paying for reading all of it).
     pub fn keep_log_on_close(&self) -> Result<()> {
         self.conn
             .set_db_config(
                 rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
                 true,
             )
-            .map(|_| ())
+            .at(&self.path)?;
+        self.conn
+            .pragma_update(None, "wal_autocheckpoint", 0)
             .at(&self.path)
+    }
+
+    /// When the write-ahead log holds more than [`HOOK_LOG_PAGES`] pages, copies it into the
+    /// database and empties it (`wal_checkpoint(TRUNCATE)`), without waiting: while another
+    /// process reads from the log it stays, and a later hook tries again. Returns whether the
+    /// log was emptied.
+    pub fn fold_long_log(&self) -> Result<bool> {
+        let mut wal = self.path.as_os_str().to_owned();
+        wal.push("-wal");
+        let Ok(meta) = std::fs::metadata(&wal) else {
+            return Ok(false);
+        };
+        let page: i64 = self
+            .conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .at(&self.path)?;
+        // A frame is a page and its 24-byte header, after the log's 32-byte header.
+        let frames = meta.len().saturating_sub(32) / (page.max(512) as u64 + 24);
+        if frames <= HOOK_LOG_PAGES as u64 {
+            return Ok(false);
+        }
+        self.conn.busy_timeout(Duration::ZERO).at(&self.path)?;
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+            .at(&self.path)?;
+        Ok(busy == 0)
     }
 
     /// Appends events in one transaction, with a single try: a busy database is an error the

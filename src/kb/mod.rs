@@ -52,7 +52,7 @@ pub use error::{KbError, Result};
 pub use facts::{fact_key, FactSource};
 pub use forget::Forgotten;
 pub use identity::ResolvedProblem;
-pub use journal::{Capture, Event, EventKind, Stored, MAX_PROOF_BYTES};
+pub use journal::{Capture, Event, EventKind, Stored, HOOK_LOG_PAGES, MAX_PROOF_BYTES};
 pub use legacy::{adopt_legacy, pending as pending_legacy, Legacy, ADOPTED_MARKER};
 pub use model::{
     domain_alias, AttemptCounts, Confidence, Finding, FindingType, NewFinding, Problem,
@@ -226,6 +226,9 @@ impl Kb {
         }
         .at(path)?;
         conn.busy_timeout(busy_timeout()).at(path)?;
+        // The writer alone runs some sixty distinct statements per chunk of files; with
+        // rusqlite's default of 16 cached ones each was compiled again, triggers and all.
+        conn.set_prepared_statement_cache_capacity(128);
         // foreign_keys is per connection; synchronous=NORMAL is durable enough in WAL mode for a
         // derived database and much faster for batched writes. temp_store=MEMORY keeps
         // statement journals (every INSERT into `findings` has one, because of its triggers)

@@ -258,7 +258,7 @@ fn references(
                     // An identifier that refers to a declaration holds its last component (or `sorryAx`) in
                     // its text: subtrees whose text holds none of them are skipped whole.
     let names = aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
         .build(by_last.keys().copied().chain(["sorryAx"]))
         .expect("declaration names build an automaton");
     let hits = Occurrences::of(&names, &file.text);

@@ -164,20 +164,36 @@ pub fn code_identifiers_where<'f>(
     file: &'f ParsedFile,
     enter: impl Fn(Node<'f>) -> bool,
 ) -> Vec<Node<'f>> {
+    struct Ids {
+        identifier: u16,
+        declaration: u16,
+        name: Option<std::num::NonZeroU16>,
+    }
+    static IDS: std::sync::OnceLock<Ids> = std::sync::OnceLock::new();
+    // Kind and field ids, not names: a name is a string built on every call.
+    let k = IDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_lean::LANGUAGE.into();
+        Ids {
+            identifier: lang.id_for_node_kind("identifier", true),
+            declaration: lang.id_for_node_kind("declaration", true),
+            name: lang.field_id_for_name("name"),
+        }
+    });
     let mut out = Vec::new();
     let mut cursor = file.root().walk();
     // The kinds of the cursor's ancestors (`Node::parent` walks down from the root each time).
-    let mut parents: Vec<&str> = Vec::new();
+    let mut parents: Vec<u16> = Vec::new();
     loop {
         let node = cursor.node();
-        if node.kind() == "identifier" {
-            let declared =
-                cursor.field_name() == Some("name") && parents.last() == Some(&"declaration");
+        if node.kind_id() == k.identifier {
+            let declared = k.name.is_some()
+                && cursor.field_id() == k.name
+                && parents.last() == Some(&k.declaration);
             if !declared {
                 out.push(node);
             }
         } else if enter(node) && cursor.goto_first_child() {
-            parents.push(node.kind());
+            parents.push(node.kind_id());
             continue;
         }
         loop {
