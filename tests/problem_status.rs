@@ -365,3 +365,62 @@ fn a_disproved_statement_is_false_as_stated() {
         .mk(&["find", "wrong_claim"])
         .contains("Status: ours: false (disproved as stated)"));
 }
+
+/// A theorem is named after its problem whatever spelling either uses (`usamo_1990_p1` for
+/// usa_1990_p1), a benchmark names its statement as its file (`imo1962_p4_algebra.lean`), a
+/// file may call its result `main`; a helper in a namespace named after the problem
+/// (`Usa1990P1.two_pos`) states nothing of it.
+#[test]
+fn statements_are_found_through_the_identity_layer() {
+    let e = Extracted::new();
+    for (id, theorem) in [
+        ("usa_1990_p1", "Usa1990P1.usamo_1990_p1"),
+        ("imo_1962_p4", "imo1962_p4_algebra"),
+        ("erdos_4243", "Erdos4243.main"),
+    ] {
+        assert_eq!(
+            e.problem(id, "statement_theorem").as_deref(),
+            Some(theorem),
+            "{id}"
+        );
+        // A complete proof nobody checked: partial, shown with its confidence.
+        assert_eq!(e.problem(id, "status").as_deref(), Some("partial"), "{id}");
+        assert_eq!(
+            e.problem(id, "confidence").as_deref(),
+            Some("medium"),
+            "{id}"
+        );
+    }
+}
+
+/// A sketch sent without a hole states the theorem it would ask: when every sketch of a problem
+/// the users' naming names states the same one, it is the problem's statement, and an output
+/// proving it is a proven attempt. An output alone (its sketch unknown: it may prove a lemma of
+/// a bigger problem), a problem a scheme names (`erdos_4244`, whose statement a catalogue
+/// gives) and a check of finitely many cases state nothing of their problem.
+#[test]
+fn a_sketch_without_a_hole_states_its_problem() {
+    let e = Extracted::new();
+    assert_eq!(
+        e.problem("cover_lemma", "statement_theorem").as_deref(),
+        Some("cover_of_two_missing")
+    );
+    assert_eq!(
+        e.problem("cover_lemma", "status").as_deref(),
+        Some("proven")
+    );
+    assert_eq!(
+        e.problem("cover_lemma", "confidence").as_deref(),
+        Some("verified")
+    );
+    assert_eq!(e.outcome("slot966_cover_lemma_result.lean"), "proven");
+    for (id, output) in [
+        ("famous_conjecture", "slot967_famous_conjecture_result.lean"),
+        ("erdos_4244", "slot968_erdos_4244_step_result.lean"),
+        ("small_cases", "slot969_small_cases_result.lean"),
+    ] {
+        assert_eq!(e.problem(id, "statement"), None, "{id}");
+        assert_eq!(e.problem(id, "status").as_deref(), Some("partial"), "{id}");
+        assert_eq!(e.outcome(output), "partial", "{id}");
+    }
+}

@@ -43,8 +43,10 @@ const BATCH: usize = 256;
 /// 2: files keep their own date (`dated`). 3: problem statements, variants, literature
 /// status and domains from evidence; outcomes from what a file proves of its target.
 /// 4: a file's problem comes from its evidence ([`crate::problem`]), no longer from its name
-/// alone; re-reading moves an older knowledge base to the new problem ids.
-pub const EXTRACTOR_VERSION: i64 = 4;
+/// alone; re-reading moves an older knowledge base to the new problem ids. 5: statements are
+/// named after their problem through the scheme table (any spelling, a benchmark's file name,
+/// `main`), a sketch without a hole states its main theorem.
+pub const EXTRACTOR_VERSION: i64 = 5;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.

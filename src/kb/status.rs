@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::error::{AtPath, Result};
 use super::model::Problem;
-use super::sql::{normalize_ws, problem_key};
+use super::sql::normalize_ws;
 use super::Kb;
 
 /// The note a theorem occurrence carries when its statement checks finitely many cases by
@@ -24,6 +24,11 @@ use super::Kb;
 pub const BOUNDED_CHECK: &str = "bounded check";
 /// … and when its file calls the statement open: it proves no open problem.
 pub const BOUNDED_CHECK_OF_OPEN: &str = "bounded check of an open statement";
+
+/// The rank ([`super::StatementRecord::rank`]) of the main theorem of a sketch that asks
+/// nothing or of an output: the weakest evidence of a problem's statement, taken only when
+/// every file of this rank states the same theorem.
+pub const SKETCH_MAIN: i64 = 3;
 
 /// A variant of a problem (`erdos_1.variants.weak`) and how it stands.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -212,22 +217,25 @@ fn statements(conn: &Connection, problem: &str) -> rusqlite::Result<Vec<Stated>>
 }
 
 /// The problem's main statement: among the files' main statements of the strongest rank
-/// (`stated` is ordered by rank, then by file), the theorem named after the problem `problem`
-/// (its last component, compared as problem ids are), else the theorem most files state
-/// (several sketches of one problem may each ask a lemma of their own; the target they share
-/// is asked most); in the wording most of them give; the earliest on a tie.
+/// (`stated` is ordered by rank, then by file), the theorem whose own name is the problem
+/// `problem` in any spelling ([`crate::problem::named_after_problem`]), else the theorem most
+/// files state (several sketches of one problem may each ask a lemma of their own; the target
+/// they share is asked most); in the wording most of them give; the earliest on a tie. The
+/// main theorems of sketches that ask nothing (the weakest rank) count only for a problem no
+/// scheme names, and only when they are all one theorem.
 fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated> {
-    let mains: Vec<(usize, &Stated)> = stated
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !s.variant)
-        .collect();
-    let rank = mains.first()?.1.rank;
-    let best: Vec<&Stated> = mains
-        .iter()
-        .filter(|(_, s)| s.rank == rank)
-        .map(|(_, s)| *s)
-        .collect();
+    let mains: Vec<&Stated> = stated.iter().filter(|s| !s.variant).collect();
+    let rank = mains.first()?.rank;
+    let best: Vec<&Stated> = mains.into_iter().filter(|s| s.rank == rank).collect();
+    // A sketch's main theorem states a problem the users' sketches name (`vertex_cover_le`),
+    // never one a scheme names (`erdos_319`), whose statement a catalogue gives; and only when
+    // all its sketches state the same theorem.
+    if rank >= SKETCH_MAIN
+        && (crate::problem::scheme::whole(problem).is_some()
+            || best.iter().any(|s| s.theorem_name != best[0].theorem_name))
+    {
+        return None;
+    }
     let most = |items: Vec<&str>| -> Option<String> {
         let mut counts: Vec<(&str, usize)> = Vec::new();
         for i in items {
@@ -242,17 +250,20 @@ fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated>
             .find(|c| c.1 == max)
             .map(|c| c.0.to_string())
     };
-    let key = problem_key(problem);
+    // A theorem's own name, not a namespace: every declaration of `namespace Imo2025P4` is in
+    // it, and only its own name says which one states the problem.
     let named_after = |s: &Stated| {
-        problem_key(s.theorem_name.rsplit('.').next().unwrap_or(&s.theorem_name)) == key
+        crate::problem::named_after_problem(&s.theorem_name, problem)
+            == Some(crate::problem::NamedAfter::Exactly)
     };
-    let of_name: Vec<&Stated> = if best.iter().any(|s| named_after(s)) {
-        best.into_iter().filter(|s| named_after(s)).collect()
-    } else {
-        let name = most(best.iter().map(|s| s.theorem_name.as_str()).collect())?;
-        best.into_iter()
-            .filter(|s| s.theorem_name == name)
-            .collect()
+    let of_name: Vec<&Stated> = match best.iter().any(|s| named_after(s)) {
+        true => best.into_iter().filter(|s| named_after(s)).collect(),
+        false => {
+            let name = most(best.iter().map(|s| s.theorem_name.as_str()).collect())?;
+            best.into_iter()
+                .filter(|s| s.theorem_name == name)
+                .collect()
+        }
     };
     let normalized: Vec<String> = of_name.iter().map(|s| normalize_ws(&s.statement)).collect();
     let wording = most(normalized.iter().map(String::as_str).collect())?;
