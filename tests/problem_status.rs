@@ -424,3 +424,126 @@ fn a_sketch_without_a_hole_states_its_problem() {
         assert_eq!(e.outcome(output), "partial", "{id}");
     }
 }
+
+impl Extracted {
+    /// `mf extract --all` over the results again.
+    fn extract_again(&self) {
+        let out = Command::cargo_bin("mf")
+            .unwrap()
+            .arg("extract")
+            .arg("--db")
+            .arg(self.db())
+            .arg("--all")
+            .arg(self.dir.path().join("results"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Every problem's (id, status, recorded status), by id.
+    fn statuses(&self) -> Vec<(String, String, Option<String>)> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT id, status, recorded_status FROM problems ORDER BY id")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap();
+        rows.map(Result::unwrap).collect()
+    }
+}
+
+/// A knowledge base an older extractor filled (schema version 8: each file raised its problem's
+/// status and nothing lowered it) is brought, by the next `mf extract`, to the status a fresh
+/// extraction of the same files gives; what a person recorded survives the upgrade, on a
+/// problem no file names and on one whose files prove nothing.
+#[test]
+fn an_upgraded_knowledge_base_gets_the_status_its_files_support() {
+    let e = Extracted::new();
+    let fresh = e.statuses();
+    let status_of = |rows: &[(String, String, Option<String>)], id: &str| {
+        rows.iter()
+            .find(|r| r.0 == id)
+            .map(|r| r.1.clone())
+            .unwrap_or_else(|| panic!("no problem {id}"))
+    };
+    assert_eq!(status_of(&fresh, "bare_fact"), "open");
+    assert_eq!(status_of(&fresh, "many_holes"), "partial");
+    assert_eq!(status_of(&fresh, "false_dep"), "open");
+    assert!(fresh.iter().all(|r| r.2.is_none()), "{fresh:?}");
+
+    // What people recorded.
+    for (problem, outcome, new) in [
+        ("hand_only", "proven", true),
+        ("bare_fact", "partial", false),
+    ] {
+        let mut args = vec![
+            "record",
+            "strategy",
+            "--problem",
+            problem,
+            "--approach",
+            "by hand",
+            "--outcome",
+            outcome,
+        ];
+        if new {
+            args.push("--new-problem");
+        }
+        e.mk(&args);
+    }
+    assert_eq!(e.problem("hand_only", "status").as_deref(), Some("proven"));
+    assert_eq!(e.problem("bare_fact", "status").as_deref(), Some("partial"));
+
+    // The same knowledge base as the previous schema and an older extractor left it: no
+    // recorded status, and statuses its files do not support (a bounded check of an open
+    // statement and an output with holes read `proven`, a file waiting on a disproved lemma
+    // `partial`).
+    e.conn()
+        .execute_batch(
+            "ALTER TABLE problems DROP COLUMN recorded_status;
+             PRAGMA user_version = 8;
+             UPDATE problems SET status = 'proven' WHERE id IN ('gap_primes', 'many_holes');
+             UPDATE problems SET status = 'partial' WHERE id = 'false_dep';
+             UPDATE sources SET extractor = 4;",
+        )
+        .unwrap();
+    e.extract_again();
+
+    let version: i64 = e
+        .conn()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert!(version >= 9);
+    let after = e.statuses();
+    let mut expected: Vec<(String, String)> = fresh
+        .iter()
+        .map(|r| match r.0.as_str() {
+            "bare_fact" => (r.0.clone(), "partial".to_string()),
+            _ => (r.0.clone(), r.1.clone()),
+        })
+        .collect();
+    expected.push(("hand_only".to_string(), "proven".to_string()));
+    expected.sort();
+    let got: Vec<(String, String)> = after.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
+    assert_eq!(got, expected);
+    // What was recorded by hand is told apart from what the files show.
+    for (id, recorded) in [
+        ("hand_only", Some("proven")),
+        ("bare_fact", Some("partial")),
+        ("gap_primes", None),
+        ("many_holes", None),
+        ("false_dep", None),
+    ] {
+        let row = after.iter().find(|r| r.0 == id).unwrap();
+        assert_eq!(row.2.as_deref(), recorded, "{id}");
+    }
+
+    // Extracting once more changes nothing.
+    e.extract_again();
+    assert_eq!(e.statuses(), after);
+}

@@ -5,9 +5,10 @@
 //! it, kept apart from ours; its domain; and the outcome of each attempt on it, which is
 //! `proven` only when the attempt proves the problem's own statement.
 //!
-//! [`settle`] runs after every extraction over every problem with extracted files (a statement
-//! may arrive after its proof, a domain from another file); problems known only from
-//! tracking.db or `mk record` keep what those said.
+//! [`settle`] runs after every extraction over every problem (a statement may arrive after its
+//! proof, a domain from another file), and [`settle_problem`] after a hand record: our status
+//! is a function of the files and of what tracking.db or a person recorded
+//! (`problems.recorded_status`, kept apart), never of what an earlier extractor stored.
 
 use std::collections::{HashMap, HashSet};
 
@@ -368,24 +369,36 @@ fn files_domain(conn: &Connection, problem: &str) -> rusqlite::Result<Option<(St
 /// What a stored problem row holds before settling.
 struct Row {
     id: String,
-    status: String,
+    /// What tracking.db or a person said of its status, apart from the files.
+    recorded_status: Option<String>,
     statement_source: Option<String>,
     domain_id: Option<String>,
     domain_evidence: Option<String>,
 }
 
-/// Settles every problem with extracted files from its files' evidence (statement, status,
-/// literature status, domain, attempt outcomes). Returns how many problems changed.
+/// Settles every problem from its evidence (statement, status, literature status, domain,
+/// attempt outcomes): what the knowledge base says of a problem is a function of its files
+/// and of what tracking.db or a person recorded, whatever an earlier extractor said. Returns
+/// how many problems changed.
 pub(crate) fn settle(conn: &Connection) -> rusqlite::Result<usize> {
+    settle_where(conn, None)
+}
+
+/// [`settle`] for one problem (after a hand record).
+pub(crate) fn settle_problem(conn: &Connection, id: &str) -> rusqlite::Result<usize> {
+    settle_where(conn, Some(id))
+}
+
+fn settle_where(conn: &Connection, only: Option<&str>) -> rusqlite::Result<usize> {
     let rows: Vec<Row> = {
         let mut stmt = conn.prepare(
-            "SELECT id, coalesce(status, 'open'), statement_source, domain_id, domain_evidence
-             FROM problems p WHERE EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id)",
+            "SELECT id, recorded_status, statement_source, domain_id, domain_evidence
+             FROM problems WHERE ?1 IS NULL OR id = ?1",
         )?;
-        let rows = stmt.query_map([], |r| {
+        let rows = stmt.query_map([only], |r| {
             Ok(Row {
                 id: r.get(0)?,
-                status: r.get(1)?,
+                recorded_status: r.get(1)?,
                 statement_source: r.get(2)?,
                 domain_id: r.get(3)?,
                 domain_evidence: r.get(4)?,
@@ -400,6 +413,32 @@ pub(crate) fn settle(conn: &Connection) -> rusqlite::Result<usize> {
     Ok(changed)
 }
 
+/// Our status of a problem: `proven` or `false` as its main statement is judged; else the
+/// highest of `partial` (a file proves the main statement without a checker or only
+/// conditionally, or an attempt proves something outright) and what tracking.db or a person
+/// recorded; else `open`. A recorded `proven` of a problem with files reads `partial` when no
+/// file proves its main statement: ours is proven only by a checked proof.
+fn status_of(
+    judged: Option<&'static str>,
+    progress: bool,
+    recorded: Option<&str>,
+    has_files: bool,
+) -> String {
+    if let Some(s @ ("proven" | "false")) = judged {
+        return s.to_string();
+    }
+    let recorded = match recorded {
+        Some("proven") if has_files => Some("partial"),
+        other => other,
+    };
+    [judged, progress.then_some("partial"), recorded]
+        .into_iter()
+        .flatten()
+        .max_by_key(|s| rank(s))
+        .unwrap_or("open")
+        .to_string()
+}
+
 fn settle_one(conn: &Connection, row: &Row) -> rusqlite::Result<bool> {
     let problem = row.id.as_str();
     let stated = statements(conn, problem)?;
@@ -410,18 +449,20 @@ fn settle_one(conn: &Connection, row: &Row) -> rusqlite::Result<bool> {
     let judged = main
         .map(|m| evidence.judge(&m.statement, open))
         .unwrap_or_default();
-    // Without a main statement the problem is proven by nothing: a status that says so is
-    // taken back to partial, and one from tracking.db or a user stays.
-    let capped = if row.status == "proven" {
-        "partial"
-    } else {
-        row.status.as_str()
-    };
-    let status = match judged.status {
-        Some(s @ ("proven" | "false")) => s,
-        Some(s) if rank(s) > rank(capped) => s,
-        _ => capped,
-    };
+    // An attempt that proves something outright (settling below tells `partial` from
+    // `proven`, never from `failed`).
+    let (has_files, progress): (bool, bool) = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM sources WHERE problem_id = ?1),
+                    EXISTS (SELECT 1 FROM attempts WHERE problem_id = ?1 AND outcome != 'failed')",
+        )?
+        .query_row([problem], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let status = status_of(
+        judged.status,
+        progress,
+        row.recorded_status.as_deref(),
+        has_files,
+    );
     // The statement: the main one of the files, else what tracking.db said.
     let keep_statement = main.is_none() && row.statement_source.as_deref() == Some(TRACKING);
     // A person's word (tracking.db, `mk record`) stands unless a file's stronger evidence
