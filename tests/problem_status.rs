@@ -547,3 +547,21 @@ fn an_upgraded_knowledge_base_gets_the_status_its_files_support() {
     e.extract_again();
     assert_eq!(e.statuses(), after);
 }
+
+/// A problem whose file completely proves what it states (here a competition problem known by
+/// its folder, whose file proves two theorems, neither named after it, so that neither is known
+/// to be the main statement) is never shown `open`: at least partial, in the knowledge base
+/// and in `mk find`. A file that proves nothing of what it states leaves its problem open.
+#[test]
+fn a_file_that_proves_its_own_target_is_never_open() {
+    let e = Extracted::new();
+    assert_eq!(e.problem("imo_1999_p5", "statement"), None);
+    assert_eq!(
+        e.problem("imo_1999_p5", "status").as_deref(),
+        Some("partial")
+    );
+    let text = e.mk(&["find", "imo_1999_p5"]);
+    assert!(text.contains("Status: ours: partial"), "{text}");
+    assert!(!text.contains("ours: open"), "{text}");
+    assert_eq!(e.problem("bare_fact", "status").as_deref(), Some("open"));
+}

@@ -415,7 +415,8 @@ fn settle_where(conn: &Connection, only: Option<&str>) -> rusqlite::Result<usize
 
 /// Our status of a problem: `proven` or `false` as its main statement is judged; else the
 /// highest of `partial` (a file proves the main statement without a checker or only
-/// conditionally, or an attempt proves something outright) and what tracking.db or a person
+/// conditionally, an attempt proves something outright, or a file completely proves what it
+/// states as its problem's) and what tracking.db or a person
 /// recorded; else `open`. A recorded `proven` of a problem with files reads `partial` when no
 /// file proves its main statement: ours is proven only by a checked proof.
 fn status_of(
@@ -457,9 +458,19 @@ fn settle_one(conn: &Connection, row: &Row) -> rusqlite::Result<bool> {
                     EXISTS (SELECT 1 FROM attempts WHERE problem_id = ?1 AND outcome != 'failed')",
         )?
         .query_row([problem], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    // A complete proof of what a file states as its problem's (its own target) is progress on
+    // the problem, even where that is not known to be the main statement (a scheme's problem
+    // whose files each state a theorem of their own): a problem is never `open` beside a
+    // complete proof of what its own files ask.
+    let own_target = stated.iter().filter(|s| !s.variant).any(|s| {
+        evidence
+            .judge(&s.statement, s.literature.as_deref() == Some("open"))
+            .confidence
+            .is_some()
+    });
     let status = status_of(
         judged.status,
-        progress,
+        progress || own_target,
         row.recorded_status.as_deref(),
         has_files,
     );
