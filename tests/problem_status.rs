@@ -565,3 +565,16 @@ fn a_file_that_proves_its_own_target_is_never_open() {
     assert!(!text.contains("ours: open"), "{text}");
     assert_eq!(e.problem("bare_fact", "status").as_deref(), Some("open"));
 }
+
+/// An output Aristotle could not load into its environment was not checked: it failed,
+/// whatever complete (unchecked, `medium`) proofs it holds, and its problem is not `partial`
+/// for it. An output that loaded and fills some holes is partial.
+#[test]
+fn an_output_that_failed_to_load_is_failed() {
+    let e = Extracted::new();
+    let (confidence, _, _) = e.occurrence("slot970_load_failed_result.lean", "plain_step");
+    assert_eq!(confidence, "medium", "the proof is there, unchecked");
+    assert_eq!(e.outcome("slot970_load_failed_result.lean"), "failed");
+    assert_eq!(e.problem("load_failed", "status").as_deref(), Some("open"));
+    assert_eq!(e.outcome("slot956_many_holes_result.lean"), "partial");
+}
