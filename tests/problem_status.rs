@@ -578,3 +578,20 @@ fn an_output_that_failed_to_load_is_failed() {
     assert_eq!(e.problem("load_failed", "status").as_deref(), Some("open"));
     assert_eq!(e.outcome("slot956_many_holes_result.lean"), "partial");
 }
+
+/// An attempt's and its problem's status come from what the file proves, never from how few
+/// holes it left: an output with one hole whose only other theorem rests on it proves nothing
+/// (failed; its problem open), one that fills one of its two holes is partial.
+#[test]
+fn status_comes_from_proofs_not_from_the_hole_count() {
+    let e = Extracted::new();
+    let (confidence, notes, _) = e.occurrence("slot971_few_holes_result.lean", "few_holes_main");
+    assert_eq!(confidence, "low", "{notes}");
+    assert_eq!(e.outcome("slot971_few_holes_result.lean"), "failed");
+    assert_eq!(e.problem("few_holes", "status").as_deref(), Some("open"));
+    assert_eq!(e.outcome("slot972_one_hole_filled_result.lean"), "partial");
+    assert_eq!(
+        e.problem("one_hole_filled", "status").as_deref(),
+        Some("partial")
+    );
+}

@@ -400,17 +400,20 @@ pub fn generate(
         findings.push(finding);
     }
 
+    let proves_something = findings
+        .iter()
+        .any(|f| f.finding_type == FindingType::Theorem && f.confidence != Confidence::Low);
     let problem = facts.problem_id.map(|id| ProblemUpsert {
         id: id.to_string(),
         domain_id: facts.domain.map(str::to_string),
         // Only an attempt says anything about the problem's status; an input or an unknown
-        // file states or uses it.
+        // file states or uses it. What it proves says it, never how few holes it left.
         status: facts.origin.is_attempt().then_some(if is_proven {
             ProblemStatus::Proven
-        } else if sorries > FAILED_FILE_SORRIES {
-            ProblemStatus::Open
-        } else {
+        } else if proves_something {
             ProblemStatus::Partial
+        } else {
+            ProblemStatus::Open
         }),
         statements: stated(outline, facts, id),
         ..ProblemUpsert::default()
