@@ -595,3 +595,27 @@ fn status_comes_from_proofs_not_from_the_hole_count() {
         Some("partial")
     );
 }
+
+/// When an input asks one theorem (its comment's TARGET) and the same file states the
+/// problem's own theorem (named after the problem), what it asks is a variant of the problem,
+/// listed under it with its own status; the problem's statement is its own theorem's.
+#[test]
+fn what_an_input_asks_beside_the_problems_theorem_is_a_variant() {
+    let e = Extracted::new();
+    let report = e.find("erdos_4246");
+    let p = &report["problem"];
+    assert_eq!(p["statement_theorem"], "erdos_4246");
+    assert_eq!(p["statement"], "erdos_4246 (n : ℕ) (h : 2 ≤ n) : n < n ^ 2");
+    let variants: Vec<(&str, &str)> = p["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["theorem_name"].as_str().unwrap(),
+                v["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(variants, [("case_three", "open")]);
+}

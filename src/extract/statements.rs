@@ -3,7 +3,9 @@
 //! cases of a statement.
 //!
 //! - **Main statement.** An input's is the theorem it asks ([`super::findings`]' target); when
-//!   that is a variant, the theorem it is a variant of, if the file states it. Any other file
+//!   that is a variant, the theorem it is a variant of, if the file states it; when the file
+//!   also states the problem's own theorem (a catalogue attribute marks it, or it is named
+//!   after the problem), that one, and what it asks is a variant of it. Any other file
 //!   names its main statement by its own words: the theorem its leading comment names
 //!   (`Erdős Problem #1004: erdos_1004`), a theorem a catalogue attribute marks as a research
 //!   problem (`@[category research open]`), else the theorem named after the problem in any
@@ -164,33 +166,45 @@ pub fn of_file(
     let by_name = |name: &str| {
         (0..decls.len()).find(|&i| usable(i) && !is_variant(&decls[i]) && names(&decls[i], name))
     };
+    let by_comment = named.iter().find_map(|n| by_name(n));
+    let catalogued = || {
+        (0..decls.len()).find(|&i| {
+            usable(i)
+                && !is_variant(&decls[i])
+                && literature_status(&decls[i]).is_some()
+                && !extends_another(decls, i)
+        })
+    };
+    let named_after = |i: usize| {
+        crate::problem::named_after_problem(display_name(&decls[i]), problem)
+            == Some(crate::problem::NamedAfter::Exactly)
+    };
+    // A theorem whose own name is the problem in any spelling (a namespace named after it says
+    // its declarations belong to it, not which one states it); the last one.
+    let after_problem = || {
+        (0..decls.len())
+            .rev()
+            .find(|&i| usable(i) && !is_variant(&decls[i]) && named_after(i))
+    };
+    // What an input asks beside the problem's own theorem, which the same file states (a
+    // catalogue attribute marks it, or it is named after the problem), is a variant of it (a
+    // step, a special case), not the problem's statement. (A sketch's leading comment names
+    // what it asks and what it uses, not which theorem is the problem's.)
+    let mut asked_variant = None;
     let main: Option<(usize, i64)> = match asked {
         Some(i) if is_variant(&decls[i]) => base_name(display_name(&decls[i]))
             .and_then(&by_name)
             .map(|j| (j, ASKED)),
-        Some(i) => Some((i, ASKED)),
+        Some(i) => match catalogued().or_else(after_problem) {
+            Some(j) if j != i && !named_after(i) && literature_status(&decls[i]).is_none() => {
+                asked_variant = Some(i);
+                Some((j, ASKED))
+            }
+            _ => Some((i, ASKED)),
+        },
         None => {
-            let by_comment = named.iter().find_map(|n| by_name(n));
-            let catalogued = || {
-                (0..decls.len()).find(|&i| {
-                    usable(i)
-                        && !is_variant(&decls[i])
-                        && literature_status(&decls[i]).is_some()
-                        && !extends_another(decls, i)
-                })
-            };
-            // A theorem whose own name is the problem in any spelling (a namespace named after
-            // it says its declarations belong to it, not which one states it), else one named
-            // as the file is (a benchmark names its statement as its file:
-            // `imo1959_p1_numbertheory` in `imo1959_p1_numbertheory.lean`); the last one.
-            let after_problem = || {
-                (0..decls.len()).rev().find(|&i| {
-                    usable(i)
-                        && !is_variant(&decls[i])
-                        && crate::problem::named_after_problem(display_name(&decls[i]), problem)
-                            == Some(crate::problem::NamedAfter::Exactly)
-                })
-            };
+            // A benchmark names its statement as its file: `imo1959_p1_numbertheory` in
+            // `imo1959_p1_numbertheory.lean`; the last one.
             let named_as_file = || {
                 (0..decls.len()).rev().find(|&i| {
                     usable(i)
@@ -246,7 +260,7 @@ pub fn of_file(
         let under_main = main_name.as_deref().is_some_and(|m| {
             name.len() > m.len() && name.starts_with(m) && name[m.len()..].starts_with('.')
         });
-        if is_variant(decl) || under_main {
+        if is_variant(decl) || under_main || asked_variant == Some(i) {
             out.push(record(
                 i,
                 true,
@@ -343,6 +357,33 @@ mod tests {
             .unwrap();
         let got = of_file(&o, "t", "erdos_7", None, None, &[], &[main]);
         assert!(got.iter().all(|r| r.variant), "{got:?}");
+    }
+
+    #[test]
+    fn what_an_input_asks_beside_the_problems_own_theorem_is_a_variant() {
+        let text = "theorem erdos_12 : ∀ n : ℕ, n ≤ n * n + 1 := by\n  sorry\n\n\
+            theorem small_case : 3 ≤ 3 * 3 + 1 := by\n  sorry\n";
+        let o = outline(text);
+        let asked = o
+            .declarations
+            .iter()
+            .position(|d| d.name == "small_case")
+            .unwrap();
+        let got = of_file(&o, "t", "erdos_12", Some(asked), None, &[], &[]);
+        assert_eq!(
+            summary(&got),
+            [
+                ("erdos_12".into(), false, 0, None),
+                ("small_case".into(), true, 0, None),
+            ]
+        );
+        // The same file for another problem states nothing named after it: what it asks is the
+        // statement.
+        let got = of_file(&o, "t", "erdos_13", Some(asked), None, &[], &[]);
+        assert_eq!(summary(&got), [("small_case".into(), false, 0, None)]);
+        // Asking the problem's own theorem states it.
+        let got = of_file(&o, "t", "erdos_12", Some(0), None, &[], &[]);
+        assert_eq!(summary(&got), [("erdos_12".into(), false, 0, None)]);
     }
 
     #[test]
