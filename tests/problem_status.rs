@@ -619,3 +619,32 @@ fn what_an_input_asks_beside_the_problems_theorem_is_a_variant() {
         .collect();
     assert_eq!(variants, [("case_three", "open")]);
 }
+
+/// A complete, unconditional proof of the main statement that no checker compiled (a
+/// benchmark's own solution, `medium`) reads "complete, unchecked": partial in the status
+/// column, in words what it is; `mk context` says the same.
+#[test]
+fn a_complete_unchecked_proof_reads_complete_unchecked() {
+    let e = Extracted::new();
+    assert_eq!(
+        e.problem("erdos_4243", "status").as_deref(),
+        Some("partial")
+    );
+    assert_eq!(
+        e.problem("erdos_4243", "confidence").as_deref(),
+        Some("medium")
+    );
+    let text = e.mk(&["find", "erdos_4243"]);
+    assert!(text.contains("Status: ours: complete, unchecked"), "{text}");
+    assert!(!text.contains("medium)"), "{text}");
+    let context = e.mk(&["context", "erdos_4243"]);
+    assert!(context.contains("ours: complete, unchecked"), "{context}");
+    // A checked proof keeps its confidence; a partial status without a complete proof stays
+    // partial.
+    assert!(e
+        .mk(&["find", "plain_count"])
+        .contains("Status: ours: proven (verified)"));
+    assert!(e
+        .mk(&["find", "many_holes"])
+        .contains("Status: ours: partial"));
+}

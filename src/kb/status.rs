@@ -664,14 +664,13 @@ impl Kb {
 
 /// How a problem (or a variant) stands, in words: the literature's status apart from ours,
 /// ours with the confidence of its proof. `open in the literature; ours: partial`,
-/// `ours: proven (verified)`.
+/// `ours: proven (verified)`, `ours: complete, unchecked` (a complete proof nobody checked).
 pub fn standing(literature: Option<&str>, ours: Option<&str>, confidence: Option<&str>) -> String {
     let ours = ours.unwrap_or("open");
     let ours = match (ours, confidence) {
         ("proven", Some(c)) => format!("proven ({c})"),
-        ("partial", Some(c @ "medium")) => {
-            format!("partial (a complete proof no checker ran on: {c})")
-        }
+        // A complete, unconditional proof of the statement that no checker compiled.
+        ("partial", Some("medium")) => "complete, unchecked".to_string(),
         ("false", _) => "false (disproved as stated)".to_string(),
         (s, _) => s.replace('_', " "),
     };
