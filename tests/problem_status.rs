@@ -531,10 +531,12 @@ fn an_upgraded_knowledge_base_gets_the_status_its_files_support() {
     expected.sort();
     let got: Vec<(String, String)> = after.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
     assert_eq!(got, expected);
-    // What was recorded by hand is told apart from what the files show.
+    // What was recorded by hand is told apart from what the files show; a disproof is never
+    // dropped unread.
     for (id, recorded) in [
         ("hand_only", Some("proven")),
         ("bare_fact", Some("partial")),
+        ("wrong_claim", Some("false")),
         ("gap_primes", None),
         ("many_holes", None),
         ("false_dep", None),

@@ -8,8 +8,11 @@
 -- --from-tracking`) or a person (`mk record`) gave.
 --
 -- For an existing knowledge base the recorded part is what can be told apart: the whole status
--- of a problem no file was read for; elsewhere `in_flight` (only tracking.db or a person says
--- it) and the outcomes recorded by hand (`mk record strategy`, not `extracted:` rows).
+-- of a problem no file was read for; elsewhere `false` (a disproof is never dropped unread),
+-- `in_flight` (only tracking.db or a person says it) and the outcomes recorded by hand
+-- (`mk record strategy`, not `extracted:` rows). A `partial` or `proven` that tracking.db gave
+-- a problem with files cannot be told from the files' own: `mk init --from-tracking` records
+-- it again.
 
 ALTER TABLE problems ADD COLUMN recorded_status TEXT
     CHECK(recorded_status IN ('open', 'proven', 'partial', 'false', 'in_flight'));
@@ -18,6 +21,7 @@ UPDATE problems SET recorded_status = status
     WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = problems.id);
 
 UPDATE problems SET recorded_status = CASE
+        WHEN status = 'false' THEN 'false'
         WHEN EXISTS (SELECT 1 FROM strategies g WHERE g.problem_id = problems.id
                      AND coalesce(g.learned, '') NOT LIKE 'extracted:%' AND g.outcome = 'proven')
             THEN 'proven'
