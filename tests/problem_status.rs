@@ -498,6 +498,26 @@ fn an_upgraded_knowledge_base_gets_the_status_its_files_support() {
     }
     assert_eq!(e.problem("hand_only", "status").as_deref(), Some("proven"));
     assert_eq!(e.problem("bare_fact", "status").as_deref(), Some("partial"));
+    // A recorded proven of a problem whose files prove nothing checked is partial in ours, and
+    // `mk find` shows what was recorded beside it.
+    e.mk(&[
+        "record",
+        "strategy",
+        "--problem",
+        "few_holes",
+        "--approach",
+        "by hand",
+        "--outcome",
+        "proven",
+    ]);
+    assert_eq!(e.problem("few_holes", "status").as_deref(), Some("partial"));
+    let text = e.mk(&["find", "few_holes"]);
+    assert!(
+        text.contains("Status: ours: partial")
+            && text.contains("recorded: proven (tracking.db or mk record)"),
+        "{text}"
+    );
+    assert_eq!(e.find("few_holes")["problem"]["recorded_status"], "proven");
 
     // The same knowledge base as the previous schema and an older extractor left it: no
     // recorded status, and statuses its files do not support (a bounded check of an open
@@ -523,7 +543,7 @@ fn an_upgraded_knowledge_base_gets_the_status_its_files_support() {
     let mut expected: Vec<(String, String)> = fresh
         .iter()
         .map(|r| match r.0.as_str() {
-            "bare_fact" => (r.0.clone(), "partial".to_string()),
+            "bare_fact" | "few_holes" => (r.0.clone(), "partial".to_string()),
             _ => (r.0.clone(), r.1.clone()),
         })
         .collect();
@@ -540,6 +560,7 @@ fn an_upgraded_knowledge_base_gets_the_status_its_files_support() {
         ("gap_primes", None),
         ("many_holes", None),
         ("false_dep", None),
+        ("few_holes", Some("proven")),
     ] {
         let row = after.iter().find(|r| r.0 == id).unwrap();
         assert_eq!(row.2.as_deref(), recorded, "{id}");

@@ -608,10 +608,10 @@ impl Kb {
 
     /// The columns [`Problem::from_row`] reads, for this database's schema.
     pub(crate) fn problem_columns(&self) -> Result<&'static str> {
-        Ok(if self.schema_version()? >= 7 {
-            Problem::COLUMNS
-        } else {
-            Problem::COLUMNS_V1
+        Ok(match self.schema_version()? {
+            9.. => Problem::COLUMNS,
+            7 | 8 => Problem::COLUMNS_V7,
+            _ => Problem::COLUMNS_V1,
         })
     }
 
