@@ -591,8 +591,8 @@ fn settle_attempts(
 }
 
 impl Kb {
-    /// Settles every problem with extracted files from its files' evidence (see the module
-    /// documentation). Returns how many problems changed. Run after every extraction.
+    /// Settles every problem from its files' evidence and what was recorded of it (see the
+    /// module documentation). Returns how many problems changed. Run after every extraction.
     pub fn settle_problem_status(&mut self) -> Result<usize> {
         let db = self.path.clone();
         let conn = &mut self.conn;
