@@ -916,8 +916,10 @@ fn findings_claim_only_what_their_evidence_supports() {
         status("sketch"),
         ("open".into(), Some("target (n : ℕ) : n ≤ n + 3".into()))
     );
-    // An empty Main.lean of an unpacked project proves nothing; neither does a partial output.
-    assert_eq!(status("abc").0, "partial");
+    // An empty Main.lean of an unpacked project proves nothing: its problem stays open (a
+    // status comes from what files prove, never from how few holes they leave). A partial
+    // output proves something.
+    assert_eq!(status("abc").0, "open");
     assert_eq!(status("budget").0, "partial");
     assert_eq!(status("conditional").0, "partial");
     // Verified results, but no input states what twosq asked: not shown proven (see

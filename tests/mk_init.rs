@@ -280,3 +280,89 @@ fn adopts_a_database_made_by_the_bash_tooling() {
     assert_eq!(hits[0]["theorem_name"], "legacy_lemma_name");
     Kb::open_existing(&db).unwrap().check_indexes().unwrap();
 }
+
+/// What tracking.db says of a problem's status is kept as recorded (`recorded_status`) and
+/// stands after extractions recompute every status from the files: on problems no file names,
+/// and on one whose only file (a sketch with a hole) proves nothing.
+#[test]
+fn tracking_status_is_kept_as_recorded_through_extraction() {
+    let dir = tempfile::tempdir().unwrap();
+    let tracking = build_tracking(dir.path(), "tracking.sql");
+    let db = dir.path().join("knowledge.db");
+    let d = db.to_str().unwrap();
+    mk_json(
+        dir.path(),
+        &[
+            "init",
+            "--db",
+            d,
+            "--from-tracking",
+            tracking.to_str().unwrap(),
+        ],
+    );
+    let results = dir.path().join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::write(
+        results.join("erdos_364.lean"),
+        "/-- Erdős Problem #364 -/\ntheorem erdos_364 (n : Nat) : n + 0 = n := by\n  sorry\n",
+    )
+    .unwrap();
+    let statuses = || {
+        let kb = Kb::open_existing(&db).unwrap();
+        kb.query_read_only("SELECT id, status, recorded_status FROM problems ORDER BY id")
+            .unwrap()
+            .rows
+    };
+    let before = statuses();
+    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"))
+        .args(["extract", "--db", d, "--all"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kb = Kb::open_existing(&db).unwrap();
+    let files: i64 = kb
+        .query_read_only("SELECT count(*) FROM sources WHERE problem_id = 'erdos_364'")
+        .unwrap()
+        .rows[0][0]
+        .as_i64()
+        .unwrap();
+    assert_eq!(files, 1, "the sketch is a file of erdos_364");
+    drop(kb);
+    let after = statuses();
+    assert_eq!(after, before);
+    let row = |id: &str| {
+        after
+            .iter()
+            .find(|r| r[0] == id)
+            .map(|r| {
+                (
+                    r[1].as_str().unwrap().to_string(),
+                    r[2].as_str().map(str::to_string),
+                )
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        row("erdos_364"),
+        ("in_flight".into(), Some("in_flight".into()))
+    );
+    assert_eq!(row("ft_p3"), ("proven".into(), Some("proven".into())));
+    assert_eq!(row("kurepa"), ("open".into(), Some("open".into())));
+    // A second run of the migration leaves it so.
+    mk_json(
+        dir.path(),
+        &[
+            "init",
+            "--db",
+            d,
+            "--from-tracking",
+            tracking.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(statuses(), after);
+}

@@ -365,3 +365,309 @@ fn a_disproved_statement_is_false_as_stated() {
         .mk(&["find", "wrong_claim"])
         .contains("Status: ours: false (disproved as stated)"));
 }
+
+/// A theorem is named after its problem whatever spelling either uses (`usamo_1990_p1` for
+/// usa_1990_p1), a benchmark names its statement as its file (`imo1962_p4_algebra.lean`), a
+/// file may call its result `main`; a helper in a namespace named after the problem
+/// (`Usa1990P1.two_pos`) states nothing of it.
+#[test]
+fn statements_are_found_through_the_identity_layer() {
+    let e = Extracted::new();
+    for (id, theorem) in [
+        ("usa_1990_p1", "Usa1990P1.usamo_1990_p1"),
+        ("imo_1962_p4", "imo1962_p4_algebra"),
+        ("erdos_4243", "Erdos4243.main"),
+    ] {
+        assert_eq!(
+            e.problem(id, "statement_theorem").as_deref(),
+            Some(theorem),
+            "{id}"
+        );
+        // A complete proof nobody checked: partial, shown with its confidence.
+        assert_eq!(e.problem(id, "status").as_deref(), Some("partial"), "{id}");
+        assert_eq!(
+            e.problem(id, "confidence").as_deref(),
+            Some("medium"),
+            "{id}"
+        );
+    }
+}
+
+/// A sketch sent without a hole states the theorem it would ask: when every sketch of a problem
+/// the users' naming names states the same one, it is the problem's statement, and an output
+/// proving it is a proven attempt. An output alone (its sketch unknown: it may prove a lemma of
+/// a bigger problem), a problem a scheme names (`erdos_4244`, whose statement a catalogue
+/// gives) and a check of finitely many cases state nothing of their problem.
+#[test]
+fn a_sketch_without_a_hole_states_its_problem() {
+    let e = Extracted::new();
+    assert_eq!(
+        e.problem("cover_lemma", "statement_theorem").as_deref(),
+        Some("cover_of_two_missing")
+    );
+    assert_eq!(
+        e.problem("cover_lemma", "status").as_deref(),
+        Some("proven")
+    );
+    assert_eq!(
+        e.problem("cover_lemma", "confidence").as_deref(),
+        Some("verified")
+    );
+    assert_eq!(e.outcome("slot966_cover_lemma_result.lean"), "proven");
+    for (id, output) in [
+        ("famous_conjecture", "slot967_famous_conjecture_result.lean"),
+        ("erdos_4244", "slot968_erdos_4244_step_result.lean"),
+        ("small_cases", "slot969_small_cases_result.lean"),
+    ] {
+        assert_eq!(e.problem(id, "statement"), None, "{id}");
+        assert_eq!(e.problem(id, "status").as_deref(), Some("partial"), "{id}");
+        assert_eq!(e.outcome(output), "partial", "{id}");
+    }
+}
+
+impl Extracted {
+    /// `mf extract --all` over the results again.
+    fn extract_again(&self) {
+        let out = Command::cargo_bin("mf")
+            .unwrap()
+            .arg("extract")
+            .arg("--db")
+            .arg(self.db())
+            .arg("--all")
+            .arg(self.dir.path().join("results"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Every problem's (id, status, recorded status), by id.
+    fn statuses(&self) -> Vec<(String, String, Option<String>)> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT id, status, recorded_status FROM problems ORDER BY id")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap();
+        rows.map(Result::unwrap).collect()
+    }
+}
+
+/// A knowledge base an older extractor filled (schema version 8: each file raised its problem's
+/// status and nothing lowered it) is brought, by the next `mf extract`, to the status a fresh
+/// extraction of the same files gives; what a person recorded survives the upgrade, on a
+/// problem no file names and on one whose files prove nothing.
+#[test]
+fn an_upgraded_knowledge_base_gets_the_status_its_files_support() {
+    let e = Extracted::new();
+    let fresh = e.statuses();
+    let status_of = |rows: &[(String, String, Option<String>)], id: &str| {
+        rows.iter()
+            .find(|r| r.0 == id)
+            .map(|r| r.1.clone())
+            .unwrap_or_else(|| panic!("no problem {id}"))
+    };
+    assert_eq!(status_of(&fresh, "bare_fact"), "open");
+    assert_eq!(status_of(&fresh, "many_holes"), "partial");
+    assert_eq!(status_of(&fresh, "false_dep"), "open");
+    assert!(fresh.iter().all(|r| r.2.is_none()), "{fresh:?}");
+
+    // What people recorded.
+    for (problem, outcome, new) in [
+        ("hand_only", "proven", true),
+        ("bare_fact", "partial", false),
+    ] {
+        let mut args = vec![
+            "record",
+            "strategy",
+            "--problem",
+            problem,
+            "--approach",
+            "by hand",
+            "--outcome",
+            outcome,
+        ];
+        if new {
+            args.push("--new-problem");
+        }
+        e.mk(&args);
+    }
+    assert_eq!(e.problem("hand_only", "status").as_deref(), Some("proven"));
+    assert_eq!(e.problem("bare_fact", "status").as_deref(), Some("partial"));
+    // A recorded proven of a problem whose files prove nothing checked is partial in ours, and
+    // `mk find` shows what was recorded beside it.
+    e.mk(&[
+        "record",
+        "strategy",
+        "--problem",
+        "few_holes",
+        "--approach",
+        "by hand",
+        "--outcome",
+        "proven",
+    ]);
+    assert_eq!(e.problem("few_holes", "status").as_deref(), Some("partial"));
+    let text = e.mk(&["find", "few_holes"]);
+    assert!(
+        text.contains("Status: ours: partial")
+            && text.contains("recorded: proven (tracking.db or mk record)"),
+        "{text}"
+    );
+    assert_eq!(e.find("few_holes")["problem"]["recorded_status"], "proven");
+
+    // The same knowledge base as the previous schema and an older extractor left it: no
+    // recorded status, and statuses its files do not support (a bounded check of an open
+    // statement and an output with holes read `proven`, a file waiting on a disproved lemma
+    // `partial`).
+    e.conn()
+        .execute_batch(
+            "ALTER TABLE problems DROP COLUMN recorded_status;
+             PRAGMA user_version = 8;
+             UPDATE problems SET status = 'proven' WHERE id IN ('gap_primes', 'many_holes');
+             UPDATE problems SET status = 'partial' WHERE id = 'false_dep';
+             UPDATE sources SET extractor = 4;",
+        )
+        .unwrap();
+    e.extract_again();
+
+    let version: i64 = e
+        .conn()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert!(version >= 9);
+    let after = e.statuses();
+    let mut expected: Vec<(String, String)> = fresh
+        .iter()
+        .map(|r| match r.0.as_str() {
+            "bare_fact" | "few_holes" => (r.0.clone(), "partial".to_string()),
+            _ => (r.0.clone(), r.1.clone()),
+        })
+        .collect();
+    expected.push(("hand_only".to_string(), "proven".to_string()));
+    expected.sort();
+    let got: Vec<(String, String)> = after.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
+    assert_eq!(got, expected);
+    // What was recorded by hand is told apart from what the files show; a disproof is never
+    // dropped unread.
+    for (id, recorded) in [
+        ("hand_only", Some("proven")),
+        ("bare_fact", Some("partial")),
+        ("wrong_claim", Some("false")),
+        ("gap_primes", None),
+        ("many_holes", None),
+        ("false_dep", None),
+        ("few_holes", Some("proven")),
+    ] {
+        let row = after.iter().find(|r| r.0 == id).unwrap();
+        assert_eq!(row.2.as_deref(), recorded, "{id}");
+    }
+
+    // Extracting once more changes nothing.
+    e.extract_again();
+    assert_eq!(e.statuses(), after);
+}
+
+/// A problem whose file completely proves what it states (here a competition problem known by
+/// its folder, whose file proves two theorems, neither named after it, so that neither is known
+/// to be the main statement) is never shown `open`: at least partial, in the knowledge base
+/// and in `mk find`. A file that proves nothing of what it states leaves its problem open.
+#[test]
+fn a_file_that_proves_its_own_target_is_never_open() {
+    let e = Extracted::new();
+    assert_eq!(e.problem("imo_1999_p5", "statement"), None);
+    assert_eq!(
+        e.problem("imo_1999_p5", "status").as_deref(),
+        Some("partial")
+    );
+    let text = e.mk(&["find", "imo_1999_p5"]);
+    assert!(text.contains("Status: ours: partial"), "{text}");
+    assert!(!text.contains("ours: open"), "{text}");
+    assert_eq!(e.problem("bare_fact", "status").as_deref(), Some("open"));
+}
+
+/// An output Aristotle could not load into its environment was not checked: it failed,
+/// whatever complete (unchecked, `medium`) proofs it holds, and its problem is not `partial`
+/// for it. An output that loaded and fills some holes is partial.
+#[test]
+fn an_output_that_failed_to_load_is_failed() {
+    let e = Extracted::new();
+    let (confidence, _, _) = e.occurrence("slot970_load_failed_result.lean", "plain_step");
+    assert_eq!(confidence, "medium", "the proof is there, unchecked");
+    assert_eq!(e.outcome("slot970_load_failed_result.lean"), "failed");
+    assert_eq!(e.problem("load_failed", "status").as_deref(), Some("open"));
+    assert_eq!(e.outcome("slot956_many_holes_result.lean"), "partial");
+}
+
+/// An attempt's and its problem's status come from what the file proves, never from how few
+/// holes it left: an output with one hole whose only other theorem rests on it proves nothing
+/// (failed; its problem open), one that fills one of its two holes is partial.
+#[test]
+fn status_comes_from_proofs_not_from_the_hole_count() {
+    let e = Extracted::new();
+    let (confidence, notes, _) = e.occurrence("slot971_few_holes_result.lean", "few_holes_main");
+    assert_eq!(confidence, "low", "{notes}");
+    assert_eq!(e.outcome("slot971_few_holes_result.lean"), "failed");
+    assert_eq!(e.problem("few_holes", "status").as_deref(), Some("open"));
+    assert_eq!(e.outcome("slot972_one_hole_filled_result.lean"), "partial");
+    assert_eq!(
+        e.problem("one_hole_filled", "status").as_deref(),
+        Some("partial")
+    );
+}
+
+/// When an input asks one theorem (its comment's TARGET) and the same file states the
+/// problem's own theorem (named after the problem), what it asks is a variant of the problem,
+/// listed under it with its own status; the problem's statement is its own theorem's.
+#[test]
+fn what_an_input_asks_beside_the_problems_theorem_is_a_variant() {
+    let e = Extracted::new();
+    let report = e.find("erdos_4246");
+    let p = &report["problem"];
+    assert_eq!(p["statement_theorem"], "erdos_4246");
+    assert_eq!(p["statement"], "erdos_4246 (n : ℕ) (h : 2 ≤ n) : n < n ^ 2");
+    let variants: Vec<(&str, &str)> = p["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["theorem_name"].as_str().unwrap(),
+                v["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(variants, [("case_three", "open")]);
+}
+
+/// A complete, unconditional proof of the main statement that no checker compiled (a
+/// benchmark's own solution, `medium`) reads "complete, unchecked": partial in the status
+/// column, in words what it is; `mk context` says the same.
+#[test]
+fn a_complete_unchecked_proof_reads_complete_unchecked() {
+    let e = Extracted::new();
+    assert_eq!(
+        e.problem("erdos_4243", "status").as_deref(),
+        Some("partial")
+    );
+    assert_eq!(
+        e.problem("erdos_4243", "confidence").as_deref(),
+        Some("medium")
+    );
+    let text = e.mk(&["find", "erdos_4243"]);
+    assert!(text.contains("Status: ours: complete, unchecked"), "{text}");
+    assert!(!text.contains("medium)"), "{text}");
+    let context = e.mk(&["context", "erdos_4243"]);
+    assert!(context.contains("ours: complete, unchecked"), "{context}");
+    // A checked proof keeps its confidence; a partial status without a complete proof stays
+    // partial.
+    assert!(e
+        .mk(&["find", "plain_count"])
+        .contains("Status: ours: proven (verified)"));
+    assert!(e
+        .mk(&["find", "many_holes"])
+        .contains("Status: ours: partial"));
+}

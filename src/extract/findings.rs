@@ -426,17 +426,20 @@ pub fn generate(
         findings.push(finding);
     }
 
+    let proves_something = findings
+        .iter()
+        .any(|f| f.finding_type == FindingType::Theorem && f.confidence != Confidence::Low);
     let problem = facts.problem_id.map(|id| ProblemUpsert {
         id: id.to_string(),
         domain_id: facts.domain.map(str::to_string),
         // Only an attempt says anything about the problem's status; an input or an unknown
-        // file states or uses it.
+        // file states or uses it. What it proves says it, never how few holes it left.
         status: facts.origin.is_attempt().then_some(if is_proven {
             ProblemStatus::Proven
-        } else if sorries > FAILED_FILE_SORRIES {
-            ProblemStatus::Open
-        } else {
+        } else if proves_something {
             ProblemStatus::Partial
+        } else {
+            ProblemStatus::Open
         }),
         statements: stated(outline, facts, id),
         ..ProblemUpsert::default()
@@ -468,12 +471,31 @@ fn stated(outline: &Outline, facts: &FileFacts<'_>, problem: &str) -> Vec<Statem
         .flatten()
         .filter(|t| !of_another(t))
         .and_then(|t| outline.declarations.iter().position(|d| std::ptr::eq(d, t)));
+    // A file that asks nothing and attempts nothing (a sketch without a hole, a hand-written
+    // file) states the theorem it would ask: found by the same rules among all its theorems.
+    // (An output is no evidence of what its sketch asked: it may prove a lemma of a bigger
+    // problem the sketch's name names.)
+    let sketch = (asked.is_none() && matches!(facts.origin, Origin::Input | Origin::Other))
+        .then(|| target_among(outline, &asking, Among::Claims))
+        .flatten()
+        .and_then(|t| outline.declarations.iter().position(|d| std::ptr::eq(d, t)));
     let named = named_targets(outline, facts.text);
     // `of_file` leaves out the declarations it is given as disproved; the claims this file
     // states of other problems are left out the same way.
     let mut excluded = statements::disproved(facts.verdicts);
     excluded.extend(facts.stated.iter().map(|(i, _)| *i));
-    statements::of_file(outline, problem, asked, &named, &excluded)
+    statements::of_file(
+        outline,
+        facts
+            .file_name
+            .strip_suffix(".lean")
+            .unwrap_or(facts.file_name),
+        problem,
+        asked,
+        sketch,
+        &named,
+        &excluded,
+    )
 }
 
 /// The problems a collection states besides its own ([`FileFacts::stated`]), each with its
@@ -667,6 +689,24 @@ fn asked_statement(outline: &Outline, asking: &Asking<'_>) -> Option<String> {
 /// last hole (the main theorem comes after its lemmas). A `PROOF SKETCH for NAME` comment says
 /// how to prove NAME, which may be a helper lemma, not what the file asks.
 fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Declaration> {
+    target_among(outline, asking, Among::Holes)
+}
+
+/// What [`target_among`] chooses from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Among {
+    /// An input's holes and the theorems it proves only through them: what it asks.
+    Holes,
+    /// Every theorem and lemma: what a sketch without a hole would ask.
+    Claims,
+}
+
+/// [`asked_target`]'s rules, applied to the holes of the file or to all its claims.
+fn target_among<'o>(
+    outline: &'o Outline,
+    asking: &Asking<'_>,
+    among: Among,
+) -> Option<&'o Declaration> {
     let (text, file_name) = (asking.text, asking.file_name);
     let mut disproved = statements::disproved(asking.verdicts);
     disproved.extend(asking.stated.iter().map(|(i, _)| *i));
@@ -676,7 +716,7 @@ fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Dec
             .any(|&i| std::ptr::eq(&outline.declarations[i], d))
     };
     let is_claim = |d: &Declaration| d.is_theorem_like() && !is_disproved(d);
-    let is_hole = |d: &Declaration| d.sorry_count > 0 && is_claim(d);
+    let is_hole = |d: &Declaration| is_claim(d) && (among == Among::Claims || d.sorry_count > 0);
     let holes: Vec<&Declaration> = outline.declarations.iter().filter(|d| is_hole(d)).collect();
     // What the file may name as its question: its holes, and the theorems it proves only
     // through them (`erdos_593 … := by constructor …` resting on two sorried helpers).
@@ -698,14 +738,15 @@ fn asked_target<'o>(outline: &'o Outline, asking: &Asking<'_>) -> Option<&'o Dec
         .iter()
         .rev()
         .find(|d| named.iter().any(|n| names(d, n)));
-    // The theorem named after the problem (`tuza_nu2` in `tuza_nu2_dichotomy.lean`).
+    // The theorem named after the problem (`tuza_nu2` in `tuza_nu2_dichotomy.lean`), in any
+    // spelling of it (`Erdos850` for erdos_850).
     let by_problem = || {
         let problem = asking.problem_id?;
-        holes_and_asked
-            .iter()
-            .rev()
-            .copied()
-            .find(|d| names(d, problem))
+        holes_and_asked.iter().rev().copied().find(|d| {
+            names(d, problem)
+                || crate::problem::named_after_problem(display_name(d), problem)
+                    == Some(crate::problem::NamedAfter::Exactly)
+        })
     };
     let stem = file_name.strip_suffix(".lean").unwrap_or(file_name);
     let by_stem = || {

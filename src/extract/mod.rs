@@ -44,10 +44,12 @@ const BATCH: usize = 256;
 /// 2: files keep their own date (`dated`). 3: problem statements, variants, literature
 /// status and domains from evidence; outcomes from what a file proves of its target.
 /// 4: a file's problem comes from its evidence ([`crate::problem`]), no longer from its name
-/// alone; re-reading moves an older knowledge base to the new problem ids.
-/// 5: a collection's theorems state their own problems; a sketch name names a problem only as
-/// a campaign target or a scheme id (else the slot siblings' or the folders' campaign); copies
-/// of one output share the problem of the strongest evidence any copy has.
+/// alone; re-reading moves an older knowledge base to the new problem ids. 5: statements are
+/// named after their problem through the scheme table (any spelling, a benchmark's file name,
+/// `main`), a sketch without a hole states its main theorem; a collection's theorems state
+/// their own problems; a campaign file's problem comes from its own words, then its slot
+/// siblings, then its folders, its sketch name last; copies of one output share the problem
+/// of the strongest evidence any copy has.
 pub const EXTRACTOR_VERSION: i64 = 5;
 
 /// Values given on the command line that override what file names say, and the tracking.db
@@ -715,7 +717,7 @@ fn extract_source(
         facts.origin,
         outline,
         &analysis.proofs,
-        &findings,
+        (&findings, &analysis.verdicts),
         problem_id.as_deref(),
     );
     // The file-level failure (too many holes) carries the approach that failed; a failure
@@ -772,8 +774,8 @@ fn extract_source(
 /// attempt. Its approach is the technique of its main proof (the last theorem or lemma with a
 /// body, holes or not), else the technique of its last complete theorem or lemma, else
 /// [`technique::UNKNOWN_APPROACH`]. Its outcome is what it proves of its target: `failed` when
-/// it proves nothing (every theorem and lemma ends in a hole) or Lean rejected it (nothing in
-/// it was checked), else `partial`, however many holes are left or verdicts say it failed
+/// it proves nothing (every theorem and lemma ends in a hole), Lean rejected it, or Aristotle
+/// could not load it and nothing in it was checked, else `partial`, however many holes are left or verdicts say it failed
 /// somewhere. Whether it proves the problem's own statement is known only once every file of
 /// the problem is read: settling the problem (`Kb::settle_problem_status`) makes it `proven`
 /// when its file holds a complete, unconditional, checked proof of the problem's statement.
@@ -781,7 +783,7 @@ fn attempt_of(
     origin: Origin,
     outline: &Outline,
     proofs: &[uses::Proof],
-    findings: &[crate::kb::NewFinding],
+    (findings, verdicts): (&[crate::kb::NewFinding], &[verdict::Verdict]),
     problem_id: Option<&str>,
 ) -> Option<crate::kb::AttemptRecord> {
     use crate::kb::{Confidence, FindingType, StrategyOutcome};
@@ -815,10 +817,19 @@ fn attempt_of(
         .unwrap_or_else(|| technique::UNKNOWN_APPROACH.to_string());
     // An attempt that proves nothing outright (every theorem and lemma it states ends in a
     // hole, rests on one, or is judged by Aristotle's verdict) failed, however few holes it
-    // left.
-    let proved_something = findings
+    // left. An output Aristotle could not load into its environment was not checked: its
+    // complete proofs are unchecked (`medium`) and count for nothing, only a checked one does.
+    let load_failed = verdicts
         .iter()
-        .any(|f| f.finding_type == FindingType::Theorem && f.confidence != Confidence::Low);
+        .any(|v| matches!(v.kind, verdict::VerdictKind::LoadFailure { .. }));
+    let proved_something = findings.iter().any(|f| {
+        f.finding_type == FindingType::Theorem
+            && match f.confidence {
+                Confidence::Low => false,
+                Confidence::Medium => !load_failed,
+                _ => true,
+            }
+    });
     let failed = !proved_something || processing_error.is_some();
     Some(crate::kb::AttemptRecord {
         problem_id: problem_id.to_string(),

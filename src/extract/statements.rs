@@ -3,11 +3,20 @@
 //! cases of a statement.
 //!
 //! - **Main statement.** An input's is the theorem it asks ([`super::findings`]' target); when
-//!   that is a variant, the theorem it is a variant of, if the file states it. Any other file
+//!   that is a variant, the theorem it is a variant of, if the file states it; when the file
+//!   also states the problem's own theorem (a catalogue attribute marks it, or it is named
+//!   after the problem), that one, and what it asks is a variant of it. Any other file
 //!   names its main statement by its own words: the theorem its leading comment names
 //!   (`Erdős Problem #1004: erdos_1004`), a theorem a catalogue attribute marks as a research
-//!   problem (`@[category research open]`), else the theorem named after the problem. A
-//!   declaration the file itself disproves is never a statement of the problem.
+//!   problem (`@[category research open]`), else the theorem named after the problem in any
+//!   spelling (`Imo2025P4` or `imo2025_p4` for `imo_2025_p4`, compared through
+//!   [`crate::problem::named_after_problem`]), else the theorem named as the file is (a
+//!   benchmark's `imo1959_p1_numbertheory` in `imo1959_p1_numbertheory.lean`), else a theorem
+//!   the file calls `main`. Weakest of all, a sketch that asks nothing (an input without a
+//!   hole) states the theorem it would ask, unless that checks finitely many cases; the
+//!   knowledge base takes that only for a problem the users' sketches name, and only when every
+//!   such sketch states the same theorem. A declaration the file itself disproves is never a
+//!   statement of the problem.
 //! - **Variants.** A theorem with a `variants` component in its name (`erdos_1.variants.weak`),
 //!   or whose name extends the main theorem's (`erdos_1.parts.i` beside `erdos_1`), is a
 //!   variant: listed under the problem with its own status, never its statement.
@@ -23,6 +32,12 @@ use super::verdict::{Verdict, VerdictKind};
 const ASKED: i64 = 0;
 const NAMED_BY_FILE: i64 = 1;
 const NAMED_AFTER_PROBLEM: i64 = 2;
+/// The main theorem of a sketch that asks nothing, or of an output: taken only when every
+/// file of this rank agrees.
+const SKETCH_MAIN: i64 = crate::kb::SKETCH_MAIN;
+
+/// Names by which a file calls a theorem its main one.
+const MAIN_NAMES: &[&str] = &["main", "maintheorem", "mainresult"];
 
 /// Tactics that settle a statement by deciding finitely many cases.
 const CASE_CHECKS: &[&str] = &[
@@ -133,12 +148,16 @@ fn key(s: &str) -> String {
     crate::sql::problem_key(s)
 }
 
-/// What one file states of its problem `problem`. `asked` is the index of the theorem an input
-/// asks (`None` for other files); `named` the names its leading comment gives.
+/// What one file states of its problem `problem`. `stem` is the file's name without `.lean`;
+/// `asked` is the index of the theorem an input asks (`None` for other files); `sketch` the
+/// theorem a sketch that asks nothing would ask, the weakest evidence; `named` the names its
+/// leading comment gives.
 pub fn of_file(
     outline: &Outline,
+    stem: &str,
     problem: &str,
     asked: Option<usize>,
+    sketch: Option<usize>,
     named: &[String],
     disproved: &[usize],
 ) -> Vec<StatementRecord> {
@@ -147,31 +166,78 @@ pub fn of_file(
     let by_name = |name: &str| {
         (0..decls.len()).find(|&i| usable(i) && !is_variant(&decls[i]) && names(&decls[i], name))
     };
+    let by_comment = named.iter().find_map(|n| by_name(n));
+    let catalogued = || {
+        (0..decls.len()).find(|&i| {
+            usable(i)
+                && !is_variant(&decls[i])
+                && literature_status(&decls[i]).is_some()
+                && !extends_another(decls, i)
+        })
+    };
+    let named_after = |i: usize| {
+        crate::problem::named_after_problem(display_name(&decls[i]), problem)
+            == Some(crate::problem::NamedAfter::Exactly)
+    };
+    // A theorem whose own name is the problem in any spelling (a namespace named after it says
+    // its declarations belong to it, not which one states it); the last one.
+    let after_problem = || {
+        (0..decls.len())
+            .rev()
+            .find(|&i| usable(i) && !is_variant(&decls[i]) && named_after(i))
+    };
+    // What an input asks beside the problem's own theorem, which the same file states (a
+    // catalogue attribute marks it, or it is named after the problem), is a variant of it (a
+    // step, a special case), not the problem's statement. (A sketch's leading comment names
+    // what it asks and what it uses, not which theorem is the problem's.)
+    let mut asked_variant = None;
     let main: Option<(usize, i64)> = match asked {
         Some(i) if is_variant(&decls[i]) => base_name(display_name(&decls[i]))
             .and_then(&by_name)
             .map(|j| (j, ASKED)),
-        Some(i) => Some((i, ASKED)),
+        Some(i) => match catalogued().or_else(after_problem) {
+            Some(j) if j != i && !named_after(i) && literature_status(&decls[i]).is_none() => {
+                asked_variant = Some(i);
+                Some((j, ASKED))
+            }
+            _ => Some((i, ASKED)),
+        },
         None => {
-            let by_comment = named.iter().find_map(|n| by_name(n));
-            let catalogued = || {
-                (0..decls.len()).find(|&i| {
+            // A benchmark names its statement as its file: `imo1959_p1_numbertheory` in
+            // `imo1959_p1_numbertheory.lean`; the last one.
+            let named_as_file = || {
+                (0..decls.len()).rev().find(|&i| {
                     usable(i)
                         && !is_variant(&decls[i])
-                        && literature_status(&decls[i]).is_some()
-                        && !extends_another(decls, i)
+                        && !stem.is_empty()
+                        && names(&decls[i], stem)
                 })
             };
-            let problem_key = key(problem);
-            let after_problem = || {
+            let called_main = || {
                 (0..decls.len()).rev().find(|&i| {
-                    usable(i) && !is_variant(&decls[i]) && key(&decls[i].name) == problem_key
+                    usable(i)
+                        && !is_variant(&decls[i])
+                        && MAIN_NAMES.contains(&key(&decls[i].name).as_str())
                 })
             };
             by_comment
                 .or_else(catalogued)
                 .map(|i| (i, NAMED_BY_FILE))
-                .or_else(|| after_problem().map(|i| (i, NAMED_AFTER_PROBLEM)))
+                .or_else(|| {
+                    after_problem()
+                        .or_else(named_as_file)
+                        .or_else(called_main)
+                        .map(|i| (i, NAMED_AFTER_PROBLEM))
+                })
+                .or_else(|| {
+                    // A check of finitely many cases is evidence about a statement, never the
+                    // statement a sketch's problem is about.
+                    sketch
+                        .filter(|&i| {
+                            usable(i) && !is_variant(&decls[i]) && !is_bounded_check(&decls[i])
+                        })
+                        .map(|i| (i, SKETCH_MAIN))
+                })
         }
     };
     let record = |i: usize, variant: bool, rank: i64| StatementRecord {
@@ -194,7 +260,7 @@ pub fn of_file(
         let under_main = main_name.as_deref().is_some_and(|m| {
             name.len() > m.len() && name.starts_with(m) && name[m.len()..].starts_with('.')
         });
-        if is_variant(decl) || under_main {
+        if is_variant(decl) || under_main || asked_variant == Some(i) {
             out.push(record(
                 i,
                 true,
@@ -263,7 +329,7 @@ mod tests {
             lemma helper : True := trivial\n\nend Erdos7\n";
         let o = outline(text);
         // An output (nothing asked): the catalogue attribute names the main theorem.
-        let got = of_file(&o, "erdos_7", None, &[], &[]);
+        let got = of_file(&o, "t", "erdos_7", None, None, &[], &[]);
         let o_ = |s: &str| Some(s.to_string());
         assert_eq!(
             summary(&got),
@@ -279,7 +345,7 @@ mod tests {
             .iter()
             .position(|d| d.name == "erdos_7.variants.weak")
             .unwrap();
-        let got = of_file(&o, "erdos_7", Some(weak), &[], &[]);
+        let got = of_file(&o, "t", "erdos_7", Some(weak), None, &[], &[]);
         assert_eq!(got[0].theorem_name, "Erdos7.erdos_7");
         assert_eq!(got[0].rank, 0);
         assert!(!got[0].variant);
@@ -289,14 +355,41 @@ mod tests {
             .iter()
             .position(|d| d.name == "erdos_7")
             .unwrap();
-        let got = of_file(&o, "erdos_7", None, &[], &[main]);
+        let got = of_file(&o, "t", "erdos_7", None, None, &[], &[main]);
         assert!(got.iter().all(|r| r.variant), "{got:?}");
+    }
+
+    #[test]
+    fn what_an_input_asks_beside_the_problems_own_theorem_is_a_variant() {
+        let text = "theorem erdos_12 : ∀ n : ℕ, n ≤ n * n + 1 := by\n  sorry\n\n\
+            theorem small_case : 3 ≤ 3 * 3 + 1 := by\n  sorry\n";
+        let o = outline(text);
+        let asked = o
+            .declarations
+            .iter()
+            .position(|d| d.name == "small_case")
+            .unwrap();
+        let got = of_file(&o, "t", "erdos_12", Some(asked), None, &[], &[]);
+        assert_eq!(
+            summary(&got),
+            [
+                ("erdos_12".into(), false, 0, None),
+                ("small_case".into(), true, 0, None),
+            ]
+        );
+        // The same file for another problem states nothing named after it: what it asks is the
+        // statement.
+        let got = of_file(&o, "t", "erdos_13", Some(asked), None, &[], &[]);
+        assert_eq!(summary(&got), [("small_case".into(), false, 0, None)]);
+        // Asking the problem's own theorem states it.
+        let got = of_file(&o, "t", "erdos_12", Some(0), None, &[], &[]);
+        assert_eq!(summary(&got), [("erdos_12".into(), false, 0, None)]);
     }
 
     #[test]
     fn variants_only_state_no_main_statement() {
         let o = outline("theorem foo.variants.a : True := by\n  sorry\n\ntheorem foo.variants.b : 1 = 1 := by\n  sorry\n");
-        let got = of_file(&o, "foo", Some(1), &[], &[]);
+        let got = of_file(&o, "t", "foo", Some(1), None, &[], &[]);
         assert!(got.iter().all(|r| r.variant), "{got:?}");
         assert_eq!(got.len(), 2);
     }
@@ -304,14 +397,14 @@ mod tests {
     #[test]
     fn a_file_names_its_main_theorem_by_its_comment_or_the_problem() {
         let o = outline("/- Problem: key_claim -/\ntheorem side : True := trivial\n\ntheorem key_claim : 1 = 1 := rfl\n");
-        let got = of_file(&o, "whatever", None, &["key_claim".into()], &[]);
+        let got = of_file(&o, "t", "whatever", None, None, &["key_claim".into()], &[]);
         assert_eq!(summary(&got), [("key_claim".into(), false, 1, None)]);
         let o =
             outline("theorem side : True := trivial\n\ntheorem Putnam_1986_B4 : 1 = 1 := rfl\n");
-        let got = of_file(&o, "putnam_1986_b4", None, &[], &[]);
+        let got = of_file(&o, "t", "putnam_1986_b4", None, None, &[], &[]);
         assert_eq!(summary(&got), [("Putnam_1986_B4".into(), false, 2, None)]);
         // Nothing names one: no statement.
-        assert!(of_file(&o, "other", None, &[], &[]).is_empty());
+        assert!(of_file(&o, "t", "other", None, None, &[], &[]).is_empty());
     }
 
     #[test]

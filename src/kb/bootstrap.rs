@@ -244,10 +244,10 @@ impl Kb {
                 let n = tx
                     .execute(
                         "INSERT INTO problems (id, name, domain_id, status, submission_count, proven_count, failed_count, statement,
-                             domain_evidence, statement_source)
+                             domain_evidence, statement_source, recorded_status)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
                              CASE WHEN ?3 IS NOT NULL THEN 'tracking' END,
-                             CASE WHEN ?8 IS NOT NULL THEN 'tracking.db' END)
+                             CASE WHEN ?8 IS NOT NULL THEN 'tracking.db' END, ?4)
                          ON CONFLICT(id) DO NOTHING",
                         params![
                             id,
@@ -265,9 +265,31 @@ impl Kb {
                 if n == 1 {
                     r.problems.added += 1
                 } else {
-                    r.problems.unchanged += 1
+                    r.problems.unchanged += 1;
+                    // tracking.db's word on a problem the knowledge base already had (from files,
+                    // a hand record, or a knowledge base made before it was kept apart) is
+                    // recorded with it: at least what was recorded before, as `mk record` does.
+                    let rank = |column: &str| {
+                        format!(
+                            "CASE {column} WHEN 'in_flight' THEN 1 WHEN 'partial' THEN 2
+                                 WHEN 'proven' THEN 3 WHEN 'false' THEN 4 ELSE 0 END"
+                        )
+                    };
+                    tx.execute(
+                        &format!(
+                            "UPDATE problems SET recorded_status = ?2
+                             WHERE id = ?1 AND (recorded_status IS NULL OR {} > {})",
+                            rank("?2"),
+                            rank("recorded_status")
+                        ),
+                        params![id, map_status(c.status.as_deref()).as_str()],
+                    )
+                    .at(&path)?;
                 }
             }
+            // What the knowledge base says of each problem follows from tracking.db's word
+            // and the files together.
+            super::status::settle(&tx).at(&path)?;
             tx.commit().at(&path)?;
             Ok(r)
         })?;

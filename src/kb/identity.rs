@@ -308,12 +308,20 @@ fn move_records(tx: &Connection, old: &str, new: &str) -> rusqlite::Result<()> {
     )?;
     // The problem row: the new one keeps its own, takes what only the old one had.
     tx.execute(
-        "INSERT INTO problems (id, name, domain_id, status, statement, best_result)
-         SELECT ?2, ?2, domain_id, status, statement, best_result FROM problems WHERE id = ?1
+        "INSERT INTO problems (id, name, domain_id, status, statement, best_result, recorded_status)
+         SELECT ?2, ?2, domain_id, status, statement, best_result, recorded_status
+         FROM problems WHERE id = ?1
          ON CONFLICT(id) DO UPDATE SET
             domain_id = coalesce(problems.domain_id, excluded.domain_id),
             statement = coalesce(problems.statement, excluded.statement),
             best_result = coalesce(problems.best_result, excluded.best_result),
+            recorded_status = CASE
+                WHEN problems.recorded_status IS NULL
+                  OR CASE excluded.recorded_status WHEN 'in_flight' THEN 1 WHEN 'partial' THEN 2
+                         WHEN 'proven' THEN 3 WHEN 'false' THEN 4 ELSE 0 END
+                   > CASE problems.recorded_status WHEN 'in_flight' THEN 1 WHEN 'partial' THEN 2
+                         WHEN 'proven' THEN 3 WHEN 'false' THEN 4 ELSE 0 END
+                THEN excluded.recorded_status ELSE problems.recorded_status END,
             updated_at = datetime('now')",
         params![old, new],
     )?;

@@ -380,7 +380,8 @@ pub struct StatementRecord {
     pub variant: bool,
     /// How strongly the file names it the problem's statement (0 strongest): 0 an input asks
     /// it, 1 the file's own words name it (its leading comment, a catalogue attribute), 2 it is
-    /// named after the problem.
+    /// named after the problem (or called `main`), 3 ([`super::SKETCH_MAIN`]) it is the main
+    /// theorem of a sketch that asks nothing or of an output.
     pub rank: i64,
     /// What a catalogue says of it in the literature (`open`, `solved`), from the theorem's
     /// `@[category research …]` attribute.
@@ -455,6 +456,10 @@ pub struct Problem {
     /// status is `partial`) and its file.
     pub confidence: Option<String>,
     pub proof_source: Option<String>,
+    /// What tracking.db or a person (`mk record`) said of its status, kept apart from what the
+    /// files show (schema 9 on); `None` when nobody said anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_status: Option<String>,
     /// Its variants, each with its own status ([`crate::kb::Kb::problem_by_key`] fills them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<Variant>,
@@ -491,11 +496,14 @@ pub struct AttemptCounts {
 }
 
 impl Problem {
-    pub(crate) const COLUMNS: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at, domain_evidence, statement_source, statement_theorem, literature_status, literature_source, confidence, proof_source";
+    pub(crate) const COLUMNS: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at, domain_evidence, statement_source, statement_theorem, literature_status, literature_source, confidence, proof_source, recorded_status";
+
+    /// [`Problem::COLUMNS`] for schema versions 7 and 8, which lack `recorded_status`.
+    pub(crate) const COLUMNS_V7: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at, domain_evidence, statement_source, statement_theorem, literature_status, literature_source, confidence, proof_source, NULL";
 
     /// [`Problem::COLUMNS`] for a schema older than version 7, which lacks the evidence
     /// columns (read as NULL).
-    pub(crate) const COLUMNS_V1: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
+    pub(crate) const COLUMNS_V1: &'static str = "id, name, domain_id, status, submission_count, proven_count, failed_count, statement, best_result, created_at, updated_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
 
     pub(crate) fn from_row(row: &rusqlite::Row<'_>) -> Problem {
         Problem {
@@ -517,6 +525,7 @@ impl Problem {
             literature_source: text_at(row, 15),
             confidence: text_at(row, 16),
             proof_source: text_at(row, 17),
+            recorded_status: text_at(row, 18),
             variants: Vec::new(),
             attempts: None,
         }

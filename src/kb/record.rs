@@ -243,27 +243,30 @@ impl Kb {
                     StrategyOutcome::InFlight => Some("in_flight"),
                     _ => None,
                 });
+                // What a person records is kept apart from what the files show
+                // (`recorded_status`, at least what was recorded before); ours follows from both.
                 tx.execute(
                     "INSERT INTO problems (id, name, domain_id, status, proven_count, failed_count,
-                         domain_evidence)
+                         domain_evidence, recorded_status)
                      VALUES (?1, ?1, ?2, coalesce(?3, 'open'), ?4, ?5,
-                         CASE WHEN ?2 IS NOT NULL THEN 'recorded' END)
+                         CASE WHEN ?2 IS NOT NULL THEN 'recorded' END, ?3)
                      ON CONFLICT(id) DO UPDATE SET
                         domain_evidence = CASE WHEN problems.domain_id IS NULL AND excluded.domain_id IS NOT NULL
                             THEN 'recorded' ELSE problems.domain_evidence END,
                         domain_id = coalesce(problems.domain_id, excluded.domain_id),
-                        status = CASE
-                            WHEN ?3 IS NULL OR problems.status = 'false' THEN problems.status
+                        recorded_status = CASE
+                            WHEN ?3 IS NULL OR problems.recorded_status = 'false' THEN problems.recorded_status
                             WHEN ?3 = 'proven' THEN 'proven'
-                            WHEN ?3 = 'partial' AND problems.status IN ('open', 'in_flight') THEN 'partial'
-                            WHEN ?3 = 'in_flight' AND problems.status = 'open' THEN 'in_flight'
-                            ELSE problems.status END,
+                            WHEN ?3 = 'partial' AND coalesce(problems.recorded_status, 'open') IN ('open', 'in_flight') THEN 'partial'
+                            WHEN ?3 = 'in_flight' AND coalesce(problems.recorded_status, 'open') = 'open' THEN 'in_flight'
+                            ELSE problems.recorded_status END,
                         proven_count = coalesce(problems.proven_count, 0) + ?4,
                         failed_count = coalesce(problems.failed_count, 0) + ?5,
                         updated_at = datetime('now')",
                     params![p, rec.domain_id, status, proven, failed],
                 )
                 .at(&path)?;
+                super::status::settle_problem(&tx, p).at(&path)?;
             }
             tx.commit().at(&path)?;
             Ok(rec)

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -72,6 +72,13 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 8,
         sql: include_str!("../../schema/migrations/008_problem_identity.sql"),
+        after: None,
+    },
+    // A problem's status is recomputed from its evidence: what tracking.db or a person gave is
+    // kept apart from what the files show.
+    Migration {
+        version: 9,
+        sql: include_str!("../../schema/migrations/009_recorded_status.sql"),
         after: None,
     },
 ];

@@ -5,9 +5,10 @@
 //! it, kept apart from ours; its domain; and the outcome of each attempt on it, which is
 //! `proven` only when the attempt proves the problem's own statement.
 //!
-//! [`settle`] runs after every extraction over every problem with extracted files (a statement
-//! may arrive after its proof, a domain from another file); problems known only from
-//! tracking.db or `mk record` keep what those said.
+//! [`settle`] runs after every extraction over every problem (a statement may arrive after its
+//! proof, a domain from another file), and [`settle_problem`] after a hand record: our status
+//! is a function of the files and of what tracking.db or a person recorded
+//! (`problems.recorded_status`, kept apart), never of what an earlier extractor stored.
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,7 +16,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::error::{AtPath, Result};
 use super::model::{AttemptCounts, Problem, Variant};
-use super::sql::{normalize_ws, problem_key};
+use super::sql::normalize_ws;
 use super::Kb;
 
 /// The note a theorem occurrence carries when its statement checks finitely many cases by
@@ -23,6 +24,11 @@ use super::Kb;
 pub const BOUNDED_CHECK: &str = "bounded check";
 /// … and when its file calls the statement open: it proves no open problem.
 pub const BOUNDED_CHECK_OF_OPEN: &str = "bounded check of an open statement";
+
+/// The rank ([`super::StatementRecord::rank`]) of the main theorem of a sketch that asks
+/// nothing or of an output: the weakest evidence of a problem's statement, taken only when
+/// every file of this rank states the same theorem.
+pub const SKETCH_MAIN: i64 = 3;
 
 /// Confidences of a complete proof, best first: `low` is a proof resting on a hole
 /// (conditional), which proves nothing by itself.
@@ -184,22 +190,25 @@ fn statements(conn: &Connection, problem: &str) -> rusqlite::Result<Vec<Stated>>
 }
 
 /// The problem's main statement: among the files' main statements of the strongest rank
-/// (`stated` is ordered by rank, then by file), the theorem named after the problem `problem`
-/// (its last component, compared as problem ids are), else the theorem most files state
-/// (several sketches of one problem may each ask a lemma of their own; the target they share
-/// is asked most); in the wording most of them give; the earliest on a tie.
+/// (`stated` is ordered by rank, then by file), the theorem whose own name is the problem
+/// `problem` in any spelling ([`crate::problem::named_after_problem`]), else the theorem most
+/// files state (several sketches of one problem may each ask a lemma of their own; the target
+/// they share is asked most); in the wording most of them give; the earliest on a tie. The
+/// main theorems of sketches that ask nothing (the weakest rank) count only for a problem no
+/// scheme names, and only when they are all one theorem.
 fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated> {
-    let mains: Vec<(usize, &Stated)> = stated
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| !s.variant)
-        .collect();
-    let rank = mains.first()?.1.rank;
-    let best: Vec<&Stated> = mains
-        .iter()
-        .filter(|(_, s)| s.rank == rank)
-        .map(|(_, s)| *s)
-        .collect();
+    let mains: Vec<&Stated> = stated.iter().filter(|s| !s.variant).collect();
+    let rank = mains.first()?.rank;
+    let best: Vec<&Stated> = mains.into_iter().filter(|s| s.rank == rank).collect();
+    // A sketch's main theorem states a problem the users' sketches name (`vertex_cover_le`),
+    // never one a scheme names (`erdos_319`), whose statement a catalogue gives; and only when
+    // all its sketches state the same theorem.
+    if rank >= SKETCH_MAIN
+        && (crate::problem::scheme::whole(problem).is_some()
+            || best.iter().any(|s| s.theorem_name != best[0].theorem_name))
+    {
+        return None;
+    }
     let most = |items: Vec<&str>| -> Option<String> {
         let mut counts: Vec<(&str, usize)> = Vec::new();
         for i in items {
@@ -214,17 +223,20 @@ fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated>
             .find(|c| c.1 == max)
             .map(|c| c.0.to_string())
     };
-    let key = problem_key(problem);
+    // A theorem's own name, not a namespace: every declaration of `namespace Imo2025P4` is in
+    // it, and only its own name says which one states the problem.
     let named_after = |s: &Stated| {
-        problem_key(s.theorem_name.rsplit('.').next().unwrap_or(&s.theorem_name)) == key
+        crate::problem::named_after_problem(&s.theorem_name, problem)
+            == Some(crate::problem::NamedAfter::Exactly)
     };
-    let of_name: Vec<&Stated> = if best.iter().any(|s| named_after(s)) {
-        best.into_iter().filter(|s| named_after(s)).collect()
-    } else {
-        let name = most(best.iter().map(|s| s.theorem_name.as_str()).collect())?;
-        best.into_iter()
-            .filter(|s| s.theorem_name == name)
-            .collect()
+    let of_name: Vec<&Stated> = match best.iter().any(|s| named_after(s)) {
+        true => best.into_iter().filter(|s| named_after(s)).collect(),
+        false => {
+            let name = most(best.iter().map(|s| s.theorem_name.as_str()).collect())?;
+            best.into_iter()
+                .filter(|s| s.theorem_name == name)
+                .collect()
+        }
     };
     let normalized: Vec<String> = of_name.iter().map(|s| normalize_ws(&s.statement)).collect();
     let wording = most(normalized.iter().map(String::as_str).collect())?;
@@ -329,24 +341,36 @@ fn files_domain(conn: &Connection, problem: &str) -> rusqlite::Result<Option<(St
 /// What a stored problem row holds before settling.
 struct Row {
     id: String,
-    status: String,
+    /// What tracking.db or a person said of its status, apart from the files.
+    recorded_status: Option<String>,
     statement_source: Option<String>,
     domain_id: Option<String>,
     domain_evidence: Option<String>,
 }
 
-/// Settles every problem with extracted files from its files' evidence (statement, status,
-/// literature status, domain, attempt outcomes). Returns how many problems changed.
+/// Settles every problem from its evidence (statement, status, literature status, domain,
+/// attempt outcomes): what the knowledge base says of a problem is a function of its files
+/// and of what tracking.db or a person recorded, whatever an earlier extractor said. Returns
+/// how many problems changed.
 pub(crate) fn settle(conn: &Connection) -> rusqlite::Result<usize> {
+    settle_where(conn, None)
+}
+
+/// [`settle`] for one problem (after a hand record).
+pub(crate) fn settle_problem(conn: &Connection, id: &str) -> rusqlite::Result<usize> {
+    settle_where(conn, Some(id))
+}
+
+fn settle_where(conn: &Connection, only: Option<&str>) -> rusqlite::Result<usize> {
     let rows: Vec<Row> = {
         let mut stmt = conn.prepare(
-            "SELECT id, coalesce(status, 'open'), statement_source, domain_id, domain_evidence
-             FROM problems p WHERE EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id)",
+            "SELECT id, recorded_status, statement_source, domain_id, domain_evidence
+             FROM problems WHERE ?1 IS NULL OR id = ?1",
         )?;
-        let rows = stmt.query_map([], |r| {
+        let rows = stmt.query_map([only], |r| {
             Ok(Row {
                 id: r.get(0)?,
-                status: r.get(1)?,
+                recorded_status: r.get(1)?,
                 statement_source: r.get(2)?,
                 domain_id: r.get(3)?,
                 domain_evidence: r.get(4)?,
@@ -361,6 +385,33 @@ pub(crate) fn settle(conn: &Connection) -> rusqlite::Result<usize> {
     Ok(changed)
 }
 
+/// Our status of a problem: `proven` or `false` as its main statement is judged; else the
+/// highest of `partial` (a file proves the main statement without a checker or only
+/// conditionally, an attempt proves something outright, or a file completely proves what it
+/// states as its problem's) and what tracking.db or a person
+/// recorded; else `open`. A recorded `proven` of a problem with files reads `partial` when no
+/// file proves its main statement: ours is proven only by a checked proof.
+fn status_of(
+    judged: Option<&'static str>,
+    progress: bool,
+    recorded: Option<&str>,
+    has_files: bool,
+) -> String {
+    if let Some(s @ ("proven" | "false")) = judged {
+        return s.to_string();
+    }
+    let recorded = match recorded {
+        Some("proven") if has_files => Some("partial"),
+        other => other,
+    };
+    [judged, progress.then_some("partial"), recorded]
+        .into_iter()
+        .flatten()
+        .max_by_key(|s| rank(s))
+        .unwrap_or("open")
+        .to_string()
+}
+
 fn settle_one(conn: &Connection, row: &Row) -> rusqlite::Result<bool> {
     let problem = row.id.as_str();
     let stated = statements(conn, problem)?;
@@ -371,18 +422,30 @@ fn settle_one(conn: &Connection, row: &Row) -> rusqlite::Result<bool> {
     let judged = main
         .map(|m| evidence.judge(&m.statement, open))
         .unwrap_or_default();
-    // Without a main statement the problem is proven by nothing: a status that says so is
-    // taken back to partial, and one from tracking.db or a user stays.
-    let capped = if row.status == "proven" {
-        "partial"
-    } else {
-        row.status.as_str()
-    };
-    let status = match judged.status {
-        Some(s @ ("proven" | "false")) => s,
-        Some(s) if rank(s) > rank(capped) => s,
-        _ => capped,
-    };
+    // An attempt that proves something outright (settling below tells `partial` from
+    // `proven`, never from `failed`).
+    let (has_files, progress): (bool, bool) = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM sources WHERE problem_id = ?1),
+                    EXISTS (SELECT 1 FROM attempts WHERE problem_id = ?1 AND outcome != 'failed')",
+        )?
+        .query_row([problem], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    // A complete proof of what a file states as its problem's (its own target) is progress on
+    // the problem, even where that is not known to be the main statement (a scheme's problem
+    // whose files each state a theorem of their own): a problem is never `open` beside a
+    // complete proof of what its own files ask.
+    let own_target = stated.iter().filter(|s| !s.variant).any(|s| {
+        evidence
+            .judge(&s.statement, s.literature.as_deref() == Some("open"))
+            .confidence
+            .is_some()
+    });
+    let status = status_of(
+        judged.status,
+        progress || own_target,
+        row.recorded_status.as_deref(),
+        has_files,
+    );
     // The statement: the main one of the files, else what tracking.db said.
     let keep_statement = main.is_none() && row.statement_source.as_deref() == Some(TRACKING);
     // A person's word (tracking.db, `mk record`) stands unless a file's stronger evidence
@@ -500,8 +563,8 @@ fn settle_attempts(
 }
 
 impl Kb {
-    /// Settles every problem with extracted files from its files' evidence (see the module
-    /// documentation). Returns how many problems changed. Run after every extraction.
+    /// Settles every problem from its files' evidence and what was recorded of it (see the
+    /// module documentation). Returns how many problems changed. Run after every extraction.
     pub fn settle_problem_status(&mut self) -> Result<usize> {
         let db = self.path.clone();
         let conn = &mut self.conn;
@@ -517,10 +580,10 @@ impl Kb {
 
     /// The columns [`Problem::from_row`] reads, for this database's schema.
     pub(crate) fn problem_columns(&self) -> Result<&'static str> {
-        Ok(if self.schema_version()? >= 7 {
-            Problem::COLUMNS
-        } else {
-            Problem::COLUMNS_V1
+        Ok(match self.schema_version()? {
+            9.. => Problem::COLUMNS,
+            7 | 8 => Problem::COLUMNS_V7,
+            _ => Problem::COLUMNS_V1,
         })
     }
 
@@ -573,14 +636,13 @@ impl Kb {
 
 /// How a problem (or a variant) stands, in words: the literature's status apart from ours,
 /// ours with the confidence of its proof. `open in the literature; ours: partial`,
-/// `ours: proven (verified)`.
+/// `ours: proven (verified)`, `ours: complete, unchecked` (a complete proof nobody checked).
 pub fn standing(literature: Option<&str>, ours: Option<&str>, confidence: Option<&str>) -> String {
     let ours = ours.unwrap_or("open");
     let ours = match (ours, confidence) {
         ("proven", Some(c)) => format!("proven ({c})"),
-        ("partial", Some(c @ "medium")) => {
-            format!("partial (a complete proof no checker ran on: {c})")
-        }
+        // A complete, unconditional proof of the statement that no checker compiled.
+        ("partial", Some("medium")) => "complete, unchecked".to_string(),
         ("false", _) => "false (disproved as stated)".to_string(),
         (s, _) => s.replace('_', " "),
     };

@@ -427,6 +427,55 @@ fn claims_named(outline: &Outline) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// How a declaration's name is named after a problem ([`named_after_problem`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NamedAfter {
+    /// Its own name is the problem, in any spelling (`putnam_1986_b4`, `Imo2025P4` or
+    /// `imo2025_p4` for `imo_2025_p4`, `erdos975` for `erdos_975`).
+    Exactly,
+    /// Only an enclosing namespace is named after the problem (`Imo2025P4.main`,
+    /// `erdos_975.variants.x`): the declaration belongs to the problem, but its name does not
+    /// say that it states it.
+    ByNamespace,
+}
+
+/// How the declaration `full_name` is named after problem `id`, compared through the scheme
+/// table rather than as strings, so that every spelling of an id names it; `None` when it is
+/// not named after it (`bound_of_erdos_850` merely mentions erdos_850; `erdos_850_bound` is a
+/// claim about it, not its statement).
+pub fn named_after_problem(full_name: &str, id: &str) -> Option<NamedAfter> {
+    let id = id.trim();
+    if id.is_empty() {
+        return None;
+    }
+    // The id as a scheme reads it, when the scheme reads all of it (`erdos_850`, not a sketch
+    // id `erdos_850_triples` that merely starts with one).
+    let target = scheme::whole(id);
+    let keys = [
+        Some(crate::sql::problem_key(id)),
+        target.as_deref().map(crate::sql::problem_key),
+    ];
+    // A component is the problem when it is one of its keys, or a scheme reads all of it as
+    // the problem (`imo1964_p1b` is part b of imo_1964_p1).
+    let names = |component: &str| -> bool {
+        let key = crate::sql::problem_key(component);
+        if keys.iter().flatten().any(|k| *k == key) {
+            return true;
+        }
+        target.is_some() && scheme::whole(component) == target
+    };
+    let mut components: Vec<&str> = full_name.split('.').filter(|c| !c.is_empty()).collect();
+    let own = components.pop()?;
+    if names(own) {
+        Some(NamedAfter::Exactly)
+    } else {
+        components
+            .iter()
+            .any(|c| names(c))
+            .then_some(NamedAfter::ByNamespace)
+    }
+}
+
 /// The problem the file's declarations are named after: the one most of them name (the first
 /// named breaks ties). Lean's own declarations only: a project's command read as a declaration
 /// (`problem singapore2019_r1_p11`, a round its layout's `Singapore2019P11` leaves out) is
@@ -776,6 +825,36 @@ mod tests {
         );
         assert_eq!(titled.problem_id.as_deref(), Some("erdos_938"));
         assert_eq!(titled.stated, [(1, "erdos_364".to_string())]);
+    }
+
+    #[test]
+    fn declarations_are_named_after_a_problem_in_any_spelling() {
+        use NamedAfter::*;
+        let cases: &[(&str, &str, Option<NamedAfter>)] = &[
+            ("putnam_1986_b4", "putnam_1986_b4", Some(Exactly)),
+            ("Compfiles.Imo2025P4", "imo_2025_p4", Some(Exactly)),
+            ("Imo2025P4.imo2025_p4", "imo_2025_p4", Some(Exactly)),
+            ("Imo1964P1.imo_1964_p1b'", "imo_1964_p1", Some(Exactly)),
+            ("erdos975", "erdos_975", Some(Exactly)),
+            ("Imo2025P4.main", "imo_2025_p4", Some(ByNamespace)),
+            (
+                "Erdos975.erdos_975.variants.x",
+                "erdos_975",
+                Some(ByNamespace),
+            ),
+            ("bound_of_erdos_850", "erdos_850", None),
+            ("erdos_850_bound", "erdos_850", None),
+            ("imo2025_p1_left", "imo_2025_p1", None),
+            ("erdos_8500", "erdos_850", None),
+            // Ids no scheme reads compare whole.
+            ("tuza_nu4", "tuza_nu4", Some(Exactly)),
+            ("TuzaNu4", "tuza_nu4", Some(Exactly)),
+            ("tuza_nu4_bound", "tuza_nu4", None),
+            ("erdos_850", "erdos_850_triples", None),
+        ];
+        for (name, id, want) in cases {
+            assert_eq!(named_after_problem(name, id), *want, "{name} / {id}");
+        }
     }
 
     #[test]

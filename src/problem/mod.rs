@@ -15,5 +15,7 @@ pub mod layout;
 pub mod naming;
 pub mod scheme;
 
-pub use evidence::{identify, Context, Evidence, FileView, Identity};
+pub use evidence::{
+    identify, named_after_problem, Context, Evidence, FileView, Identity, NamedAfter,
+};
 pub use scheme::canonical;

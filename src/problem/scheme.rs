@@ -321,6 +321,15 @@ pub fn canonical(text: &str) -> Option<String> {
     find(text, Mode::Name).map(|m| m.id)
 }
 
+/// The canonical id of `text` when a scheme reads all of it as one problem (`Erdos975`,
+/// `imo2025_p4`); `None` for a name that only contains one (`erdos_850_triples`) or none.
+pub fn whole(text: &str) -> Option<String> {
+    let atoms = atoms(text);
+    find_in(&atoms, Mode::Name, 0)
+        .filter(|m| !atoms.is_empty() && m.atoms == (0..atoms.len()))
+        .map(|m| m.id)
+}
+
 /// A problem named at atom `start`.
 fn read_at(atoms: &[Atom], start: usize, mode: Mode) -> Option<Match> {
     for scheme in SCHEMES {

@@ -286,6 +286,24 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
                 )?,
             }
             writeln!(out, "  Status: {}", pr.standing())?;
+            // What a person or tracking.db said, where it says more than ours.
+            if let Some(r) = pr
+                .recorded_status
+                .as_deref()
+                .filter(|r| *r != "open" && Some(*r) != pr.status.as_deref())
+            {
+                writeln!(
+                    out,
+                    "    {}",
+                    p.paint(
+                        Style::Dim,
+                        &format!(
+                            "recorded: {} (tracking.db or mk record)",
+                            r.replace('_', " ")
+                        )
+                    )
+                )?;
+            }
             if let Some(src) = &pr.proof_source {
                 writeln!(
                     out,
