@@ -540,7 +540,9 @@ pub fn stated_elsewhere(outline: &Outline, facts: &FileFacts<'_>) -> Vec<Problem
 
 /// The rank ([`StatementRecord::rank`]) of a statement a collection gives of one of its
 /// problems: below what a file about that problem alone states (0 asked, 1 named by its own
-/// words, 2 named after the problem), so such a file's statement is preferred.
+/// words, 2 named after the problem), so such a file's statement is preferred; above a
+/// sketch's unnamed main theorem ([`crate::kb::SKETCH_MAIN`]), since it is named after its
+/// problem.
 pub const COLLECTION_RANK: i64 = 3;
 
 /// What an input asks: its holes, by declaration, as an insight (an input attempts nothing, so

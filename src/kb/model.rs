@@ -380,8 +380,9 @@ pub struct StatementRecord {
     pub variant: bool,
     /// How strongly the file names it the problem's statement (0 strongest): 0 an input asks
     /// it, 1 the file's own words name it (its leading comment, a catalogue attribute), 2 it is
-    /// named after the problem (or called `main`), 3 ([`super::SKETCH_MAIN`]) it is the main
-    /// theorem of a sketch that asks nothing or of an output.
+    /// named after the problem (or called `main`), 3 a collection of several problems states
+    /// it (`crate::extract::findings::COLLECTION_RANK`), 4 ([`super::SKETCH_MAIN`]) it is the
+    /// main theorem of a sketch that asks nothing or of an output.
     pub rank: i64,
     /// What a catalogue says of it in the literature (`open`, `solved`), from the theorem's
     /// `@[category research …]` attribute.

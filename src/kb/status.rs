@@ -28,7 +28,7 @@ pub const BOUNDED_CHECK_OF_OPEN: &str = "bounded check of an open statement";
 /// The rank ([`super::StatementRecord::rank`]) of the main theorem of a sketch that asks
 /// nothing or of an output: the weakest evidence of a problem's statement, taken only when
 /// every file of this rank states the same theorem.
-pub const SKETCH_MAIN: i64 = 3;
+pub const SKETCH_MAIN: i64 = 4;
 
 /// Confidences of a complete proof, best first: `low` is a proof resting on a hole
 /// (conditional), which proves nothing by itself.
