@@ -717,6 +717,11 @@ fn headless(chrome: &Path, profile: &Path, args: &[&str], url: &str) -> (String,
             "--v=0",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Chromium also writes crash-report settings and dconf's cache below HOME and the XDG
+        // folders, whatever its profile: they go into the scratch profile too.
+        .env("HOME", profile)
+        .env("XDG_CONFIG_HOME", profile.join("config"))
+        .env("XDG_CACHE_HOME", profile.join("cache"))
         .args(args)
         .arg(url)
         .stdin(Stdio::null())
