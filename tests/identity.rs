@@ -422,6 +422,32 @@ fn users_campaigns_tests_and_tracking() {
                 Some("erdos_364"),
                 Some("comment"),
             ),
+            // A name of topic words names no problem: the file's own words beyond its title
+            // name the campaign ("in PATH_4 … τ ≤ 8"), never the topic.
+            (
+                "users/submissions/slot305_endpoint_no_base_external.lean",
+                Some("path_4"),
+                Some("campaign"),
+            ),
+            // A theorem the file states named as the campaign target.
+            (
+                "users/submissions/slot306_maximality_coverage.lean",
+                Some("path_4"),
+                Some("theorem"),
+            ),
+            // The theorem its own words call the final one, of the campaign's family.
+            (
+                "users/submissions/path_combined_parker_v1.lean",
+                Some("path_le_3"),
+                Some("theorem"),
+            ),
+            // A step's "main theorem" of no campaign's family names nothing: the last resort,
+            // the sketch name, stays.
+            (
+                "users/submissions/slot307_edge_step.lean",
+                Some("edge_step"),
+                Some("sketch"),
+            ),
             (
                 "users/math-forge/tests/fixtures/sample_proven.lean",
                 None,
@@ -447,6 +473,36 @@ fn users_campaigns_tests_and_tracking() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A folder's label that the file's own title contradicts decides nothing, across copies too:
+/// "Selfridge's Conjecture" labelled `e938` (and its same-request copy in a folder that names
+/// nothing) is no Erdős problem; a title that names the label's scheme keeps the label.
+#[test]
+fn a_title_outranks_a_folder_label_across_copies() {
+    let l = Layout::of(&["title_copies"]);
+    l.extract(&[]);
+    let uuid = "391b1dd1-6904-4492-93b6-4f2620c015ae_aristotle/RequestProject/Main.lean";
+    expect(
+        &l.problems(),
+        &[
+            (
+                format!("title_copies/yolo_results/yolo2_e938_selfridge_extracted/{uuid}").as_str(),
+                None,
+                Some("title"),
+            ),
+            (
+                format!("title_copies/campaign/yolo_slot1304_extracted/{uuid}").as_str(),
+                None,
+                None,
+            ),
+            (
+                "title_copies/yolo_results/yolo2_e951_extracted/5a0c9b11-2222-4333-8444-955566677788_aristotle/RequestProject/Main.lean",
+                Some("erdos_951"),
+                Some("sketch"),
+            ),
+        ],
+    );
 }
 
 /// One output copied into several folders is one attempt: `mk recommend` counts it once.

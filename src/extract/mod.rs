@@ -49,8 +49,11 @@ const BATCH: usize = 256;
 /// `main`), a sketch without a hole states its main theorem; a collection's theorems state
 /// their own problems; a campaign file's problem comes from its own words, then its slot
 /// siblings, then its folders, its sketch name last; copies of one output share the problem
-/// of the strongest evidence any copy has.
-pub const EXTRACTOR_VERSION: i64 = 5;
+/// of the strongest evidence any copy has. 6: a sketch of topic words takes the campaign its
+/// own words name (a theorem named as a target, its words beyond the title, its final theorem
+/// of a target's family) before its sketch name; a title naming another conjecture vetoes a
+/// scheme label of its path, across copies.
+pub const EXTRACTOR_VERSION: i64 = 6;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.

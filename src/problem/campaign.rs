@@ -83,6 +83,16 @@ impl Campaigns {
         self.targets.iter().any(|t| t.id == id)
     }
 
+    /// Whether `name` starts with the family word of a target (`tuza_nu_le_3`: the family of
+    /// `tuza_nu3`), and then holds a parameter.
+    pub fn has_family(&self, name: &str) -> bool {
+        let atoms = scheme::atoms(name);
+        atoms
+            .first()
+            .is_some_and(|first| self.by_first.contains_key(&first.text) && !first.digits)
+            && atoms.iter().any(|a| a.digits)
+    }
+
     /// The target `text` names first (a title names its subject first), if any; of two
     /// starting at the same word, the longer.
     pub fn named_in(&self, text: &str) -> Option<&str> {

@@ -80,6 +80,9 @@ pub enum Evidence {
     Slot,
     /// A folder above the file names a campaign target of the users' naming (`tuza/nu4/`).
     CampaignFolder,
+    /// No problem: the file's title names a conjecture that the label of its path or its
+    /// users' naming is not (`Selfridge's Conjecture` in a folder labelled `e938`).
+    Title,
     /// A copy of the file (the same content stating a theorem, or a file of the same
     /// Aristotle request) has stronger evidence.
     Copy,
@@ -94,6 +97,7 @@ const STRENGTH: &[Evidence] = &[
     Evidence::Attribute,
     Evidence::Theorem,
     Evidence::Comment,
+    Evidence::Title,
     Evidence::FileName,
     Evidence::Folder,
     Evidence::CatalogueEntry,
@@ -123,6 +127,7 @@ impl Evidence {
             Evidence::Sketch => "sketch",
             Evidence::Slot => "slot",
             Evidence::CampaignFolder => "campaign_folder",
+            Evidence::Title => "title",
             Evidence::Copy => "copy",
             Evidence::Collection => "collection",
         }
@@ -190,13 +195,17 @@ impl Identity {
 pub fn of_copies<'a>(
     members: impl IntoIterator<Item = (Option<&'a str>, Option<Evidence>)>,
 ) -> Option<String> {
-    let mut best: Option<(usize, &str)> = None;
+    // A copy whose title contradicts its label names no problem, and outranks every label:
+    // the group then names none unless stronger evidence (tracking.db, a theorem) names one.
+    let mut best: Option<(usize, Option<&str>)> = None;
     let mut agree = true;
     for (id, evidence) in members {
-        let (Some(id), Some(evidence)) = (id, evidence) else {
+        let Some(evidence) = evidence else {
             continue;
         };
-        if matches!(evidence, Evidence::Copy | Evidence::Collection) {
+        if matches!(evidence, Evidence::Copy | Evidence::Collection)
+            || (id.is_none() && evidence != Evidence::Title)
+        {
             continue;
         }
         let strength = evidence.strength();
@@ -209,7 +218,9 @@ pub fn of_copies<'a>(
             }
         }
     }
-    best.filter(|_| agree).map(|(_, id)| id.to_string())
+    best.filter(|_| agree)
+        .and_then(|(_, id)| id)
+        .map(str::to_string)
 }
 
 /// What the whole run knows that a single file cannot: tracking.db's problems by request
@@ -354,6 +365,23 @@ fn decide_file(
     if let Some(m) = scheme::find(&words, Mode::Prose) {
         return Identity::of(m.id, Evidence::Comment);
     }
+    let labelled = by_labels(file, ctx, &words, catalogue);
+    // A label of the path or the users' naming that the file's title contradicts (the title
+    // names a conjecture of someone the label's scheme does not: "Selfridge's Conjecture" in a
+    // folder labelled `e938`) decides nothing: the file's own words outrank any label.
+    if let Some(id) = labelled.problem_id.as_deref() {
+        if title_contradicts(&title(&words, file.path), id) {
+            return Identity {
+                evidence: Some(Evidence::Title),
+                ..Identity::default()
+            };
+        }
+    }
+    labelled
+}
+
+/// The problem the file's path or the users' naming labels it with.
+fn by_labels(file: &FileView<'_>, ctx: &Context, words: &str, catalogue: bool) -> Identity {
     if let Some(identity) = by_path(file.path) {
         return identity;
     }
@@ -365,8 +393,62 @@ fn decide_file(
             return Identity::of(id, Evidence::CatalogueEntry);
         }
     }
-    by_sketch(file, ctx, &words)
+    by_sketch(file, ctx, words)
 }
+
+/// Whether `title` names a named conjecture (`Selfridge's Conjecture`, `the Collatz
+/// conjecture`) that the scheme id `id` is not: the scheme's own words (`erdos` of
+/// `erdos_938`) are nowhere in the title. A label that is no scheme's id (the users' campaign
+/// naming) is about whatever conjecture the title names, and is not contradicted.
+fn title_contradicts(title: &str, id: &str) -> bool {
+    if scheme::whole(id).is_none() {
+        return false;
+    }
+    let atoms = scheme::atoms(title);
+    let named = atoms.iter().enumerate().any(|(i, a)| {
+        if !a.text.starts_with("conjecture") || i == 0 {
+            return false;
+        }
+        // `Selfridge's`: the name is before the possessive `s`.
+        let mut k = i - 1;
+        if atoms[k].text == "s" && k > 0 {
+            k -= 1;
+        }
+        let name = &atoms[k];
+        let capital = title
+            .get(name.span.clone())
+            .and_then(|t| t.chars().next())
+            .is_some_and(char::is_uppercase);
+        capital && !name.digits && !NOT_NAMES.contains(&name.text.as_str())
+    });
+    let words: Vec<String> = scheme::atoms(id)
+        .into_iter()
+        .filter(|a| !a.digits)
+        .map(|a| a.text)
+        .collect();
+    named && !words.iter().any(|w| atoms.iter().any(|a| a.text == *w))
+}
+
+/// Words before "Conjecture" in a title that name no one.
+const NOT_NAMES: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "main",
+    "our",
+    "this",
+    "key",
+    "final",
+    "open",
+    "strong",
+    "weak",
+    "general",
+    "new",
+    "original",
+    "full",
+    "modified",
+    "auxiliary",
+];
 
 /// The first scheme id the declarations carrying a catalogue attribute are named after; and
 /// whether the file has such declarations at all (a catalogue entry).
@@ -710,10 +792,22 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
         Some(Some(_)) => return Identity::default(),
         _ => {}
     }
-    // A name that names no problem: the file is a step of what its slot siblings are named
-    // after, else of the campaign target its folders name.
+    // A name that names no problem: a theorem the file states named as a campaign target
+    // decides, then what its slot siblings (the same submission) are named after, then the
+    // file's own words beyond its title (a campaign target they name: "the foundation for
+    // proving τ ≤ 8 for general ν = 4"; the theorem they call the final one, when it is of a
+    // campaign's family), else the campaign target its folders name.
+    if let Some(id) = by_target_theorem(file, ctx) {
+        return Identity::of(id, Evidence::Theorem);
+    }
     if let Some(id) = file.naming.slot.and_then(|slot| ctx.slots.get(&slot)) {
         return Identity::of(id.clone(), Evidence::Slot);
+    }
+    if let Some(target) = ctx.campaigns.named_in(words) {
+        return Identity::of(target.to_string(), Evidence::Campaign);
+    }
+    if let Some(id) = by_final_theorem(file, ctx, words) {
+        return Identity::of(id, Evidence::Theorem);
     }
     if let Some(target) = by_folder_campaign(file.path, &ctx.campaigns) {
         return Identity::of(target, Evidence::CampaignFolder);
@@ -725,6 +819,56 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
         _ => Identity::default(),
     }
 }
+
+/// The theorems and lemmas the file states (Lean's declarations only).
+fn stated_claims<'a>(file: &'a FileView<'_>) -> impl Iterator<Item = &'a Declaration> {
+    file.outline
+        .declarations
+        .iter()
+        .filter(|d| !d.user_command && matches!(d.kind.as_str(), "theorem" | "lemma"))
+}
+
+/// A theorem or lemma the file states whose name is a campaign target (`theorem tuza_nu4` in
+/// `slot384_maximality_coverage.lean`).
+fn by_target_theorem(file: &FileView<'_>, ctx: &Context) -> Option<String> {
+    stated_claims(file)
+        .find(|d| ctx.campaigns.is_target(&d.name))
+        .map(|d| d.name.clone())
+}
+
+/// The theorem the file's own words call its final or main one ("3. tuza_nu_le_3: Final
+/// theorem"), when its name is a problem of a campaign: it names a target (`tau_le_8_path4`:
+/// `tau_le_8`), or it is of a target's family (`tuza_nu_le_3` beside `tuza_nu3`). A step's
+/// "main theorem" of no campaign's family (`edge_in_sym2`) names no problem. The first line
+/// that calls one so decides.
+fn by_final_theorem(file: &FileView<'_>, ctx: &Context, words: &str) -> Option<String> {
+    let names: std::collections::HashSet<&str> =
+        stated_claims(file).map(|d| d.name.as_str()).collect();
+    let name = words.lines().find_map(|line| {
+        let lower = line.to_lowercase();
+        if !FINAL_THEOREM_WORDS.iter().any(|w| lower.contains(w)) {
+            return None;
+        }
+        line.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '\'')))
+            .map(|token| token.rsplit('.').next().unwrap_or(token))
+            .find(|token| names.contains(token))
+    })?;
+    if let Some(target) = ctx.campaigns.named_in(name) {
+        return Some(target.to_string());
+    }
+    ctx.campaigns
+        .has_family(name)
+        .then(|| scheme::whole(name).unwrap_or_else(|| name.to_ascii_lowercase()))
+}
+
+/// How a sketch's own words call the theorem that is its target.
+const FINAL_THEOREM_WORDS: &[&str] = &[
+    "final theorem",
+    "main theorem",
+    "main result",
+    "final result",
+    "target theorem",
+];
 
 /// The campaign target the folders above `path` name, the nearest first (`tuza/nu4/`:
 /// `tuza_nu4`). Folders named by a request uuid say nothing.
@@ -855,6 +999,39 @@ mod tests {
         for (name, id, want) in cases {
             assert_eq!(named_after_problem(name, id), *want, "{name} / {id}");
         }
+    }
+
+    #[test]
+    fn a_title_naming_another_conjecture_contradicts_a_scheme_label() {
+        let selfridge = "Selfridge's Conjecture: infinitely many odd squarefree Sierpiński numbers";
+        assert!(title_contradicts(selfridge, "erdos_938"));
+        // The label's scheme named in the title, a title naming no one's conjecture, a label
+        // of the users' campaign naming: no contradiction.
+        assert!(!title_contradicts(
+            "The Erdős–Selfridge Conjecture",
+            "erdos_938"
+        ));
+        assert!(!title_contradicts(
+            "The main conjecture, step 2",
+            "erdos_938"
+        ));
+        assert!(!title_contradicts(selfridge, "tuza_nu4"));
+        assert!(!title_contradicts(
+            "Tuza's Conjecture for ν ≤ 3",
+            "tuza_nu3"
+        ));
+    }
+
+    #[test]
+    fn a_copy_whose_title_contradicts_its_label_outranks_every_label() {
+        use Evidence::*;
+        let members = [(Some("erdos_938"), Some(Sketch)), (None, Some(Title))];
+        assert_eq!(of_copies(members), None);
+        let members = [(Some("erdos_938"), Some(Folder)), (None, None)];
+        assert_eq!(of_copies(members).as_deref(), Some("erdos_938"));
+        // Stronger evidence than a title (a theorem named after the problem) still decides.
+        let members = [(Some("erdos_12"), Some(Theorem)), (None, Some(Title))];
+        assert_eq!(of_copies(members).as_deref(), Some("erdos_12"));
     }
 
     #[test]
