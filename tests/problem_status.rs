@@ -671,3 +671,35 @@ fn a_complete_unchecked_proof_reads_complete_unchecked() {
         .mk(&["find", "many_holes"])
         .contains("Status: ours: partial"));
 }
+
+/// A disproof counts only from a file Aristotle loaded: in an output it could not load, a
+/// "found this block to be false" refutes what Lean made of broken code (an unknown name
+/// auto-bound), never the statement as written. Its problem is not `false`, the file stores no
+/// false lemma, and the claim is kept as an unchecked disproof (a failure).
+#[test]
+fn a_disproof_from_a_file_that_did_not_load_proves_nothing() {
+    let e = Extracted::new();
+    assert_eq!(e.problem("broken_claim", "status").as_deref(), Some("open"));
+    let kinds: Vec<(String, String)> = e
+        .conn()
+        .prepare(
+            "SELECT f.finding_type, f.title FROM findings f JOIN sources s ON s.id = f.source_id
+             WHERE s.path LIKE '%slot975_broken_claim_result.lean' ORDER BY f.title",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(kinds.iter().all(|(t, _)| t != "false_lemma"), "{kinds:?}");
+    assert!(
+        kinds
+            .iter()
+            .any(|(t, title)| t == "failure"
+                && title.starts_with("Unchecked disproof: broken_claim")),
+        "{kinds:?}"
+    );
+    assert!(!e.mk(&["find", "broken_claim"]).contains("ours: false"));
+    // The same disproof from a file that loaded still counts.
+    assert_eq!(e.problem("wrong_claim", "status").as_deref(), Some("false"));
+}

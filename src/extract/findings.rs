@@ -410,13 +410,16 @@ pub fn generate(
         });
     }
 
+    // A disproof counts only from a file Lean accepted: one Aristotle could not load (or could
+    // not process) refutes what Lean made of broken code, not the statement as written.
+    let loaded = load_failures == 0 && processing_error.is_none();
     for verdict in facts.verdicts {
         let decl = verdict.declaration.map(|i| &outline.declarations[i]);
         // A verdict about one declaration fails that declaration's own proof, not the file's.
         let technique = verdict.declaration.and_then(|i| {
             technique::of_declaration(facts.proofs.get(i), &outline.declarations[i].tactics)
         });
-        let mut finding = verdict_finding(verdict, decl, &origin, facts.domain, &base);
+        let mut finding = verdict_finding(verdict, decl, &origin, facts.domain, &base, loaded);
         if finding.finding_type == FindingType::Failure {
             finding.proof_technique = technique;
         }
@@ -880,11 +883,32 @@ fn verdict_finding(
     origin: &str,
     domain: Option<&str>,
     base: &NewFinding,
+    loaded: bool,
 ) -> NewFinding {
     let name = decl.map(display_name).unwrap_or("(code)");
     let theorem_name = decl.map(|d| display_name(d).to_string());
     let theorem_statement = decl.map(|d| d.statement.clone());
     match &verdict.kind {
+        VerdictKind::False { negation } if !loaded => NewFinding {
+            finding_type: FindingType::Failure,
+            title: format!("Unchecked disproof: {name} ({origin}, the file did not load)"),
+            description: format!(
+                "Aristotle claimed a proof of the negation of {name} in {origin}, but it could \
+                 not load the file: the negation is about code Lean did not accept, not about \
+                 the statement as written"
+            ),
+            theorem_name,
+            theorem_statement,
+            counterexample: Some(truncate(negation, MAX_EVIDENCE_CHARS)),
+            why_failed: Some(
+                "Aristotle failed to load this file; its disproof of this block checked \
+                 nothing"
+                    .into(),
+            ),
+            confidence: Confidence::Low,
+            tags: Some(tags(domain, "failure,aristotle")),
+            ..base.clone()
+        },
         VerdictKind::False { negation } => {
             let negation_statement = negation_statement(negation, decl);
             NewFinding {

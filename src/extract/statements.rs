@@ -134,8 +134,12 @@ fn has_numeric_bound(statement: &str) -> bool {
     })
 }
 
-/// Declarations a verdict of the file disproves.
+/// Declarations a verdict of the file disproves; none in a file Aristotle did not load
+/// ([`super::verdict::loaded`]): its negations may instantiate what Lean never elaborated.
 pub fn disproved(verdicts: &[Verdict]) -> Vec<usize> {
+    if !super::verdict::loaded(verdicts) {
+        return Vec::new();
+    }
     verdicts
         .iter()
         .filter(|v| matches!(v.kind, VerdictKind::False { .. }))
