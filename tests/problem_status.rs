@@ -703,3 +703,70 @@ fn a_disproof_from_a_file_that_did_not_load_proves_nothing() {
     // The same disproof from a file that loaded still counts.
     assert_eq!(e.problem("wrong_claim", "status").as_deref(), Some("false"));
 }
+
+/// Beside the problem's own theorem (named after it), what an input asks is a variant even
+/// when a catalogue attribute marks it too: a catalogue file lists every asked step under the
+/// problem.
+#[test]
+fn an_asked_catalogued_theorem_beside_the_problems_own_is_a_variant() {
+    let e = Extracted::new();
+    let report = e.find("erdos_4251");
+    let p = &report["problem"];
+    assert_eq!(p["statement_theorem"], "Erdos4251.erdos_4251", "{p}");
+    assert_eq!(p["literature_status"], "open", "{p}");
+    let variants: Vec<(&str, &str)> = p["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["theorem_name"].as_str().unwrap(),
+                v["literature_status"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(variants, [("Erdos4251.step_two", "solved")], "{p}");
+}
+
+/// An input whose leading comment names its final theorem (`plan_main_bound: Final theorem`)
+/// states that theorem, not its last hole (a case of it).
+#[test]
+fn an_input_names_its_final_theorem_in_its_leading_comment() {
+    let e = Extracted::new();
+    let problem: String = e
+        .conn()
+        .query_row(
+            "SELECT problem_id FROM sources WHERE path LIKE '%slot976_combined_plan.lean'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        e.problem(&problem, "statement_theorem").as_deref(),
+        Some("plan_main_bound")
+    );
+}
+
+/// The literature's word on the main statement is found through the identity layer: a main
+/// statement taken from an uncatalogued copy (`erdos_4250`) still carries what the catalogue
+/// says of `Erdos4250.erdos_4250`.
+#[test]
+fn the_literature_status_is_matched_through_the_problems_names() {
+    let e = Extracted::new();
+    assert_eq!(
+        e.problem("erdos_4250", "literature_status").as_deref(),
+        Some("open")
+    );
+}
+
+/// An output's progress is measured against its input where the files say which one it is
+/// (same slot, the input's name plus a suffix): proving again what the input already proved
+/// fills no hole (failed); filling one of its holes is partial.
+#[test]
+fn an_output_that_fills_no_hole_of_its_input_failed() {
+    let e = Extracted::new();
+    assert_eq!(e.outcome("slot977_simple_plan_aristotle.lean"), "failed");
+    assert_eq!(e.outcome("slot978_filled_plan_aristotle.lean"), "partial");
+    // Without a known input, a complete proof still counts (slot956 has none beside it).
+    assert_eq!(e.outcome("slot956_many_holes_result.lean"), "partial");
+}

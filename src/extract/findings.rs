@@ -838,15 +838,33 @@ fn named_targets(outline: &Outline, text: &str) -> Vec<String> {
     if let Some(first) = leading_comment(outline, text) {
         for line in text.get(first.span.clone()).unwrap_or("").lines() {
             let line = line.trim().trim_end_matches("-/").trim();
-            if let Some((_, name)) = line.rsplit_once(": ") {
+            if let Some((head, name)) = line.rsplit_once(": ") {
                 let name = name.trim();
                 if is_ident(name) {
                     named.push(name.to_string());
+                } else if calls_main(name) {
+                    // `3. tuza_nu_le_3: Final theorem`: the name before the colon.
+                    if let Some(name) = head.split_whitespace().last().filter(|n| is_ident(n)) {
+                        named.push(name.to_string());
+                    }
                 }
             }
         }
     }
     named
+}
+
+/// Whether the words after a name's colon call it the file's main or final theorem
+/// (`Final theorem`, `the main result.`), not describe a step.
+fn calls_main(words: &str) -> bool {
+    let words = words
+        .trim()
+        .trim_end_matches(['.', '!', ')'])
+        .to_lowercase();
+    let words = words.strip_prefix("the ").unwrap_or(&words);
+    let (adjective, noun) = words.split_once(' ').unwrap_or((words, ""));
+    matches!(adjective, "main" | "final")
+        && matches!(noun, "theorem" | "result" | "statement" | "goal")
 }
 
 /// Whether `decl` is the declaration `named`: its full name, or its last components.

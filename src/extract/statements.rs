@@ -199,8 +199,15 @@ pub fn of_file(
         Some(i) if is_variant(&decls[i]) => base_name(display_name(&decls[i]))
             .and_then(&by_name)
             .map(|j| (j, ASKED)),
-        Some(i) => match catalogued().or_else(after_problem) {
-            Some(j) if j != i && !named_after(i) && literature_status(&decls[i]).is_none() => {
+        // Beside the problem's own theorem, what the input asks is a variant, catalogued or
+        // not; a catalogue attribute on the asked theorem only keeps another catalogued
+        // theorem from being taken for the problem's.
+        Some(i) => match (literature_status(&decls[i]).is_none())
+            .then(catalogued)
+            .flatten()
+            .or_else(after_problem)
+        {
+            Some(j) if j != i && !named_after(i) => {
                 asked_variant = Some(i);
                 Some((j, ASKED))
             }
