@@ -770,3 +770,18 @@ fn an_output_that_fills_no_hole_of_its_input_failed() {
     // Without a known input, a complete proof still counts (slot956 has none beside it).
     assert_eq!(e.outcome("slot956_many_holes_result.lean"), "partial");
 }
+
+/// A bounded check bounds a variable the statement quantifies over: a general theorem whose
+/// conclusion bounds an existential's size (`t.card ≤ 2`) and whose proof decides a side goal
+/// is a proof of the general statement, not a check of finitely many cases, even in a file
+/// that calls its subject open.
+#[test]
+fn a_bound_in_the_conclusion_is_no_bounded_check() {
+    let e = Extracted::new();
+    let (confidence, notes, _) = e.occurrence("slot979_two_cover_result.lean", "two_cover");
+    assert_eq!(confidence, "verified");
+    assert!(!notes.contains("bounded check"), "{notes}");
+    // A real check of finitely many cases still is one.
+    let (_, notes, _) = e.occurrence("slot958_gap_primes_result.lean", "gap_primes_bounded");
+    assert!(notes.contains("bounded check"), "{notes}");
+}
