@@ -102,7 +102,7 @@ pub fn calls_itself_open(outline: &Outline, text: &str) -> bool {
 
 /// Whether `d` checks finitely many cases: its statement bounds a variable it quantifies over
 /// (a `∀` or a binder of the theorem) by a number (`∀ n < 500`, `(n : ℕ) (h : n ≤ 500)`,
-/// `∀ n : Fin 500`, `∀ n ∈ Finset.range 500`, `n ∈ Icc 1 500`) and its proof decides the cases
+/// `∀ n : Fin 500`, `∀ S : Finset (Fin 9)`, `∀ n ∈ Finset.range 500`, `n ∈ Icc 1 500`) and its proof decides the cases
 /// (`decide`, `native_decide`, `interval_cases`, …). Such a proof establishes the cases, not a
 /// statement about all numbers. A bound on anything else (`∃ C, C.card ≤ 2`) leaves the
 /// statement general, whatever tactic closes a side goal.
@@ -177,7 +177,23 @@ fn bounds_a_variable(statement: &str) -> bool {
         }
         match tokens.get(j).copied().unwrap_or("") {
             "<" | "≤" | "<=" => bound_at(j + 1),
-            ":" => last(j + 1) == "Fin" && bound_at(j + 2),
+            // Its type is built on `Fin N` (`Fin 500`, `Finset (Finset (Fin 9))`): finitely
+            // many values, explicitly bounded.
+            ":" => {
+                let mut depth = 0i32;
+                tokens[j + 1..]
+                    .iter()
+                    .enumerate()
+                    .take_while(|(_, t)| {
+                        match **t {
+                            "(" | "[" | "{" => depth += 1,
+                            ")" | "]" | "}" => depth -= 1,
+                            _ => {}
+                        }
+                        depth >= 0 && !(depth == 0 && matches!(**t, "," | ":="))
+                    })
+                    .any(|(k, _)| last(j + 1 + k) == "Fin" && bound_at(j + 2 + k))
+            }
             "∈" => match last(j + 1) {
                 "range" | "Iio" | "Iic" => bound_at(j + 2),
                 "Icc" | "Ico" | "Ioc" | "Ioo" => bound_at(j + 3),
@@ -484,14 +500,16 @@ mod tests {
              theorem g (G : ℕ → Prop) : ∀ M : Finset ℕ, ∃ C : Finset ℕ, C.card ≤ 2 ∧ C ⊆ M ∨ G 0 := by\n  have : (1 : ℕ) ≤ 2 := by decide\n  sorry\n\n\
              theorem h (n : ℕ) (hn : n ≤ 40) : n * n ≠ 2 := by\n  interval_cases n <;> decide\n\n\
              theorem i : ∀ a b : Fin 6, a + b = b + a := by\n  decide\n\n\
-             theorem j (x : ℕ) : x * 0 < 1 := by\n  decide\n",
+             theorem j (x : ℕ) : x * 0 < 1 := by\n  decide\n\n\
+             theorem k : ∀ S : Finset (Finset (Fin 9)), S.card ≤ 4 → S.card ≤ 5 := by\n  decide\n\n\
+             theorem l : ∃ C : Finset (Fin 9), C.card ≤ 8 := by\n  decide\n",
         );
         let bounded: Vec<bool> = o.declarations.iter().map(is_bounded_check).collect();
         // A bound on an existential's size (`C.card ≤ 2`) or on no variable (`x * 0 < 1`)
         // states no finite range of cases.
         assert_eq!(
             bounded,
-            [true, true, true, false, false, false, false, true, true, false]
+            [true, true, true, false, false, false, false, true, true, false, true, false]
         );
         let text = "/-! This is an open conjecture. -/\ntheorem t : True := trivial\n";
         assert!(calls_itself_open(&outline(text), text));
