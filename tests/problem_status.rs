@@ -671,3 +671,117 @@ fn a_complete_unchecked_proof_reads_complete_unchecked() {
         .mk(&["find", "many_holes"])
         .contains("Status: ours: partial"));
 }
+
+/// A disproof counts only from a file Aristotle loaded: in an output it could not load, a
+/// "found this block to be false" refutes what Lean made of broken code (an unknown name
+/// auto-bound), never the statement as written. Its problem is not `false`, the file stores no
+/// false lemma, and the claim is kept as an unchecked disproof (a failure).
+#[test]
+fn a_disproof_from_a_file_that_did_not_load_proves_nothing() {
+    let e = Extracted::new();
+    assert_eq!(e.problem("broken_claim", "status").as_deref(), Some("open"));
+    let kinds: Vec<(String, String)> = e
+        .conn()
+        .prepare(
+            "SELECT f.finding_type, f.title FROM findings f JOIN sources s ON s.id = f.source_id
+             WHERE s.path LIKE '%slot975_broken_claim_result.lean' ORDER BY f.title",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(kinds.iter().all(|(t, _)| t != "false_lemma"), "{kinds:?}");
+    assert!(
+        kinds
+            .iter()
+            .any(|(t, title)| t == "failure"
+                && title.starts_with("Unchecked disproof: broken_claim")),
+        "{kinds:?}"
+    );
+    assert!(!e.mk(&["find", "broken_claim"]).contains("ours: false"));
+    // The same disproof from a file that loaded still counts.
+    assert_eq!(e.problem("wrong_claim", "status").as_deref(), Some("false"));
+}
+
+/// Beside the problem's own theorem (named after it), what an input asks is a variant even
+/// when a catalogue attribute marks it too: a catalogue file lists every asked step under the
+/// problem.
+#[test]
+fn an_asked_catalogued_theorem_beside_the_problems_own_is_a_variant() {
+    let e = Extracted::new();
+    let report = e.find("erdos_4251");
+    let p = &report["problem"];
+    assert_eq!(p["statement_theorem"], "Erdos4251.erdos_4251", "{p}");
+    assert_eq!(p["literature_status"], "open", "{p}");
+    let variants: Vec<(&str, &str)> = p["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["theorem_name"].as_str().unwrap(),
+                v["literature_status"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(variants, [("Erdos4251.step_two", "solved")], "{p}");
+}
+
+/// An input whose leading comment names its final theorem (`plan_main_bound: Final theorem`)
+/// states that theorem, not its last hole (a case of it).
+#[test]
+fn an_input_names_its_final_theorem_in_its_leading_comment() {
+    let e = Extracted::new();
+    let problem: String = e
+        .conn()
+        .query_row(
+            "SELECT problem_id FROM sources WHERE path LIKE '%slot976_combined_plan.lean'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        e.problem(&problem, "statement_theorem").as_deref(),
+        Some("plan_main_bound")
+    );
+}
+
+/// The literature's word on the main statement is found through the identity layer: a main
+/// statement taken from an uncatalogued copy (`erdos_4250`) still carries what the catalogue
+/// says of `Erdos4250.erdos_4250`.
+#[test]
+fn the_literature_status_is_matched_through_the_problems_names() {
+    let e = Extracted::new();
+    assert_eq!(
+        e.problem("erdos_4250", "literature_status").as_deref(),
+        Some("open")
+    );
+}
+
+/// An output's progress is measured against its input where the files say which one it is
+/// (same slot, the input's name plus a suffix): proving again what the input already proved
+/// fills no hole (failed); filling one of its holes is partial.
+#[test]
+fn an_output_that_fills_no_hole_of_its_input_failed() {
+    let e = Extracted::new();
+    assert_eq!(e.outcome("slot977_simple_plan_aristotle.lean"), "failed");
+    assert_eq!(e.outcome("slot978_filled_plan_aristotle.lean"), "partial");
+    // Without a known input, a complete proof still counts (slot956 has none beside it).
+    assert_eq!(e.outcome("slot956_many_holes_result.lean"), "partial");
+}
+
+/// A bounded check bounds a variable the statement quantifies over: a general theorem whose
+/// conclusion bounds an existential's size (`t.card ≤ 2`) and whose proof decides a side goal
+/// is a proof of the general statement, not a check of finitely many cases, even in a file
+/// that calls its subject open.
+#[test]
+fn a_bound_in_the_conclusion_is_no_bounded_check() {
+    let e = Extracted::new();
+    let (confidence, notes, _) = e.occurrence("slot979_two_cover_result.lean", "two_cover");
+    assert_eq!(confidence, "verified");
+    assert!(!notes.contains("bounded check"), "{notes}");
+    // A real check of finitely many cases still is one.
+    let (_, notes, _) = e.occurrence("slot958_gap_primes_result.lean", "gap_primes_bounded");
+    assert!(notes.contains("bounded check"), "{notes}");
+}

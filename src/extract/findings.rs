@@ -410,13 +410,16 @@ pub fn generate(
         });
     }
 
+    // A disproof counts only from a file Lean accepted: one Aristotle could not load (or could
+    // not process) refutes what Lean made of broken code, not the statement as written.
+    let loaded = load_failures == 0 && processing_error.is_none();
     for verdict in facts.verdicts {
         let decl = verdict.declaration.map(|i| &outline.declarations[i]);
         // A verdict about one declaration fails that declaration's own proof, not the file's.
         let technique = verdict.declaration.and_then(|i| {
             technique::of_declaration(facts.proofs.get(i), &outline.declarations[i].tactics)
         });
-        let mut finding = verdict_finding(verdict, decl, &origin, facts.domain, &base);
+        let mut finding = verdict_finding(verdict, decl, &origin, facts.domain, &base, loaded);
         if finding.finding_type == FindingType::Failure {
             finding.proof_technique = technique;
         }
@@ -835,15 +838,33 @@ fn named_targets(outline: &Outline, text: &str) -> Vec<String> {
     if let Some(first) = leading_comment(outline, text) {
         for line in text.get(first.span.clone()).unwrap_or("").lines() {
             let line = line.trim().trim_end_matches("-/").trim();
-            if let Some((_, name)) = line.rsplit_once(": ") {
+            if let Some((head, name)) = line.rsplit_once(": ") {
                 let name = name.trim();
                 if is_ident(name) {
                     named.push(name.to_string());
+                } else if calls_main(name) {
+                    // `3. tuza_nu_le_3: Final theorem`: the name before the colon.
+                    if let Some(name) = head.split_whitespace().last().filter(|n| is_ident(n)) {
+                        named.push(name.to_string());
+                    }
                 }
             }
         }
     }
     named
+}
+
+/// Whether the words after a name's colon call it the file's main or final theorem
+/// (`Final theorem`, `the main result.`), not describe a step.
+fn calls_main(words: &str) -> bool {
+    let words = words
+        .trim()
+        .trim_end_matches(['.', '!', ')'])
+        .to_lowercase();
+    let words = words.strip_prefix("the ").unwrap_or(&words);
+    let (adjective, noun) = words.split_once(' ').unwrap_or((words, ""));
+    matches!(adjective, "main" | "final")
+        && matches!(noun, "theorem" | "result" | "statement" | "goal")
 }
 
 /// Whether `decl` is the declaration `named`: its full name, or its last components.
@@ -880,11 +901,32 @@ fn verdict_finding(
     origin: &str,
     domain: Option<&str>,
     base: &NewFinding,
+    loaded: bool,
 ) -> NewFinding {
     let name = decl.map(display_name).unwrap_or("(code)");
     let theorem_name = decl.map(|d| display_name(d).to_string());
     let theorem_statement = decl.map(|d| d.statement.clone());
     match &verdict.kind {
+        VerdictKind::False { negation } if !loaded => NewFinding {
+            finding_type: FindingType::Failure,
+            title: format!("Unchecked disproof: {name} ({origin}, the file did not load)"),
+            description: format!(
+                "Aristotle claimed a proof of the negation of {name} in {origin}, but it could \
+                 not load the file: the negation is about code Lean did not accept, not about \
+                 the statement as written"
+            ),
+            theorem_name,
+            theorem_statement,
+            counterexample: Some(truncate(negation, MAX_EVIDENCE_CHARS)),
+            why_failed: Some(
+                "Aristotle failed to load this file; its disproof of this block checked \
+                 nothing"
+                    .into(),
+            ),
+            confidence: Confidence::Low,
+            tags: Some(tags(domain, "failure,aristotle")),
+            ..base.clone()
+        },
         VerdictKind::False { negation } => {
             let negation_statement = negation_statement(negation, decl);
             NewFinding {

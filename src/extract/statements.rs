@@ -100,20 +100,56 @@ pub fn calls_itself_open(outline: &Outline, text: &str) -> bool {
     })
 }
 
-/// Whether `d` checks finitely many cases: its statement bounds what it quantifies over by a
-/// number (`Fin 500`, `n < 500`, `Finset.range 500`, `Icc 1 500`) and its proof decides them
+/// Whether `d` checks finitely many cases: its statement bounds a variable it quantifies over
+/// (a `∀` or a binder of the theorem) by a number (`∀ n < 500`, `(n : ℕ) (h : n ≤ 500)`,
+/// `∀ n : Fin 500`, `∀ S : Finset (Fin 9)`, `∀ n ∈ Finset.range 500`, `n ∈ Icc 1 500`) and its proof decides the cases
 /// (`decide`, `native_decide`, `interval_cases`, …). Such a proof establishes the cases, not a
-/// statement about all numbers.
+/// statement about all numbers. A bound on anything else (`∃ C, C.card ≤ 2`) leaves the
+/// statement general, whatever tactic closes a side goal.
 pub fn is_bounded_check(d: &Declaration) -> bool {
-    d.tactics.keys().any(|t| CASE_CHECKS.contains(&t.as_str())) && has_numeric_bound(&d.statement)
+    d.tactics.keys().any(|t| CASE_CHECKS.contains(&t.as_str())) && bounds_a_variable(&d.statement)
 }
 
-/// Whether a statement bounds something by a numeric literal.
-fn has_numeric_bound(statement: &str) -> bool {
-    let tokens: Vec<&str> = statement
-        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | ','))
-        .filter(|t| !t.is_empty())
-        .collect();
+/// Whether a statement bounds one of its quantified variables by a numeric literal.
+fn bounds_a_variable(statement: &str) -> bool {
+    let mut tokens: Vec<&str> = Vec::new();
+    let mut start = None;
+    for (i, c) in statement.char_indices() {
+        let punct = matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | ',' | '⦃' | '⦄');
+        if c.is_whitespace() || punct {
+            if let Some(s) = start.take() {
+                tokens.push(&statement[s..i]);
+            }
+            if punct {
+                tokens.push(&statement[i..i + c.len_utf8()]);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        tokens.push(&statement[s..]);
+    }
+    let is_ident = |t: &str| {
+        t.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && t.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '\'' | '.'))
+    };
+    // Variables the statement quantifies over: those a `∀` binds (`∀ a b : T,`, `∀ n < 5,`,
+    // `∀ (n : ℕ),`) and those of a binder group (`(n : ℕ)`, `{a b : ℕ}`).
+    let mut bound: Vec<&str> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let opens_group = matches!(*t, "(" | "{" | "⦃");
+        if *t == "∀" || opens_group {
+            let names = tokens[i + 1..]
+                .iter()
+                .take_while(|n| **n == "(" || is_ident(n))
+                .filter(|n| **n != "(");
+            bound.extend(names);
+        }
+    }
     // A bound is a literal that ends the operand: `n < 500,` bounds `n`; `n ≤ 2 ^ n` does not.
     let bound_at = |i: usize| {
         let literal = tokens
@@ -124,18 +160,56 @@ fn has_numeric_bound(statement: &str) -> bool {
         });
         literal && !continued
     };
-    tokens.iter().enumerate().any(|(i, t)| {
-        let last = t.rsplit('.').next().unwrap_or(t);
-        match last {
-            "Fin" | "<" | "≤" | "<=" | "range" | "Iio" | "Iic" => bound_at(i + 1),
-            "Icc" | "Ico" | "Ioc" | "Ioo" => bound_at(i + 2),
+    let last = |i: usize| {
+        tokens
+            .get(i)
+            .map(|t| t.rsplit('.').next().unwrap_or(t))
+            .unwrap_or("")
+    };
+    (0..tokens.len()).any(|i| {
+        if !bound.contains(&tokens[i]) {
+            return false;
+        }
+        // Further variables of the same group (`∀ a b : Fin 5`) share its bound.
+        let mut j = i + 1;
+        while j < tokens.len() && bound.contains(&tokens[j]) {
+            j += 1;
+        }
+        match tokens.get(j).copied().unwrap_or("") {
+            "<" | "≤" | "<=" => bound_at(j + 1),
+            // Its type is built on `Fin N` (`Fin 500`, `Finset (Finset (Fin 9))`): finitely
+            // many values, explicitly bounded.
+            ":" => {
+                let mut depth = 0i32;
+                tokens[j + 1..]
+                    .iter()
+                    .enumerate()
+                    .take_while(|(_, t)| {
+                        match **t {
+                            "(" | "[" | "{" => depth += 1,
+                            ")" | "]" | "}" => depth -= 1,
+                            _ => {}
+                        }
+                        depth >= 0 && !(depth == 0 && matches!(**t, "," | ":="))
+                    })
+                    .any(|(k, _)| last(j + 1 + k) == "Fin" && bound_at(j + 2 + k))
+            }
+            "∈" => match last(j + 1) {
+                "range" | "Iio" | "Iic" => bound_at(j + 2),
+                "Icc" | "Ico" | "Ioc" | "Ioo" => bound_at(j + 3),
+                _ => false,
+            },
             _ => false,
         }
     })
 }
 
-/// Declarations a verdict of the file disproves.
+/// Declarations a verdict of the file disproves; none in a file Aristotle did not load
+/// ([`super::verdict::loaded`]): its negations may instantiate what Lean never elaborated.
 pub fn disproved(verdicts: &[Verdict]) -> Vec<usize> {
+    if !super::verdict::loaded(verdicts) {
+        return Vec::new();
+    }
     verdicts
         .iter()
         .filter(|v| matches!(v.kind, VerdictKind::False { .. }))
@@ -195,8 +269,15 @@ pub fn of_file(
         Some(i) if is_variant(&decls[i]) => base_name(display_name(&decls[i]))
             .and_then(&by_name)
             .map(|j| (j, ASKED)),
-        Some(i) => match catalogued().or_else(after_problem) {
-            Some(j) if j != i && !named_after(i) && literature_status(&decls[i]).is_none() => {
+        // Beside the problem's own theorem, what the input asks is a variant, catalogued or
+        // not; a catalogue attribute on the asked theorem only keeps another catalogued
+        // theorem from being taken for the problem's.
+        Some(i) => match (literature_status(&decls[i]).is_none())
+            .then(catalogued)
+            .flatten()
+            .or_else(after_problem)
+        {
+            Some(j) if j != i && !named_after(i) => {
                 asked_variant = Some(i);
                 Some((j, ASKED))
             }
@@ -415,10 +496,21 @@ mod tests {
              theorem c : ∀ n ∈ Finset.Icc 1 50, n ≠ 0 := by\n  decide\n\n\
              theorem d (n : ℕ) : n < n + 1 := by\n  omega\n\n\
              theorem e : ∀ n : ℕ, n * 0 = 0 := by\n  decide\n\n\
-             theorem f (n : ℕ) : n ≤ 2 ^ n := by\n  have : (0 : ℕ) < 1 := by decide\n  omega\n",
+             theorem f (n : ℕ) : n ≤ 2 ^ n := by\n  have : (0 : ℕ) < 1 := by decide\n  omega\n\n\
+             theorem g (G : ℕ → Prop) : ∀ M : Finset ℕ, ∃ C : Finset ℕ, C.card ≤ 2 ∧ C ⊆ M ∨ G 0 := by\n  have : (1 : ℕ) ≤ 2 := by decide\n  sorry\n\n\
+             theorem h (n : ℕ) (hn : n ≤ 40) : n * n ≠ 2 := by\n  interval_cases n <;> decide\n\n\
+             theorem i : ∀ a b : Fin 6, a + b = b + a := by\n  decide\n\n\
+             theorem j (x : ℕ) : x * 0 < 1 := by\n  decide\n\n\
+             theorem k : ∀ S : Finset (Finset (Fin 9)), S.card ≤ 4 → S.card ≤ 5 := by\n  decide\n\n\
+             theorem l : ∃ C : Finset (Fin 9), C.card ≤ 8 := by\n  decide\n",
         );
         let bounded: Vec<bool> = o.declarations.iter().map(is_bounded_check).collect();
-        assert_eq!(bounded, [true, true, true, false, false, false]);
+        // A bound on an existential's size (`C.card ≤ 2`) or on no variable (`x * 0 < 1`)
+        // states no finite range of cases.
+        assert_eq!(
+            bounded,
+            [true, true, true, false, false, false, false, true, true, false, true, false]
+        );
         let text = "/-! This is an open conjecture. -/\ntheorem t : True := trivial\n";
         assert!(calls_itself_open(&outline(text), text));
         let text = "/-! The set is closed. -/\ntheorem t : True := trivial\n";

@@ -39,6 +39,16 @@ pub struct Verdict {
 
 const PREFIX: &str = "/- Aristotle ";
 
+/// Whether Aristotle loaded the file: no verdict says it "failed to load this code". What a
+/// file that did not load claims to prove or disprove was checked against code Lean did not
+/// accept (an unknown name becomes an auto-bound variable), so it is no evidence about the
+/// statement as written.
+pub fn loaded(verdicts: &[Verdict]) -> bool {
+    !verdicts
+        .iter()
+        .any(|v| matches!(v.kind, VerdictKind::LoadFailure { .. }))
+}
+
 /// Every verdict comment of a file, attached to its declaration. A verdict repeated for the
 /// same declaration (a file that went through Aristotle twice keeps both comments) is kept
 /// once: it is one fact, not two.

@@ -247,13 +247,35 @@ fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated>
         .map(|(s, _)| s)
 }
 
-/// The literature's status of the main statement: the first catalogue word on it (or on a
-/// theorem of the same name in another file), with the file that says it.
-fn literature_of<'s>(stated: &'s [Stated], main: &Stated) -> Option<(&'s str, &'s str)> {
-    stated
-        .iter()
-        .filter(|s| !s.variant && s.theorem_name == main.theorem_name)
-        .find_map(|s| Some((s.literature.as_deref()?, s.path.as_str())))
+/// The literature's status of the main statement: the first catalogue word on it or on a
+/// theorem of the same name in another file; else, when the main theorem is named after the
+/// problem `problem`, on any main theorem named after it in any spelling or namespace
+/// (`Erdos340.erdos_340` for `erdos_340`, compared through
+/// [`crate::problem::named_after_problem`], as the statement is chosen); with the file that
+/// says it.
+fn literature_of<'s>(
+    stated: &'s [Stated],
+    main: &Stated,
+    problem: &str,
+) -> Option<(&'s str, &'s str)> {
+    let named_after = |name: &str| {
+        crate::problem::named_after_problem(name, problem)
+            == Some(crate::problem::NamedAfter::Exactly)
+    };
+    let word = |s: &'s Stated| Some((s.literature.as_deref()?, s.path.as_str()));
+    let mains = || stated.iter().filter(|s| !s.variant);
+    mains()
+        .filter(|s| s.theorem_name == main.theorem_name)
+        .find_map(word)
+        .or_else(|| {
+            named_after(&main.theorem_name)
+                .then(|| {
+                    mains()
+                        .filter(|s| named_after(&s.theorem_name))
+                        .find_map(word)
+                })
+                .flatten()
+        })
 }
 
 /// The variants of a problem with our status of each: one per theorem name, stated first by
@@ -417,13 +439,15 @@ fn settle_one(conn: &Connection, row: &Row) -> rusqlite::Result<bool> {
     let stated = statements(conn, problem)?;
     let evidence = Evidence::load(conn, problem)?;
     let main = main_statement(&stated, problem);
-    let literature = main.and_then(|m| literature_of(&stated, m));
+    let literature = main.and_then(|m| literature_of(&stated, m, problem));
     let open = literature.is_some_and(|(l, _)| l == "open");
     let judged = main
         .map(|m| evidence.judge(&m.statement, open))
         .unwrap_or_default();
-    // An attempt that proves something outright (settling below tells `partial` from
-    // `proven`, never from `failed`).
+    // The attempts first: whether one made progress (filled a hole of its input) is the
+    // problem's evidence below.
+    settle_attempts(conn, problem, &judged.checked_sources)?;
+    // An attempt that proves something outright.
     let (has_files, progress): (bool, bool) = conn
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM sources WHERE problem_id = ?1),
@@ -490,7 +514,6 @@ fn settle_one(conn: &Connection, row: &Row) -> rusqlite::Result<bool> {
             domain_evidence,
         ])? > 0;
     spread_domain(conn, problem, domain.as_deref())?;
-    settle_attempts(conn, problem, &judged.checked_sources)?;
     Ok(changed)
 }
 
@@ -521,8 +544,10 @@ fn spread_domain(conn: &Connection, problem: &str, domain: Option<&str>) -> rusq
 }
 
 /// An attempt is `proven` when its file holds a complete, unconditional, checked proof of the
-/// problem's main statement; one that proves something else is `partial`; `failed` (it proves
-/// nothing) stays. The strategies derived from changed attempts are rewritten.
+/// problem's main statement; else `failed` when its input is known ([`input_of`]) and it proves
+/// nothing the input did not already prove (no hole filled); one that proves something else
+/// is `partial`; `failed` (it proves nothing) stays. Where no input is known, any complete
+/// proof counts. The strategies derived from changed attempts are rewritten.
 fn settle_attempts(
     conn: &Connection,
     problem: &str,
@@ -539,6 +564,11 @@ fn settle_attempts(
     for (source, approach, outcome) in attempts {
         let wanted = if proving.contains(&source) {
             "proven"
+        } else if input_of(conn, source)?
+            .is_some_and(|input| nothing_new(conn, source, input).unwrap_or(false))
+        {
+            // It proves only what its input already proved: no hole filled.
+            "failed"
         } else {
             "partial"
         };
@@ -560,6 +590,85 @@ fn settle_attempts(
         super::attempts::refresh(conn, problem, &approach, domain.as_deref())?;
     }
     Ok(())
+}
+
+/// The input with holes an output answers, where the files say it: a file Aristotle did not
+/// return (no attempt, no request uuid), with a hole, of the same slot whose name, with `_` and a suffix added, is
+/// the output's (`slot223e_simple.lean` for `slot223e_simple_aristotle.lean`); the longest such
+/// name, in the output's own folder first. `None` when no file, or several different ones,
+/// fit: the input is unknown. (An input without a hole asks for its proofs to be checked:
+/// checking them is what its output does, so it is never compared.)
+fn input_of(conn: &Connection, output: i64) -> rusqlite::Result<Option<i64>> {
+    let Some((path, slot)) = conn
+        .prepare_cached("SELECT path, slot FROM sources WHERE id = ?1")?
+        .query_row([output], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Option<i64>>(1)?))
+        })
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let Some(slot) = slot else {
+        return Ok(None);
+    };
+    let split = |p: &str| -> (String, String) {
+        let p = std::path::Path::new(p);
+        let dir = p.parent().map(|d| d.to_string_lossy().into_owned());
+        let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+        (dir.unwrap_or_default(), stem.unwrap_or_default())
+    };
+    let (dir, stem) = split(&path);
+    let candidates: Vec<(i64, String, String)> = conn
+        .prepare_cached(
+            "SELECT s.id, s.path, s.content_hash FROM sources s
+             WHERE s.slot = ?1 AND s.id != ?2 AND s.aristotle_uuid IS NULL AND s.sorry_count > 0
+               AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.source_id = s.id)",
+        )?
+        .query_map(params![slot, output], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let fitting: Vec<(i64, String, usize, &str)> = candidates
+        .iter()
+        .filter_map(|(id, p, hash)| {
+            let (d, s) = split(p);
+            let fits = !s.is_empty()
+                && stem.len() > s.len() + 1
+                && stem.starts_with(&s)
+                && stem[s.len()..].starts_with('_');
+            fits.then_some((*id, d, s.len(), hash.as_str()))
+        })
+        .collect();
+    let Some(longest) = fitting.iter().map(|f| f.2).max() else {
+        return Ok(None);
+    };
+    let best: Vec<&(i64, String, usize, &str)> =
+        fitting.iter().filter(|f| f.2 == longest).collect();
+    let here: Vec<&&(i64, String, usize, &str)> = best.iter().filter(|f| f.1 == dir).collect();
+    Ok(match (here.as_slice(), best.as_slice()) {
+        ([one], _) => Some(one.0),
+        ([], [first, rest @ ..]) if rest.iter().all(|f| f.3 == first.3) => Some(first.0),
+        _ => None,
+    })
+}
+
+/// Whether output `output` proves nothing its input `input` did not already prove: every
+/// complete, unconditional proof in it is of a statement the input proves completely too.
+fn nothing_new(conn: &Connection, output: i64, input: i64) -> rusqlite::Result<bool> {
+    let complete = |source: i64| -> rusqlite::Result<HashSet<String>> {
+        conn.prepare_cached(
+            "SELECT f.theorem_statement FROM finding_sources fs
+             JOIN findings f ON f.id = fs.finding_id
+             WHERE fs.source_id = ?1 AND f.finding_type = 'theorem'
+               AND f.theorem_statement IS NOT NULL
+               AND coalesce(fs.confidence, f.confidence) IN ('verified', 'high', 'medium')",
+        )?
+        .query_map([source], |r| r.get::<_, String>(0))?
+        .map(|s| s.map(|s| normalize_ws(&s)))
+        .collect()
+    };
+    let before = complete(input)?;
+    Ok(complete(output)?.iter().all(|s| before.contains(s)))
 }
 
 impl Kb {
