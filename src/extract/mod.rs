@@ -454,9 +454,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
             .any(|&i| std::ptr::eq(&outline.declarations[i], d))
             .then_some(crate::lean::depends::Gap::Disproved)
     });
-    let domain = profile::charge(&profile::DOMAIN, || {
-        domain::infer(&outline.imports, &parsed)
-    });
+    let domain = profile::charge(&profile::DOMAIN, || domain::infer(&outline, &parsed));
     // Only theorems' and lemmas' proofs are read (findings, attempts), and those of
     // declarations a verdict names (a failure carries their technique).
     let proofs = uses::proofs_where(&parsed, &outline, |i| {
