@@ -385,7 +385,8 @@ fn score_identifiers(
         if kinds.declares(node) {
             own.insert(text);
         } else {
-            used.push(text);
+            let opened = node.parent().is_some_and(|p| p.kind_id() == kinds.open);
+            used.push((text, opened));
         }
     }
     let foreign_roots: Vec<&str> = imports
@@ -393,8 +394,10 @@ fn score_identifiers(
         .filter_map(|i| i.split('.').next())
         .filter(|root| *root != "Mathlib")
         .collect();
-    let mut scores = [0usize; SIGNALS.len()];
-    for text in used {
+    // What the statements name, else (when they name nothing) the namespaces the file opens:
+    // an `open` prepares names, often as boilerplate, and says less than a statement.
+    let mut scores = [[0usize; SIGNALS.len()]; 2];
+    for (text, opened) in used {
         let root = text.split('.').next().unwrap_or("");
         if own.contains(root) || foreign_roots.contains(&root) {
             continue;
@@ -402,12 +405,17 @@ fn score_identifiers(
         for component in text.split('.').filter(|c| !own.contains(c)) {
             for (i, (_, _, names)) in SIGNALS.iter().enumerate() {
                 if names.contains(&component) {
-                    scores[i] += 1;
+                    scores[usize::from(opened)][i] += 1;
                 }
             }
         }
     }
-    scores
+    let [stated, opened] = scores;
+    if stated.iter().any(|&n| n > 0) {
+        stated
+    } else {
+        opened
+    }
 }
 
 /// Finds every signal name.
@@ -424,6 +432,7 @@ struct Kinds {
     /// Implementations (tactic blocks, instances' fields) and imports, whose module names are
     /// no names a statement uses.
     implementations: [u16; 3],
+    open: u16,
     /// The bodies of definitions and proofs by terms or equations.
     values: [u16; 2],
     field: u16,
@@ -484,6 +493,7 @@ fn node_kinds() -> &'static Kinds {
         Kinds {
             identifier: id("identifier"),
             implementations: [id("by_block"), id("where_fields"), id("import")],
+            open: id("open"),
             values: [id("value"), id("equations")],
             field: id("field"),
             structure_body: id("structure_body"),
@@ -695,6 +705,13 @@ mod tests {
         assert_eq!(id(&[], set), Some("nt"));
         assert_eq!(id(&[], "theorem t : 2 = 2 := Nat.Prime.two_le"), None);
         assert_eq!(id(&[], "theorem t (x : ZMod 2) : x = x := rfl"), Some("nt"));
+        // Opening a namespace says less than a statement, and something where they say
+        // nothing.
+        let opened =
+            "open Matrix MeasureTheory\ntheorem t (p : ℕ) (h : Nat.Prime p) : p = p := rfl";
+        assert_eq!(id(&[], opened), Some("nt"));
+        let only = "open EuclideanGeometry\ntheorem t (A B : P) : dist A B = dist B A := sorry";
+        assert_eq!(id(&[], only), Some("geometry"));
         let instance = "instance : D ℕ where\n  deriv n := n\ntheorem t : True := trivial";
         assert_eq!(id(&[], instance), None);
     }
