@@ -334,7 +334,7 @@ fn identifier_scores(
     // An identifier with a signalling component contains that name, so a subtree whose text
     // holds no signal name has nothing to count and is skipped whole.
     let hits = Occurrences::of(signal_names(), &file.text);
-    let stated = stated_words(outline);
+    let stated = stated_words(outline, &file.text);
     let enter =
         |node: Node<'_>| hits.any_in(node.byte_range()) && kinds.is_statement(node, file, &stated);
     let mut cursor = file.root().walk();
@@ -347,22 +347,43 @@ fn identifier_scores(
     score_identifiers(imports, outline, file, seen)
 }
 
-/// The name components each declaration's statement uses, apart from its own name: a
-/// definition named here is one another statement uses.
-fn stated_words(outline: &Outline) -> HashSet<&str> {
-    let mut words = HashSet::new();
+/// The name components the file's statements use, apart from each declaration's own name,
+/// and, through the definitions they name, what those definitions' values use in turn: a
+/// definition named here is one a statement rests on.
+fn stated_words<'a>(outline: &'a Outline, text: &'a str) -> HashSet<&'a str> {
+    fn words<'a>(text: &'a str, own: &str, into: &mut Vec<&'a str>) {
+        let is_word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '\'' | '!' | '?' | '.');
+        for token in text.split(|c: char| !is_word(c)) {
+            into.extend(token.split('.').filter(|w| !w.is_empty() && *w != own));
+        }
+    }
+    let short = |d: &'a crate::lean::Declaration| d.name.rsplit('.').next().unwrap_or("");
+    let mut pending = Vec::new();
     for d in &outline.declarations {
-        let own = d.name.rsplit('.').next().unwrap_or("");
         let rest = d
             .statement
             .strip_prefix(d.name.as_str())
             .unwrap_or(&d.statement);
-        let is_word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '\'' | '!' | '?' | '.');
-        for token in rest.split(|c: char| !is_word(c)) {
-            words.extend(token.split('.').filter(|w| !w.is_empty() && *w != own));
+        words(rest, short(d), &mut pending);
+    }
+    let mut definitions: std::collections::HashMap<&str, Vec<&crate::lean::Declaration>> =
+        std::collections::HashMap::new();
+    for d in outline.declarations.iter().filter(|d| !d.theorem_like) {
+        definitions.entry(short(d)).or_default().push(d);
+    }
+    let mut stated = HashSet::new();
+    // Each definition's value is read once, when a statement or a value read first names it.
+    while let Some(word) = pending.pop() {
+        if !stated.insert(word) {
+            continue;
+        }
+        for d in definitions.get(word).into_iter().flatten() {
+            if let Some(body) = d.body.clone().and_then(|b| text.get(b)) {
+                words(body, word, &mut pending);
+            }
         }
     }
-    words
+    stated
 }
 
 /// Scores identifier nodes met outside implementations (see [`identifier_scores`]).
@@ -588,7 +609,7 @@ mod tests {
     /// The scores of a walk over every node outside implementations, without skipping.
     fn scores_of_full_walk(outline: &Outline, file: &ParsedFile) -> Vec<usize> {
         let kinds = node_kinds();
-        let stated = stated_words(outline);
+        let stated = stated_words(outline, &file.text);
         let mut identifiers = Vec::new();
         let mut cursor = file.root().walk();
         'walk: loop {
@@ -703,6 +724,10 @@ mod tests {
         assert_eq!(id(&[], used), Some("nt"));
         let set = "def S : Set ℕ := {p | Nat.Prime p}\ntheorem t : S.Infinite := sorry";
         assert_eq!(id(&[], set), Some("nt"));
+        // Through definitions that the definitions a statement names use.
+        let chain = "def D (n : ℕ) : Finset ℕ := {d ∈ Finset.range n | d.Coprime n}\n\
+                     def P (n : ℕ) : Prop := (D n).card = 2\ntheorem t : P 3 := sorry";
+        assert_eq!(id(&[], chain), Some("nt"));
         assert_eq!(id(&[], "theorem t : 2 = 2 := Nat.Prime.two_le"), None);
         assert_eq!(id(&[], "theorem t (x : ZMod 2) : x = x := rfl"), Some("nt"));
         // Opening a namespace says less than a statement, and something where they say
