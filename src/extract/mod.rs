@@ -49,8 +49,9 @@ const BATCH: usize = 256;
 /// `main`), a sketch without a hole states its main theorem; a collection's theorems state
 /// their own problems; a campaign file's problem comes from its own words, then its slot
 /// siblings, then its folders, its sketch name last; copies of one output share the problem
-/// of the strongest evidence any copy has.
-pub const EXTRACTOR_VERSION: i64 = 5;
+/// of the strongest evidence any copy has. 6: a file's domain rests on Mathlib's names in its
+/// statements only (not its own or its project's names, nor proofs), and ties decide nothing.
+pub const EXTRACTOR_VERSION: i64 = 6;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
