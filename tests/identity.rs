@@ -552,6 +552,108 @@ fn copies_of_one_output_are_one_attempt() {
     );
 }
 
+/// Copies of one output (the same request uuid, in several folders, even where a copy's bytes
+/// differ) are one attempt with the best outcome any copy has: the attempts `mk find` shows by
+/// outcome, and the report's table of problems, count each request once.
+#[test]
+fn attempts_per_problem_count_each_request_once() {
+    let l = Layout::of(&["copies"]);
+    let original = l.root().join("copies/slot905_sum_bound_result.lean");
+    let text = fs::read_to_string(&original).unwrap();
+    for folder in ["inbox", "proven/erdos"] {
+        let dir = l.root().join(folder);
+        fs::create_dir_all(&dir).unwrap();
+        fs::copy(&original, dir.join("slot905_sum_bound_result.lean")).unwrap();
+    }
+    // The same request, another folder's copy whose proof was lost: the request's best
+    // outcome stands.
+    let unproved = text.replace("  omega", "  sorry");
+    assert_ne!(unproved, text);
+    fs::create_dir_all(l.root().join("archive")).unwrap();
+    fs::write(
+        l.root().join("archive/slot905_sum_bound_result.lean"),
+        &unproved,
+    )
+    .unwrap();
+    // Another request on the same problem, which failed: a second attempt.
+    let other = unproved.replace(
+        "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d",
+        "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+    );
+    assert_ne!(other, unproved);
+    fs::write(
+        l.root().join("copies/slot906_sum_bound_result.lean"),
+        &other,
+    )
+    .unwrap();
+    l.extract(&[]);
+    let rows: Vec<(String, String)> = {
+        let conn = l.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT s.aristotle_uuid, a.outcome FROM attempts a JOIN sources s ON s.id = a.source_id
+                 WHERE a.problem_id = 'erdos_850' ORDER BY s.path",
+            )
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(
+        rows.len(),
+        5,
+        "each file is stored as its own source: {rows:?}"
+    );
+    let outcomes = |uuid: &str| {
+        let mut o: Vec<&str> = rows
+            .iter()
+            .filter(|(u, _)| u == uuid)
+            .map(|(_, o)| o.as_str())
+            .collect();
+        o.sort();
+        o.dedup();
+        o
+    };
+    assert_eq!(
+        outcomes("5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d"),
+        ["failed", "partial"]
+    );
+    assert_eq!(outcomes("0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"), ["failed"]);
+
+    let r = l.mk_json(&["find", "erdos_850"]);
+    let attempts = &r["problem"]["attempts"];
+    assert_eq!(
+        (
+            attempts["proven"].as_i64(),
+            attempts["partial"].as_i64(),
+            attempts["failed"].as_i64()
+        ),
+        (Some(0), Some(1), Some(1)),
+        "two requests, the first partial at best: {r}"
+    );
+
+    let kb = math_forge::kb::Kb::open(&l.db()).unwrap();
+    let report = kb
+        .report(&math_forge::kb::ReportOptions::default(), None)
+        .unwrap();
+    let row = report
+        .problems
+        .iter()
+        .find(|p| p.id == "erdos_850")
+        .expect("erdos_850 in the report's table");
+    assert_eq!(
+        (
+            row.attempts.proven,
+            row.attempts.partial,
+            row.attempts.budget_reached,
+            row.attempts.failed
+        ),
+        (0, 1, 0, 1),
+        "the report's table counts each request once"
+    );
+}
+
 /// Every spelling finds the problem: an alias met in a path, any case and separators, the
 /// scheme in words; from `mk find`, `mk context`, `mk failed --problem`, `mk recommend`,
 /// `mk record` and the MCP tools.

@@ -53,6 +53,8 @@ const BATCH: usize = 256;
 /// own words name (a theorem named as a target, its words beyond the title, its final theorem
 /// of a target's family) before its sketch name; a title naming another conjecture vetoes a
 /// scheme label of its path, across copies.
+/// Also 6: a file's domain rests on Mathlib's names in its statements only (not its own or
+/// its project's names, nor proofs), and ties decide nothing.
 pub const EXTRACTOR_VERSION: i64 = 6;
 
 /// Values given on the command line that override what file names say, and the tracking.db
@@ -457,9 +459,7 @@ fn analyse(key: &str, source: Source) -> Analysis {
             .any(|&i| std::ptr::eq(&outline.declarations[i], d))
             .then_some(crate::lean::depends::Gap::Disproved)
     });
-    let domain = profile::charge(&profile::DOMAIN, || {
-        domain::infer(&outline.imports, &parsed)
-    });
+    let domain = profile::charge(&profile::DOMAIN, || domain::infer(&outline, &parsed));
     // Only theorems' and lemmas' proofs are read (findings, attempts), and those of
     // declarations a verdict names (a failure carries their technique).
     let proofs = uses::proofs_where(&parsed, &outline, |i| {

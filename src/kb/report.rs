@@ -267,6 +267,10 @@ pub struct Attempt {
     pub at: String,
     pub day: Day,
     pub dated_by: DateBasis,
+    /// The Aristotle request the file answers (its uuid, else its content hash): copies of
+    /// one output in several folders share it and count as one attempt.
+    #[serde(skip)]
+    pub request: String,
 }
 
 /// How many attempts were dated each way.
@@ -514,7 +518,8 @@ impl Kb {
                         EXISTS (SELECT 1 FROM finding_sources fs WHERE fs.source_id = a.source_id
                                 AND fs.notes LIKE '%origin=partial\\_output%' ESCAPE '\\')
                         OR EXISTS (SELECT 1 FROM findings f WHERE f.source_id = a.source_id
-                                AND f.notes LIKE '%origin=partial\\_output%' ESCAPE '\\')
+                                AND f.notes LIKE '%origin=partial\\_output%' ESCAPE '\\'),
+                        coalesce(s.aristotle_uuid, s.content_hash)
                  FROM attempts a JOIN sources s ON s.id = a.source_id
                  ORDER BY a.source_id",
                 [],
@@ -530,6 +535,7 @@ impl Kb {
                         text_at(r, 7).unwrap_or_default(),
                         (text_at(r, 8), text_at(r, 9)),
                         int_at(r, 10).unwrap_or(0) != 0,
+                        text_at(r, 11).unwrap_or_default(),
                     )
                 },
             )?;
@@ -544,6 +550,7 @@ impl Kb {
                 extracted,
                 (result, result_from),
                 early,
+                request,
             ) in rows
             {
                 if !in_scope(&problem_id) {
@@ -585,6 +592,7 @@ impl Kb {
                     at,
                     day,
                     dated_by,
+                    request,
                 });
             }
         }
@@ -698,9 +706,15 @@ impl Kb {
                 continue;
             }
             let mine = per_problem.get(id.as_str()).map_or(&[][..], Vec::as_slice);
-            let mut counts = OutcomeCounts::default();
+            // Each request once, with the best outcome any copy of it has.
+            let mut best: HashMap<&str, AttemptKind> = HashMap::new();
             for a in mine {
-                counts.add(a.kind);
+                let kind = best.entry(a.request.as_str()).or_insert(a.kind);
+                *kind = (*kind).min(a.kind);
+            }
+            let mut counts = OutcomeCounts::default();
+            for kind in best.into_values() {
+                counts.add(kind);
             }
             let best_attempt = mine
                 .iter()

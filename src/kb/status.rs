@@ -713,10 +713,16 @@ impl Kb {
             return Ok(None);
         };
         if self.has_facts() {
+            // Copies of one output (same request uuid, else same bytes, in several folders)
+            // are one attempt, with the best outcome any copy has.
             let counts = self.rows(
-                "SELECT coalesce(sum(outcome = 'proven'), 0), coalesce(sum(outcome = 'partial'), 0),
-                        coalesce(sum(outcome = 'failed'), 0)
-                 FROM attempts WHERE problem_id = ?1",
+                "SELECT coalesce(sum(best = 2), 0), coalesce(sum(best = 1), 0),
+                        coalesce(sum(best = 0), 0)
+                 FROM (SELECT max(CASE a.outcome WHEN 'proven' THEN 2 WHEN 'partial' THEN 1
+                                  ELSE 0 END) AS best
+                       FROM attempts a JOIN sources s ON s.id = a.source_id
+                       WHERE a.problem_id = ?1
+                       GROUP BY coalesce(s.aristotle_uuid, s.content_hash))",
                 [&problem.id],
                 |r| AttemptCounts {
                     proven: r.get(0).unwrap_or(0),
