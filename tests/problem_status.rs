@@ -672,7 +672,7 @@ fn a_complete_unchecked_proof_reads_complete_unchecked() {
         .contains("Status: ours: partial"));
 }
 
-/// A disproof counts only from a file Aristotle loaded: in an output it could not load, a
+/// A disproof counts only where Aristotle loaded the code before it: after a load failure, a
 /// "found this block to be false" refutes what Lean made of broken code (an unknown name
 /// auto-bound), never the statement as written. Its problem is not `false`, the file stores no
 /// false lemma, and the claim is kept as an unchecked disproof (a failure).

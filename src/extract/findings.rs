@@ -410,15 +410,17 @@ pub fn generate(
         });
     }
 
-    // A disproof counts only from a file Lean accepted: one Aristotle could not load (or could
-    // not process) refutes what Lean made of broken code, not the statement as written.
-    let loaded = load_failures == 0 && processing_error.is_none();
+    // A disproof counts only where Lean accepted the code before it: after a load failure (or
+    // in a file Aristotle could not process) it refutes what Lean made of broken code, not the
+    // statement as written.
     for verdict in facts.verdicts {
         let decl = verdict.declaration.map(|i| &outline.declarations[i]);
         // A verdict about one declaration fails that declaration's own proof, not the file's.
         let technique = verdict.declaration.and_then(|i| {
             technique::of_declaration(facts.proofs.get(i), &outline.declarations[i].tactics)
         });
+        let loaded = processing_error.is_none()
+            && super::verdict::loaded_before(facts.verdicts, verdict.span.start);
         let mut finding = verdict_finding(verdict, decl, &origin, facts.domain, &base, loaded);
         if finding.finding_type == FindingType::Failure {
             finding.proof_technique = technique;

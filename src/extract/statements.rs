@@ -204,15 +204,14 @@ fn bounds_a_variable(statement: &str) -> bool {
     })
 }
 
-/// Declarations a verdict of the file disproves; none in a file Aristotle did not load
-/// ([`super::verdict::loaded`]): its negations may instantiate what Lean never elaborated.
+/// Declarations a verdict of the file disproves, where Aristotle loaded the code before it
+/// ([`super::verdict::loaded_before`]): after a load failure a negation may instantiate what
+/// Lean never elaborated.
 pub fn disproved(verdicts: &[Verdict]) -> Vec<usize> {
-    if !super::verdict::loaded(verdicts) {
-        return Vec::new();
-    }
     verdicts
         .iter()
         .filter(|v| matches!(v.kind, VerdictKind::False { .. }))
+        .filter(|v| super::verdict::loaded_before(verdicts, v.span.start))
         .filter_map(|v| v.declaration)
         .collect()
 }

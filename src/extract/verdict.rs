@@ -39,14 +39,17 @@ pub struct Verdict {
 
 const PREFIX: &str = "/- Aristotle ";
 
-/// Whether Aristotle loaded the file: no verdict says it "failed to load this code". What a
-/// file that did not load claims to prove or disprove was checked against code Lean did not
-/// accept (an unknown name becomes an auto-bound variable), so it is no evidence about the
-/// statement as written.
-pub fn loaded(verdicts: &[Verdict]) -> bool {
-    !verdicts
-        .iter()
-        .any(|v| matches!(v.kind, VerdictKind::LoadFailure { .. }))
+/// Whether Aristotle loaded the code up to byte `at`: no verdict before it says it "failed to
+/// load this code", and none says so of the file as a whole. Lean elaborates in order, so a
+/// declaration is checked in the environment of the code before it; what comes after a load
+/// failure was checked against code Lean did not accept (an unknown name becomes an
+/// auto-bound variable), so a proof or disproof there is no evidence about the statement as
+/// written.
+pub fn loaded_before(verdicts: &[Verdict], at: usize) -> bool {
+    !verdicts.iter().any(|v| {
+        matches!(v.kind, VerdictKind::LoadFailure { .. })
+            && (v.declaration.is_none() || v.span.start < at)
+    })
 }
 
 /// Every verdict comment of a file, attached to its declaration. A verdict repeated for the
