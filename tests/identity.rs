@@ -9,145 +9,19 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
-use common::{build_tracking, fixture, mk, mk_json};
-
-/// A copy of `fixtures/identity/<name>` in a temporary directory (the fixtures' own path holds
-/// a `fixtures` folder, which says nothing here).
-struct Layout {
-    dir: tempfile::TempDir,
-}
-
-impl Layout {
-    fn of(names: &[&str]) -> Layout {
-        let dir = tempfile::TempDir::new().unwrap();
-        for name in names {
-            copy_tree(
-                &fixture("identity").join(name),
-                &dir.path().join("work").join(name),
-            );
-        }
-        Layout { dir }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.dir.path().join("work")
-    }
-
-    fn db(&self) -> PathBuf {
-        self.dir.path().join("knowledge.db")
-    }
-
-    fn extract(&self, extra: &[&str]) -> Value {
-        let out = Command::cargo_bin("mf")
-            .unwrap()
-            .current_dir(self.dir.path())
-            .env_remove("MATH_FORGE_TRACKING_DB")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .args(["extract", "--json", "--db"])
-            .arg(self.db())
-            .args(extra)
-            .arg("--all")
-            .arg(self.root())
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        Value::Array(
-            stdout
-                .lines()
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect(),
-        )
-    }
-
-    fn conn(&self) -> Connection {
-        Connection::open(self.db()).unwrap()
-    }
-
-    /// path below the layout → (problem id, evidence).
-    fn problems(&self) -> BTreeMap<String, (Option<String>, Option<String>)> {
-        let root = fs::canonicalize(self.root()).unwrap();
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT path, problem_id, problem_evidence FROM sources")
-            .unwrap();
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                ))
-            })
-            .unwrap();
-        rows.map(Result::unwrap)
-            .map(|(p, id, ev)| {
-                let rel = Path::new(&p)
-                    .strip_prefix(&root)
-                    .unwrap()
-                    .display()
-                    .to_string();
-                (rel, (id, ev))
-            })
-            .collect()
-    }
-
-    fn mk(&self, args: &[&str]) -> std::process::Output {
-        mk(self.dir.path())
-            .args(args)
-            .arg("--db")
-            .arg(self.db())
-            .output()
-            .unwrap()
-    }
-
-    fn mk_json(&self, args: &[&str]) -> Value {
-        let mut all: Vec<&str> = args.to_vec();
-        let db = self.db();
-        all.extend(["--db", db.to_str().unwrap()]);
-        mk_json(self.dir.path(), &all)
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use common::layout::{expect_problems, Layout};
+use common::{build_tracking, mk};
 
 fn expect(
     found: &BTreeMap<String, (Option<String>, Option<String>)>,
     want: &[(&str, Option<&str>, Option<&str>)],
 ) {
-    for (path, id, evidence) in want {
-        let got = found
-            .get(*path)
-            .unwrap_or_else(|| panic!("{path} not stored: {found:#?}"));
-        assert_eq!(
-            (got.0.as_deref(), got.1.as_deref()),
-            (*id, *evidence),
-            "{path}"
-        );
-    }
-    assert_eq!(found.len(), want.len(), "{found:#?}");
+    expect_problems(found, want, true)
 }
 
 /// An Erdős project with a folder per problem: a helper module in a problem's folder belongs
@@ -382,8 +256,6 @@ fn users_campaigns_tests_and_tracking() {
     let report = l.extract(&[]);
     let by_file = |name: &str| -> Value {
         report
-            .as_array()
-            .unwrap()
             .iter()
             .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name)))
             .cloned()

@@ -7,118 +7,14 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-use rusqlite::Connection;
-use serde_json::Value;
-
-use common::{fixture, mk_json};
-
-/// A copy of `fixtures/identity/<name>` in a temporary directory.
-struct Layout {
-    dir: tempfile::TempDir,
-}
-
-impl Layout {
-    fn of(name: &str) -> Layout {
-        let dir = tempfile::TempDir::new().unwrap();
-        copy_tree(
-            &fixture("identity").join(name),
-            &dir.path().join("work").join(name),
-        );
-        Layout { dir }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.dir.path().join("work")
-    }
-
-    fn db(&self) -> PathBuf {
-        self.dir.path().join("knowledge.db")
-    }
-
-    /// `mf extract --json --all`: the summary line.
-    fn extract(&self) -> Value {
-        let out = Command::cargo_bin("mf")
-            .unwrap()
-            .current_dir(self.dir.path())
-            .env_remove("MATH_FORGE_TRACKING_DB")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .args(["extract", "--json", "--db"])
-            .arg(self.db())
-            .arg("--all")
-            .arg(self.root())
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
-    }
-
-    fn conn(&self) -> Connection {
-        Connection::open(self.db()).unwrap()
-    }
-
-    /// path below the layout → (problem id, evidence).
-    fn problems(&self) -> BTreeMap<String, (Option<String>, Option<String>)> {
-        let root = fs::canonicalize(self.root()).unwrap();
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT path, problem_id, problem_evidence FROM sources")
-            .unwrap();
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap();
-        rows.map(Result::unwrap)
-            .map(|(p, id, ev)| {
-                let rel = Path::new(&p).strip_prefix(&root).unwrap().display();
-                (rel.to_string(), (id, ev))
-            })
-            .collect()
-    }
-
-    fn mk_json(&self, args: &[&str]) -> Value {
-        let mut all: Vec<&str> = args.to_vec();
-        let db = self.db();
-        all.extend(["--db", db.to_str().unwrap()]);
-        mk_json(self.dir.path(), &all)
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use common::layout::{expect_problems, Layout};
 
 fn expect(
     found: &BTreeMap<String, (Option<String>, Option<String>)>,
     want: &[(&str, Option<&str>, Option<&str>)],
 ) {
-    for (path, id, evidence) in want {
-        let got = found
-            .get(*path)
-            .unwrap_or_else(|| panic!("{path} not stored: {found:?}"));
-        assert_eq!(
-            (got.0.as_deref(), got.1.as_deref()),
-            (*id, *evidence),
-            "{path}"
-        );
-    }
+    expect_problems(found, want, false)
 }
 
 /// A file of many problems' statements is none of them, and creates no problem of its own
@@ -126,8 +22,8 @@ fn expect(
 /// a file of that problem alone states, and its facts are that problem's.
 #[test]
 fn a_collection_is_no_problem_its_theorems_are_theirs() {
-    let l = Layout::of("collection");
-    l.extract();
+    let l = Layout::of(&["collection"]);
+    l.extract(&[]);
     expect(
         &l.problems(),
         &[
@@ -209,8 +105,8 @@ fn a_collection_is_no_problem_its_theorems_are_theirs() {
 /// sketch name nothing else decides stays the file's problem (the last resort).
 #[test]
 fn campaign_slot_files_join_their_target() {
-    let l = Layout::of("campaign");
-    l.extract();
+    let l = Layout::of(&["campaign"]);
+    l.extract(&[]);
     let s = "campaign/submissions/";
     let found = l.problems();
     expect(
@@ -280,8 +176,8 @@ fn campaign_slot_files_join_their_target() {
 /// is one attempt in `mk recommend`; a second run finds every copy unchanged.
 #[test]
 fn copies_in_several_folders_are_one_attempt_of_one_problem() {
-    let l = Layout::of("copy_folders");
-    l.extract();
+    let l = Layout::of(&["copy_folders"]);
+    l.extract(&[]);
     let c = "copy_folders/";
     expect(
         &l.problems(),
@@ -323,7 +219,7 @@ fn copies_in_several_folders_are_one_attempt_of_one_problem() {
         .unwrap_or_else(|| panic!("{r}"));
     let weight = omega["successes"].as_f64().unwrap() + omega["failures"].as_f64().unwrap();
     assert_eq!(weight, 1.0, "three copies are one attempt: {r}");
-    let again = l.extract();
+    let again = l.extract(&[]).pop().unwrap();
     assert_eq!(
         (
             again["summary"]["unchanged"].as_u64(),

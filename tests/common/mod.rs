@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod corpora;
+pub mod layout;
 
 use std::path::{Path, PathBuf};
 
