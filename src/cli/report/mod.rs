@@ -176,7 +176,7 @@ impl Page<'_> {
         self.w("<section id=\"overview\"><h2>Overview</h2><dl class=\"cards\">");
         for (label, value, id) in [
             ("problems", r.problems.len() as i64, "n-problems"),
-            ("attempts", attempts, "n-attempts"),
+            ("attempt files", attempts, "n-attempts"),
             ("facts proven", facts, "n-facts"),
             ("facts", r.stats.facts, "n-all-facts"),
             ("occurrences", r.stats.occurrences, "n-occurrences"),
@@ -416,7 +416,7 @@ impl Page<'_> {
         let r = self.r;
         let _ = write!(
             self.out,
-            "<section id=\"problems\"><h2>Problems</h2><p class=\"note\">{}{}. Attempts count files Aristotle returned; click a heading to sort.</p>",
+            "<section id=\"problems\"><h2>Problems</h2><p class=\"note\">{}{}. Attempts count Aristotle requests, each once with the best outcome of its returned files (copies of one output are one attempt); click a heading to sort.</p>",
             count(r.problems.len(), "problem"),
             if r.since.is_some() {
                 ", those with activity in range (attempts counted in range)"
