@@ -27,6 +27,31 @@ fn open(out: &mut String, label: &Label<'_>, width: f64, height: f64) {
     );
 }
 
+/// Horizontal grid lines with their value ticks on the left axis, every `step` from 0 to
+/// `top_value`, for the charts whose y axis counts (`y` maps a value to its height).
+fn value_grid(
+    out: &mut String,
+    left: f64,
+    plot_w: f64,
+    top_value: f64,
+    step: f64,
+    y: impl Fn(f64) -> f64,
+) {
+    let mut t = 0.0;
+    while t <= top_value + 1e-9 {
+        let _ = write!(
+            out,
+            r#"<line class="grid" x1="{left}" x2="{0:.1}" y1="{2:.1}" y2="{2:.1}"/><text class="tick" x="{1:.1}" y="{3:.1}" text-anchor="end">{4}</text>"#,
+            left + plot_w,
+            left - 4.0,
+            y(t),
+            y(t) + 4.0,
+            fmt_num(t)
+        );
+        t += step;
+    }
+}
+
 /// A step of 1, 2 or 5 times a power of ten giving about `ticks` intervals up to `max`.
 pub fn nice_step(max: f64, ticks: f64) -> f64 {
     if max <= 0.0 {
@@ -131,19 +156,7 @@ pub fn weeks(label: &Label<'_>, weeks: &[Week]) -> String {
     let y = |v: f64| top + plot_h - plot_h * v / top_value;
     let mut out = String::new();
     open(&mut out, label, width, height);
-    let mut t = 0.0;
-    while t <= top_value + 1e-9 {
-        let _ = write!(
-            out,
-            r#"<line class="grid" x1="{left}" x2="{0:.1}" y1="{2:.1}" y2="{2:.1}"/><text class="tick" x="{1:.1}" y="{3:.1}" text-anchor="end">{4}</text>"#,
-            left + plot_w,
-            left - 4.0,
-            y(t),
-            y(t) + 4.0,
-            fmt_num(t)
-        );
-        t += step;
-    }
+    value_grid(&mut out, left, plot_w, top_value, step, y);
     let n = weeks.len().max(1);
     let slot = plot_w / n as f64;
     let bar = (slot * 0.8).max(1.0);
@@ -249,19 +262,7 @@ pub fn facts(label: &Label<'_>, days: &[FactDay], before: i64) -> String {
     let y = |v: f64| top + plot_h - plot_h * v / top_value;
     let mut out = String::new();
     open(&mut out, label, width, height);
-    let mut t = 0.0;
-    while t <= top_value + 1e-9 {
-        let _ = write!(
-            out,
-            r#"<line class="grid" x1="{left}" x2="{0:.1}" y1="{2:.1}" y2="{2:.1}"/><text class="tick" x="{1:.1}" y="{3:.1}" text-anchor="end">{4}</text>"#,
-            left + plot_w,
-            left - 4.0,
-            y(t),
-            y(t) + 4.0,
-            fmt_num(t)
-        );
-        t += step;
-    }
+    value_grid(&mut out, left, plot_w, top_value, step, y);
     // Date ticks: about six, on whole days.
     let span = (to - from).max(1);
     let every = (span as f64 / 6.0).ceil().max(1.0) as i64;
