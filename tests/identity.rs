@@ -69,14 +69,7 @@ fn helper_modules_belong_to_their_problem_folder_and_libraries_to_none() {
         ],
     );
     // One problem row per problem, none named after a module.
-    let conn = l.conn();
-    let ids: Vec<String> = conn
-        .prepare("SELECT id FROM problems ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids = l.problem_ids();
     assert_eq!(ids, ["erdos_1052", "erdos_36", "erdos_975"]);
     // The folder spelling is an alias: `mk find ErdosProblems/36` finds erdos_36.
     let r = l.mk_json(&["find", "ErdosProblems/36"]);

@@ -40,13 +40,7 @@ fn a_collection_is_no_problem_its_theorems_are_theirs() {
         ],
     );
     let conn = l.conn();
-    let problems: Vec<String> = conn
-        .prepare("SELECT id FROM problems ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let problems = l.problem_ids();
     assert_eq!(problems, ["imo_1959_p1", "imo_1964_p1", "usa_1990_p1"]);
     // The collection's statement of imo_1959_p1 ranks below the problem's own file's.
     let ranks: Vec<(String, i64)> = conn

@@ -34,20 +34,7 @@ impl Extracted {
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/problem_status");
         copy_tree(&fixtures, &dir.path().join("results"));
         let e = Extracted { dir };
-        let out = Command::cargo_bin("mf")
-            .unwrap()
-            .arg("extract")
-            .arg("--db")
-            .arg(e.db())
-            .arg("--all")
-            .arg(e.dir.path().join("results"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        e.extract_again();
         e
     }
 
@@ -426,7 +413,7 @@ fn a_sketch_without_a_hole_states_its_problem() {
 }
 
 impl Extracted {
-    /// `mf extract --all` over the results again.
+    /// `mf extract --all` over the results (again).
     fn extract_again(&self) {
         let out = Command::cargo_bin("mf")
             .unwrap()

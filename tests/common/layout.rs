@@ -68,6 +68,17 @@ impl Layout {
         Connection::open(self.db()).unwrap()
     }
 
+    /// The knowledge base's problem ids, sorted.
+    pub fn problem_ids(&self) -> Vec<String> {
+        self.conn()
+            .prepare("SELECT id FROM problems ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
     /// path below `work/` → (problem id, evidence).
     pub fn problems(&self) -> BTreeMap<String, (Option<String>, Option<String>)> {
         let root = fs::canonicalize(self.root()).unwrap();
