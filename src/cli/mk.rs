@@ -492,7 +492,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             domain,
             finding_type,
         } => {
-            let kb = ctx.kb()?;
+            let kb = Kb::open_for_reading(&ctx.db.path).map_err(|e| ctx.explain(e))?;
             let text = query.join(" ");
             let domain = domain.map(|d| kb.domain_id(&d)).transpose()?;
             let opts = SearchOptions {

@@ -166,6 +166,22 @@ impl Kb {
         measured_wait(|| Kb::open_read_only_untimed(path))
     }
 
+    /// Opens an existing knowledge base to read it, as cheaply as possible: read-only
+    /// ([`Kb::open_read_only`]) when its schema is current, so that opening neither creates
+    /// nor, on closing, checkpoints and removes the WAL files; an older one is opened with
+    /// [`Kb::open_existing`], which migrates it where it can be written.
+    pub fn open_for_reading(path: &Path) -> Result<Kb> {
+        match Kb::open_read_only(path) {
+            Ok(kb) if kb.schema_version()? == SCHEMA_VERSION => Ok(kb),
+            Ok(kb) => {
+                drop(kb);
+                Kb::open_existing(path)
+            }
+            Err(KbError::TooOld { .. }) => Kb::open_existing(path),
+            Err(e) => Err(e),
+        }
+    }
+
     fn open_read_only_untimed(path: &Path) -> Result<Kb> {
         check_exists(path)?;
         match Kb::open_read_only_as(path, false) {
@@ -237,6 +253,8 @@ impl Kb {
             "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;",
         )
         .at(path)?;
+        // `mk search`'s ranking function (FTS5's BM25 without a full count per word).
+        search::rank::register(&conn).at(path)?;
         Ok(Kb {
             conn,
             path: path.to_path_buf(),

@@ -6,7 +6,8 @@
 //!    then **uses**: the proofs that use the constant the query names (`Finset.card_le_card`,
 //!    or `card_le_card` for it), from `finding_uses`;
 //! 2. **identifier**: the whole query is a substring of one of those names (trigram index);
-//! 3. **text**: BM25 over `findings_fts` with the spec's column weights.
+//! 3. **text**: BM25 over `findings_fts` with the spec's column weights ([`rank`]: FTS5's own
+//!    formula, with the word counts behind its IDF sampled rather than read in full).
 //!
 //! Within a tier, findings that also match the text query come first, by BM25. At equal
 //! relevance the more trustworthy finding comes first (verified, high, medium, low:
@@ -16,6 +17,7 @@
 //! slots listed.
 
 pub mod query;
+pub mod rank;
 
 use std::collections::{HashMap, HashSet};
 
@@ -65,7 +67,8 @@ pub enum MatchKind {
 pub struct SearchHit {
     #[serde(flatten)]
     pub finding: Finding,
-    /// BM25 relevance (higher is better); 0 for findings matched by identifier only.
+    /// BM25 relevance (higher is better); 0 for findings matched by identifier only. Comparable
+    /// within one search only (a one-word query leaves out the word's IDF; see [`rank`]).
     pub score: f64,
     #[serde(rename = "match")]
     pub match_kind: MatchKind,
@@ -322,15 +325,21 @@ impl Kb {
         // The join to `findings` is only needed to filter; rows are read in full only for the
         // `pool` best, after ranking.
         let matches = if f.domain.is_none() && f.kind.is_none() {
-            "SELECT rowid AS id, rank AS score FROM findings_fts
-             WHERE findings_fts MATCH ?1 AND ?2 IS NULL AND ?3 IS NULL
-             ORDER BY rowid DESC LIMIT ?5"
+            format!(
+                "SELECT rowid AS id, {rank} AS score FROM findings_fts
+                 WHERE findings_fts MATCH ?1 AND ?2 IS NULL AND ?3 IS NULL
+                 ORDER BY rowid DESC LIMIT ?5",
+                rank = rank::RANK_SQL
+            )
         } else {
-            "SELECT findings_fts.rowid AS id, findings_fts.rank AS score
-             FROM findings_fts JOIN findings f ON f.id = findings_fts.rowid
-             WHERE findings_fts MATCH ?1
-               AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-             ORDER BY findings_fts.rowid DESC LIMIT ?5"
+            format!(
+                "SELECT findings_fts.rowid AS id, {rank} AS score
+                 FROM findings_fts JOIN findings f ON f.id = findings_fts.rowid
+                 WHERE findings_fts MATCH ?1
+                   AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
+                 ORDER BY findings_fts.rowid DESC LIMIT ?5",
+                rank = rank::RANK_SQL
+            )
         };
         let sql = format!(
             "SELECT c.score, {cols} FROM (SELECT id, score FROM ({matches}) ORDER BY score LIMIT ?4) c
