@@ -113,11 +113,18 @@ impl Kb {
         };
         let limit = opts.limit.max(1);
         let pool = POOL.max(limit * 20);
-        let mut cands = Vec::new();
+        let mut cands = Vec::with_capacity(4 * pool);
         if let Some(id) = &ident {
             self.exact_candidates(id, &filters, pool, &mut cands)?;
-            self.use_candidates(id, &filters, pool, &mut cands)?;
-            self.identifier_candidates(id, &filters, pool, &mut cands)?;
+            // Exact matches that already fill the page outrank every other kind of match: the
+            // uses and substrings of the name would only be read to be dropped. (A
+            // `Namespace.name` found by substring is exact too, but sorts after the names equal
+            // to the query.)
+            let exact: HashSet<String> = cands.iter().map(|c| group_key(&c.finding)).collect();
+            if exact.len() < limit {
+                self.use_candidates(id, &filters, pool, &mut cands)?;
+                self.identifier_candidates(id, &filters, pool, &mut cands)?;
+            }
         }
         // Names and problem ids that already fill the page make BM25 moot: it would only order
         // them among themselves, and its IDF pass reads every posting of every query word.
@@ -425,12 +432,13 @@ impl Kb {
 
         let mut seen: HashSet<String> = HashSet::new();
         let mut hits = Vec::new();
+        let mut probes = Probes::new();
         for c in all {
             let key = group_key(&c.finding);
             if !seen.insert(key.clone()) {
                 continue;
             }
-            let (also_in_slots, duplicates) = self.siblings(&c.finding, &key)?;
+            let (also_in_slots, duplicates) = self.siblings(&c.finding, &key, &mut probes)?;
             hits.push(SearchHit {
                 score: c.bm25.map(|r| -r).unwrap_or(0.0),
                 match_kind: c.kind,
@@ -454,6 +462,15 @@ impl Kb {
         if !self.has_table("finding_shown")? {
             return Ok(out);
         }
+        // Most knowledge bases have no use recorded at all: one look instead of one per id.
+        let any: bool = self
+            .conn
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM finding_shown WHERE used_at IS NOT NULL)")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .at(&self.path)?;
+        if !any {
+            return Ok(out);
+        }
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -470,8 +487,56 @@ impl Kb {
     }
 
     /// Other findings stating the same thing: their slots (ascending, without the
-    /// representative's own) and their number.
-    fn siblings(&self, f: &Finding, key: &str) -> Result<(Vec<i64>, usize)> {
+    /// representative's own) and their number. `probes` keeps the findings read per name (or
+    /// title) for the other hits of the same search: results with one name but different
+    /// statements would each read them all again.
+    fn siblings(&self, f: &Finding, key: &str, probes: &mut Probes) -> Result<(Vec<i64>, usize)> {
+        let mut slots = Vec::new();
+        let mut dups = 0;
+        // A fact's other occurrences.
+        let occ_sql = if self.has_facts() {
+            "SELECT s.slot FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
+             WHERE fs.finding_id = ?1 AND fs.source_id IS NOT coalesce(?2, -1)"
+        } else {
+            "SELECT NULL WHERE ?1 IS NULL AND ?2 IS NULL"
+        };
+        let mut occ = self.conn.prepare_cached(occ_sql).at(&self.path)?;
+        let occurrences = occ
+            .query_map(rusqlite::params![f.id, f.source_id], |r| {
+                super::sql::int_at_opt(r, 0)
+            })
+            .at(&self.path)?;
+        for slot in occurrences {
+            dups += 1;
+            if let Some(s) = slot.at(&self.path)?.filter(|s| Some(*s) != f.source_slot) {
+                slots.push(s);
+            }
+        }
+        let probe_key = match &f.theorem_name {
+            // `COLLATE NOCASE` folds ASCII letters only.
+            Some(name) => (true, name.to_ascii_lowercase(), f.finding_type.clone()),
+            None => (false, f.title.clone(), f.finding_type.clone()),
+        };
+        if !probes.contains_key(&probe_key) {
+            let rows = self.probe_rows(f)?;
+            probes.insert(probe_key.clone(), rows);
+        }
+        for (probe_key, id, slot) in &probes[&probe_key] {
+            if *id == f.id || probe_key != key {
+                continue;
+            }
+            dups += 1;
+            if let Some(s) = slot.filter(|s| Some(*s) != f.source_slot) {
+                slots.push(s);
+            }
+        }
+        slots.sort_unstable();
+        slots.dedup();
+        Ok((slots, dups))
+    }
+
+    /// The group key, id and slot of every finding of `f`'s type with its name (or title).
+    fn probe_rows(&self, f: &Finding) -> Result<Vec<(String, i64, Option<i64>)>> {
         let (sql, value) = match &f.theorem_name {
             Some(name) => (
                 "SELECT id, finding_type, title, description, theorem_name, theorem_statement, source_slot
@@ -501,42 +566,16 @@ impl Kb {
                 Ok(probe)
             })
             .at(&self.path)?;
-        let mut slots = Vec::new();
-        let mut dups = 0;
-        // A fact's other occurrences.
-        let occ_sql = if self.has_facts() {
-            "SELECT s.slot FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
-             WHERE fs.finding_id = ?1 AND fs.source_id IS NOT coalesce(?2, -1)"
-        } else {
-            "SELECT NULL WHERE ?1 IS NULL AND ?2 IS NULL"
-        };
-        let mut occ = self.conn.prepare_cached(occ_sql).at(&self.path)?;
-        let occurrences = occ
-            .query_map(rusqlite::params![f.id, f.source_id], |r| {
-                super::sql::int_at_opt(r, 0)
-            })
-            .at(&self.path)?;
-        for slot in occurrences {
-            dups += 1;
-            if let Some(s) = slot.at(&self.path)?.filter(|s| Some(*s) != f.source_slot) {
-                slots.push(s);
-            }
-        }
-        for probe in rows {
+        rows.map(|probe| {
             let probe = probe.at(&self.path)?;
-            if probe.id == f.id || group_key(&probe) != key {
-                continue;
-            }
-            dups += 1;
-            if let Some(s) = probe.source_slot.filter(|s| Some(*s) != f.source_slot) {
-                slots.push(s);
-            }
-        }
-        slots.sort_unstable();
-        slots.dedup();
-        Ok((slots, dups))
+            Ok((group_key(&probe), probe.id, probe.source_slot))
+        })
+        .collect()
     }
 }
+
+/// Findings read by [`Kb::probe_rows`], by (by name, name in ASCII lowercase or title, type).
+type Probes = HashMap<(bool, String, String), Vec<(String, i64, Option<i64>)>>;
 
 struct Filters {
     domain: Option<String>,
