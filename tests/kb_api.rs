@@ -621,3 +621,34 @@ fn search_ranks_a_finding_agents_used_above_an_equally_relevant_one() {
     );
     assert_eq!(names(&kb)[0], second);
 }
+
+#[test]
+fn open_for_reading_reads_a_current_database_read_only_and_upgrades_an_older_one() {
+    let dir = tempfile::tempdir().unwrap();
+    // Current: nothing can be written through it, and searching works.
+    let current = dir.path().join("current.db");
+    let mut kb = Kb::open(&current).unwrap();
+    kb.write_batch(vec![item("a.lean", "x", &["alpha_one"])])
+        .unwrap();
+    drop(kb);
+    let reader = Kb::open_for_reading(&current).unwrap();
+    assert!(reader
+        .connection()
+        .execute("DELETE FROM findings", [])
+        .is_err());
+    assert_eq!(names_found(&reader, "alpha_one"), ["alpha_one"]);
+    drop(reader);
+    // Older (version 1): upgraded in place, as every read command did before.
+    let old = dir.path().join("old.db");
+    {
+        let v1 = rusqlite::Connection::open(&old).unwrap();
+        let schema = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/knowledge.sql"),
+        )
+        .unwrap();
+        v1.execute_batch(&format!("BEGIN; {schema} PRAGMA user_version = 1; COMMIT;"))
+            .unwrap();
+    }
+    let kb = Kb::open_for_reading(&old).unwrap();
+    assert_eq!(kb.schema_version().unwrap(), math_forge::kb::SCHEMA_VERSION);
+}
