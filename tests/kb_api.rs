@@ -652,3 +652,19 @@ fn open_for_reading_reads_a_current_database_read_only_and_upgrades_an_older_one
     let kb = Kb::open_for_reading(&old).unwrap();
     assert_eq!(kb.schema_version().unwrap(), math_forge::kb::SCHEMA_VERSION);
 }
+
+#[test]
+fn substring_matches_beyond_the_pool_are_the_newest() {
+    // 120 names contain the query; the identifier pass keeps the newest 100 (ids 21..120), so
+    // the shortest names it could return, zz_common_sub_0 … _9, are too old to be among them.
+    let dir = tempfile::tempdir().unwrap();
+    let mut kb = Kb::open(&dir.path().join("k.db")).unwrap();
+    let names: Vec<String> = (0..120).map(|i| format!("zz_common_sub_{i}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    kb.write_batch(vec![item("many.lean", "many", &names)])
+        .unwrap();
+    let hits = kb.search("common_sub", &SearchOptions::default()).unwrap();
+    let top = hits[0].finding.theorem_name.clone().unwrap();
+    let n: usize = top.rsplit('_').next().unwrap().parse().unwrap();
+    assert!((20..100).contains(&n), "top hit {top}");
+}
