@@ -1,5 +1,7 @@
 //! The work list: every `sorry`/`admit` of a file with what an agent needs to fill it.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use tree_sitter::Node;
 
@@ -52,8 +54,9 @@ pub struct HoleOwner {
     /// With its namespaces; empty when anonymous (name it by `line` then).
     pub full_name: String,
     pub line: usize,
-    /// From the name to the body, whitespace collapsed.
-    pub statement: String,
+    /// From the name to the body, whitespace collapsed; shared by the declaration's holes (a
+    /// long statement is not copied once per hole).
+    pub statement: Arc<str>,
     /// 1-based index of this hole among the declaration's holes: `mf splice --sorry N`.
     pub hole: usize,
     /// Holes in the declaration.
@@ -67,8 +70,9 @@ pub struct HoleOwner {
 pub struct Enclosing {
     /// The keyword as written (`have`, `haveI`, `show`, `suffices`, …).
     pub keyword: String,
-    /// The text up to the proof (`have h : 1 = 1`), whitespace collapsed.
-    pub text: String,
+    /// The text up to the proof (`have h : 1 = 1`), whitespace collapsed; shared by the
+    /// holes under the same `have`.
+    pub text: Arc<str>,
     pub line: usize,
     pub column: usize,
 }
@@ -98,6 +102,7 @@ pub fn holes(file: &ParsedFile, outline: &Outline) -> Vec<Hole> {
     }
     let found = HoleWalk::run(file, outline);
     let mut per_declaration = vec![0usize; outline.declarations.len()];
+    let mut statements: Vec<Option<Arc<str>>> = vec![None; outline.declarations.len()];
     outline
         .sorries
         .iter()
@@ -113,7 +118,9 @@ pub fn holes(file: &ParsedFile, outline: &Outline) -> Vec<Hole> {
                     name: decl.name.clone(),
                     full_name: decl.full_name.clone(),
                     line: decl.line,
-                    statement: decl.statement.clone(),
+                    statement: statements[d]
+                        .get_or_insert_with(|| Arc::from(decl.statement.as_str()))
+                        .clone(),
                     hole: per_declaration[d],
                     holes: totals[d],
                     in_statement: decl.body.as_ref().is_none_or(|b| s.byte < b.start),
@@ -202,8 +209,6 @@ struct Candidate<'t> {
 struct Memo {
     proof: std::cell::Cell<Option<Option<usize>>>,
     built: std::cell::RefCell<Option<(usize, Enclosing)>>,
-    /// The `end` of the last one built.
-    first_end: std::cell::Cell<Option<usize>>,
 }
 
 impl Memo {
@@ -221,8 +226,7 @@ impl Memo {
         first.filter(|&p| p < hole)
     }
 
-    /// [`enclosing_at`], built once per `end` for an encloser of several holes (an encloser
-    /// of one hole, the common case, is built once and not copied).
+    /// [`enclosing_at`], built once per `end` (its text is shared, not copied).
     fn enclosing(&self, file: &ParsedFile, node: Node<'_>, keyword: &str, end: usize) -> Enclosing {
         if let Some((at, e)) = &*self.built.borrow() {
             if *at == end {
@@ -230,9 +234,7 @@ impl Memo {
             }
         }
         let e = enclosing_at(file, node, keyword, end);
-        if self.first_end.replace(Some(end)) == Some(end) {
-            *self.built.borrow_mut() = Some((end, e.clone()));
-        }
+        *self.built.borrow_mut() = Some((end, e.clone()));
         e
     }
 }
@@ -575,7 +577,7 @@ fn encloser_keyword<'f>(file: &'f ParsedFile, node: Node<'_>) -> Option<&'f str>
 
 fn enclosing_at(file: &ParsedFile, node: Node<'_>, keyword: &str, end: usize) -> Enclosing {
     let end = end.max(node.start_byte());
-    let text = collapse_whitespace(&file.text[node.start_byte()..end]);
+    let text = Arc::from(collapse_whitespace(&file.text[node.start_byte()..end]));
     let pos = file.start_of(node);
     Enclosing {
         keyword: keyword.to_string(),
@@ -619,7 +621,7 @@ mod tests {
     }
 
     fn under(h: &Hole) -> Option<&str> {
-        h.under.as_ref().map(|u| u.text.as_str())
+        h.under.as_ref().map(|u| &*u.text)
     }
 
     #[test]
@@ -700,6 +702,36 @@ mod tests {
         assert_eq!(hs.len(), 1);
         assert_eq!(under(&hs[0]), Some("have h299 : 299 = 299"));
         assert_eq!(hs[0].position, HolePosition::Tactic);
+    }
+
+    /// A long statement and a long `have` over many holes: each hole reports them whole, and
+    /// they are shared among the holes, not copied once per hole.
+    #[test]
+    fn many_holes_share_a_long_statement_and_encloser() {
+        let terms: Vec<String> = (0..500).map(|k| format!("{k} = {k}")).collect();
+        let statement = terms.join(" ∧ ");
+        let text = format!(
+            "theorem big : {statement} := by\n  have h : {statement} := by\n    refine ⟨{}⟩\n  exact h\n",
+            vec!["sorry"; 500].join(", ")
+        );
+        let hs = holes_of(&text);
+        assert_eq!(hs.len(), 500);
+        let first = hs[0].declaration.as_ref().unwrap();
+        assert_eq!(&*first.statement, format!("big : {statement}").as_str());
+        let under = hs[0].under.as_ref().unwrap();
+        assert_eq!(&*under.text, format!("have h : {statement}").as_str());
+        for h in &hs {
+            let d = h.declaration.as_ref().unwrap();
+            assert!(Arc::ptr_eq(&d.statement, &first.statement));
+            assert!(Arc::ptr_eq(&h.under.as_ref().unwrap().text, &under.text));
+        }
+        // Serialized as plain strings, as before.
+        let json = serde_json::to_value(&hs[0]).unwrap();
+        assert_eq!(json["under"]["text"], format!("have h : {statement}"));
+        assert_eq!(
+            json["declaration"]["statement"],
+            format!("big : {statement}")
+        );
     }
 
     /// Holes found by the walk on every fixture and a part of the real corpus, each checked
