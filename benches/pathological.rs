@@ -5,8 +5,9 @@
 //!
 //! `cargo bench --bench pathological` (`-- nested-have` for files whose name holds that).
 //! `MF_BENCH_RUNS` (default 5): each figure is the best of that many runs (CPU time of the
-//! measuring thread: the machine's load inflates a run, never shortens it). Skipped (saying
-//! so) without `../shared/corpus`.
+//! measuring thread: the machine's load inflates a run, never shortens it). `MF_BENCH_STAGES`
+//! (e.g. `sorries,lint`): only those stages, the others shown as `-` (for profiling one
+//! stage). Skipped (saying so) without `../shared/corpus`.
 //!
 //! - `long-line`: 1 MB, one line of 400 KB (a `simp only [h0, h1, …]` list) among ordinary
 //!   theorems;
@@ -325,6 +326,10 @@ fn main() {
         return;
     }
     let runs = common::runs(5);
+    let chosen: Option<Vec<String>> = std::env::var("MF_BENCH_STAGES")
+        .ok()
+        .map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+    let measured = |name: &str| chosen.as_ref().is_none_or(|c| c.iter().any(|x| x == name));
     let reference = Input::new(corpus_sample(corpus));
     let files: Vec<(&str, Input)> = cases
         .into_iter()
@@ -341,12 +346,15 @@ fn main() {
     // line, one deep term) often does not allow: its check then reads the whole file, and the
     // corpus's whole-file check is the like-for-like reference, shown beside.
     let mut whole = Duration::MAX;
-    for _ in 0..runs {
+    for _ in 0..if measured("hook") { runs } else { 0 } {
         whole = whole.min(reference.run(Stage::HookWhole));
     }
     // best[stage][0] is the reference; best[stage][1 + i] file i.
     let mut best = vec![vec![Duration::MAX; files.len() + 1]; STAGES.len()];
-    for (s, (stage, _)) in STAGES.iter().enumerate() {
+    for (s, (stage, name)) in STAGES.iter().enumerate() {
+        if !measured(name) {
+            continue;
+        }
         for _ in 0..runs {
             best[s][0] = best[s][0].min(reference.run(*stage));
             for (i, (_, input)) in files.iter().enumerate() {
@@ -365,16 +373,13 @@ fn main() {
         "corpus sample",
         reference.bytes as f64 / 1e6
     );
-    for stage in &best {
-        line.push_str(&format!(
-            " {:>10.1} ms/MB",
-            ms_per_mb(stage[0], reference.bytes)
-        ));
+    for d in best.iter().map(|stage| stage[0]).chain([whole]) {
+        if d == Duration::MAX {
+            line.push_str(&format!(" {:>17}", "-"));
+        } else {
+            line.push_str(&format!(" {:>10.1} ms/MB", ms_per_mb(d, reference.bytes)));
+        }
     }
-    line.push_str(&format!(
-        " {:>10.1} ms/MB",
-        ms_per_mb(whole, reference.bytes)
-    ));
     eprintln!("{line}");
     let mut within = 0;
     let mut within_whole = 0;
@@ -384,6 +389,10 @@ fn main() {
     for (i, (name, input)) in files.iter().enumerate() {
         let mut line = format!("{name:<16} {:>8.2}", input.bytes as f64 / 1e6);
         for (s, (_, stage)) in STAGES.iter().enumerate() {
+            if !measured(stage) {
+                line.push_str(&format!(" {:>17}", "-"));
+                continue;
+            }
             let ratio =
                 ms_per_mb(best[s][i + 1], input.bytes) / ms_per_mb(best[s][0], reference.bytes);
             total += 1;
@@ -402,6 +411,11 @@ fn main() {
                 ms_per_mb(best[s][i + 1], input.bytes),
                 ratio
             ));
+        }
+        if !measured("hook") {
+            line.push_str(&format!(" {:>17}", "-"));
+            eprintln!("{line}");
+            continue;
         }
         let hook = best[STAGES.len() - 1][i + 1];
         let ratio = ms_per_mb(hook, input.bytes) / ms_per_mb(whole, reference.bytes);

@@ -1,5 +1,7 @@
 //! The work list: every `sorry`/`admit` of a file with what an agent needs to fill it.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use tree_sitter::Node;
 
@@ -52,8 +54,9 @@ pub struct HoleOwner {
     /// With its namespaces; empty when anonymous (name it by `line` then).
     pub full_name: String,
     pub line: usize,
-    /// From the name to the body, whitespace collapsed.
-    pub statement: String,
+    /// From the name to the body, whitespace collapsed; shared by the declaration's holes (a
+    /// long statement is not copied once per hole).
+    pub statement: Arc<str>,
     /// 1-based index of this hole among the declaration's holes: `mf splice --sorry N`.
     pub hole: usize,
     /// Holes in the declaration.
@@ -67,8 +70,9 @@ pub struct HoleOwner {
 pub struct Enclosing {
     /// The keyword as written (`have`, `haveI`, `show`, `suffices`, …).
     pub keyword: String,
-    /// The text up to the proof (`have h : 1 = 1`), whitespace collapsed.
-    pub text: String,
+    /// The text up to the proof (`have h : 1 = 1`), whitespace collapsed; shared by the
+    /// holes under the same `have`.
+    pub text: Arc<str>,
     pub line: usize,
     pub column: usize,
 }
@@ -98,6 +102,7 @@ pub fn holes(file: &ParsedFile, outline: &Outline) -> Vec<Hole> {
     }
     let found = HoleWalk::run(file, outline);
     let mut per_declaration = vec![0usize; outline.declarations.len()];
+    let mut statements: Vec<Option<Arc<str>>> = vec![None; outline.declarations.len()];
     outline
         .sorries
         .iter()
@@ -113,7 +118,9 @@ pub fn holes(file: &ParsedFile, outline: &Outline) -> Vec<Hole> {
                     name: decl.name.clone(),
                     full_name: decl.full_name.clone(),
                     line: decl.line,
-                    statement: decl.statement.clone(),
+                    statement: statements[d]
+                        .get_or_insert_with(|| Arc::from(decl.statement.as_str()))
+                        .clone(),
                     hole: per_declaration[d],
                     holes: totals[d],
                     in_statement: decl.body.as_ref().is_none_or(|b| s.byte < b.start),
@@ -190,6 +197,59 @@ struct Candidate<'t> {
     column: usize,
     /// The first `from`/`:=`/`by` after it (where its proof begins).
     proof_begins: Option<usize>,
+    /// Where the proof part inside it begins, whatever the hole (see [`Memo`]).
+    memo: Memo,
+}
+
+/// What an encloser's holes share, found for its first hole and kept for the others: the
+/// first proof token inside it (the proof part begins there for every hole after it) and the
+/// last [`Enclosing`] built. Without it each hole re-walked its encloser's head and collapsed
+/// its text again: work per hole proportional to the head.
+#[derive(Default)]
+struct Memo {
+    proof: std::cell::Cell<Option<Option<usize>>>,
+    built: std::cell::RefCell<Option<(usize, Enclosing)>>,
+}
+
+impl Memo {
+    /// [`proof_start`] of `node` for a hole at `hole`: the first proof token inside it, when
+    /// it comes before the hole (a later one never does, since the first one does not).
+    fn proof_start(&self, node: Node<'_>, hole: usize) -> Option<usize> {
+        let first = match self.proof.get() {
+            Some(first) => first,
+            None => {
+                let first = proof_start(node, usize::MAX);
+                self.proof.set(Some(first));
+                first
+            }
+        };
+        first.filter(|&p| p < hole)
+    }
+
+    /// [`enclosing_at`], built once per `end` (its text is shared, not copied).
+    fn enclosing(&self, file: &ParsedFile, node: Node<'_>, keyword: &str, end: usize) -> Enclosing {
+        if let Some((at, e)) = &*self.built.borrow() {
+            if *at == end {
+                return e.clone();
+            }
+        }
+        let e = enclosing_at(file, node, keyword, end);
+        *self.built.borrow_mut() = Some((end, e.clone()));
+        e
+    }
+}
+
+/// Where [`HoleWalk::enclosing`] stops when it looks at one level.
+#[derive(Clone, Copy)]
+enum Found<'f> {
+    /// A declaration: no encloser.
+    Stop,
+    /// The level's last candidate.
+    Candidate(usize),
+    /// The level's node itself, a `have`/`show`/`suffices` with this keyword.
+    Encloser(usize, &'f str),
+    /// Nothing at this level: ask the levels above.
+    Above,
 }
 
 /// One node on the path from the root to the walk's position, with the candidates among the
@@ -198,14 +258,27 @@ struct Candidate<'t> {
 struct Level<'t> {
     node: Node<'t>,
     candidates: Vec<Candidate<'t>>,
+    /// `node` is a declaration.
+    declaration: bool,
+    /// The keyword when `node` is a `have`/`show`/`suffices` step or term.
+    encloser: Option<&'t str>,
+    /// What the levels above answer ([`Found::Above`] never): they cannot change while this
+    /// level is open (a level's candidates change only while it is the innermost), so the
+    /// answer is found once when the level opens and a hole's search stops at its own level.
+    above: Found<'t>,
+    memo: Memo,
 }
 
 struct HoleWalk<'f> {
     file: &'f ParsedFile,
-    /// Byte of each hole → its index in the outline's list.
-    index: std::collections::HashMap<usize, usize>,
-    /// Hole bytes, ascending: the walk enters only subtrees that hold one.
-    bytes: Vec<usize>,
+    /// (byte, index in the outline's list) of each hole, ascending.
+    holes: Vec<(usize, usize)>,
+    /// The first of `holes` at or after the start of the node last entered: nodes are
+    /// entered in the order of their starts, so the walk's questions about holes cost
+    /// amortised constant time (no search, no hashing).
+    next: usize,
+    /// Start of the node last entered.
+    last_start: usize,
     /// First non-whitespace byte of each line, for "starts a line" in constant time.
     first_code: Vec<usize>,
     levels: Vec<Level<'f>>,
@@ -217,17 +290,18 @@ impl<'f> HoleWalk<'f> {
         file: &'f ParsedFile,
         outline: &Outline,
     ) -> Vec<Option<(HolePosition, Option<Enclosing>)>> {
-        let mut bytes: Vec<usize> = outline.sorries.iter().map(|s| s.byte).collect();
-        bytes.sort_unstable();
+        let mut holes: Vec<(usize, usize)> = outline
+            .sorries
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.byte, i))
+            .collect();
+        holes.sort_unstable();
         let mut walk = HoleWalk {
             file,
-            index: outline
-                .sorries
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.byte, i))
-                .collect(),
-            bytes,
+            holes,
+            next: 0,
+            last_start: 0,
             first_code: first_code_per_line(&file.text),
             levels: Vec::new(),
             found: vec![None; outline.sorries.len()],
@@ -239,11 +313,8 @@ impl<'f> HoleWalk<'f> {
         loop {
             let node = cursor.node();
             walk.enter(node);
-            if walk.holds_hole(node) && cursor.goto_first_child() {
-                walk.levels.push(Level {
-                    node,
-                    candidates: Vec::new(),
-                });
+            if node.child_count() > 0 && walk.holds_hole(node) && cursor.goto_first_child() {
+                walk.open(node);
                 continue;
             }
             loop {
@@ -259,10 +330,42 @@ impl<'f> HoleWalk<'f> {
         }
     }
 
+    /// Whether a hole begins inside `node`, the node last entered.
     fn holds_hole(&self, node: Node<'_>) -> bool {
-        let range = node.byte_range();
-        let i = self.bytes.partition_point(|&b| b < range.start);
-        self.bytes.get(i).is_some_and(|&b| b < range.end)
+        self.holes
+            .get(self.next)
+            .is_some_and(|&(b, _)| b < node.end_byte())
+    }
+
+    /// Moves [`HoleWalk::next`] to the first hole at or after `start`.
+    fn seek(&mut self, start: usize) {
+        if start < self.last_start {
+            // Never in a tree's document order; kept correct all the same.
+            self.next = self.holes.partition_point(|&(b, _)| b < start);
+        }
+        while self.holes.get(self.next).is_some_and(|&(b, _)| b < start) {
+            self.next += 1;
+        }
+        self.last_start = start;
+    }
+
+    /// Opens a level for `node`, whose children the walk enters next.
+    fn open(&mut self, node: Node<'f>) {
+        let above = match self.levels.len().checked_sub(1) {
+            None => Found::Stop,
+            Some(top) => match self.found_at(top) {
+                Found::Above => self.levels[top].above,
+                found => found,
+            },
+        };
+        self.levels.push(Level {
+            node,
+            candidates: Vec::new(),
+            declaration: node.kind() == "declaration",
+            encloser: encloser_keyword(self.file, node),
+            above,
+            memo: Memo::default(),
+        });
     }
 
     /// Whether only whitespace precedes `node` on its line.
@@ -275,6 +378,8 @@ impl<'f> HoleWalk<'f> {
     /// Before `node`'s subtree: a line it starts closes the candidates at or right of its
     /// column; a hole is answered.
     fn enter(&mut self, node: Node<'f>) {
+        let start = node.start_byte();
+        self.seek(start);
         let starts_line = self.starts_line(node);
         if let Some(level) = self.levels.last_mut() {
             if starts_line {
@@ -284,11 +389,25 @@ impl<'f> HoleWalk<'f> {
                 }
             }
         }
-        if matches!(node.kind(), "sorry" | "admit") {
-            if let Some(&i) = self.index.get(&node.start_byte()) {
-                // The innermost such node at the byte wins (it is entered last).
-                self.found[i] = Some((self.position(node), self.enclosing(node)));
+        if self.holes.get(self.next).is_some_and(|&(b, _)| b == start)
+            && matches!(node.kind(), "sorry" | "admit")
+        {
+            // The last of the outline's holes at this byte, as a map from bytes would keep.
+            let mut k = self.next;
+            while self.holes.get(k + 1).is_some_and(|&(b, _)| b == start) {
+                k += 1;
             }
+            let i = self.holes[k].1;
+            // The innermost such node at the byte wins (it is entered last).
+            let enclosing = self.enclosing(node);
+            #[cfg(test)]
+            assert_eq!(
+                enclosing,
+                self.enclosing_by_scan(node),
+                "{:?}",
+                node.start_byte()
+            );
+            self.found[i] = Some((self.position(node), enclosing));
         }
     }
 
@@ -322,6 +441,7 @@ impl<'f> HoleWalk<'f> {
                 keyword,
                 column,
                 proof_begins: None,
+                memo: Memo::default(),
             });
         }
     }
@@ -339,14 +459,61 @@ impl<'f> HoleWalk<'f> {
         }
     }
 
+    /// What level `i` says about a hole below it.
+    fn found_at(&self, i: usize) -> Found<'f> {
+        let level = &self.levels[i];
+        if level.declaration {
+            Found::Stop
+        } else if !level.candidates.is_empty() {
+            Found::Candidate(i)
+        } else if let Some(keyword) = level.encloser {
+            Found::Encloser(i, keyword)
+        } else {
+            Found::Above
+        }
+    }
+
     /// The innermost `have`/`show`/`suffices` whose proof contains `hole`, stopping at the
     /// declaration.
     ///
     /// Tactic steps and structured nodes enclose their proof as descendants. In term mode the
     /// grammar keeps terms flat (`show p from e` is a run of siblings, a term `have` node holds
     /// only its head), so at each level the candidates before the path count too: Lean ends a
-    /// term `have`'s proof at a line that starts at or left of its keyword's column.
+    /// term `have`'s proof at a line that starts at or left of its keyword's column. The
+    /// innermost level is asked; the levels above answered when it opened.
     fn enclosing(&self, hole: Node<'_>) -> Option<Enclosing> {
+        let file = self.file;
+        let at = hole.start_byte();
+        let top = self.levels.len().checked_sub(1)?;
+        let found = match self.found_at(top) {
+            Found::Above => self.levels[top].above,
+            found => found,
+        };
+        match found {
+            Found::Stop | Found::Above => None,
+            Found::Candidate(i) => {
+                let c = self.levels[i].candidates.last()?;
+                let end = if c.node.is_named() {
+                    c.memo.proof_start(c.node, at).unwrap_or(c.node.end_byte())
+                } else {
+                    c.proof_begins.unwrap_or(at)
+                };
+                Some(c.memo.enclosing(file, c.node, c.keyword, end))
+            }
+            Found::Encloser(i, keyword) => {
+                let level = &self.levels[i];
+                let end = level.memo.proof_start(level.node, at).unwrap_or(at);
+                Some(level.memo.enclosing(file, level.node, keyword, end))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+impl HoleWalk<'_> {
+    /// [`HoleWalk::enclosing`] found by asking every level up to the declaration and walking
+    /// the encloser for each hole: the plain reading it must agree with.
+    fn enclosing_by_scan(&self, hole: Node<'_>) -> Option<Enclosing> {
         let file = self.file;
         let at = hole.start_byte();
         for level in self.levels.iter().rev() {
@@ -410,7 +577,7 @@ fn encloser_keyword<'f>(file: &'f ParsedFile, node: Node<'_>) -> Option<&'f str>
 
 fn enclosing_at(file: &ParsedFile, node: Node<'_>, keyword: &str, end: usize) -> Enclosing {
     let end = end.max(node.start_byte());
-    let text = collapse_whitespace(&file.text[node.start_byte()..end]);
+    let text = Arc::from(collapse_whitespace(&file.text[node.start_byte()..end]));
     let pos = file.start_of(node);
     Enclosing {
         keyword: keyword.to_string(),
@@ -454,7 +621,7 @@ mod tests {
     }
 
     fn under(h: &Hole) -> Option<&str> {
-        h.under.as_ref().map(|u| u.text.as_str())
+        h.under.as_ref().map(|u| &*u.text)
     }
 
     #[test]
@@ -495,6 +662,104 @@ mod tests {
             inside.iter().map(under).collect::<Vec<_>>(),
             vec![Some("have h : q")]
         );
+    }
+
+    /// Many holes under one encloser, and in term-mode `have`s nested as deep as the file is
+    /// long: each hole's encloser is found without asking every level above it or walking the
+    /// encloser again, and is the one the plain reading finds (asserted for every hole in
+    /// test builds, see `enclosing_by_scan`).
+    #[test]
+    fn holes_share_what_their_encloser_found() {
+        // A hole in the `have`'s type (its text stops at the hole), then holes in its proof.
+        let text = "theorem t : True := by\n  have h : (sorry : Nat) = 1 := by\n    refine ⟨sorry, sorry, sorry⟩\n  trivial\n";
+        let hs = holes_of(text);
+        assert_eq!(
+            hs.iter().map(under).collect::<Vec<_>>(),
+            vec![
+                Some("have h : ("),
+                Some("have h : (sorry : Nat) = 1"),
+                Some("have h : (sorry : Nat) = 1"),
+                Some("have h : (sorry : Nat) = 1"),
+            ]
+        );
+        let mut nested = String::from("theorem t : True :=\n");
+        for k in 0..300 {
+            nested.push_str(&format!("  have h{k} : {k} = {k} := sorry\n"));
+        }
+        nested.push_str("  trivial\n");
+        let hs = holes_of(&nested);
+        assert_eq!(hs.len(), 300);
+        for (k, h) in hs.iter().enumerate() {
+            assert_eq!(under(h), Some(format!("have h{k} : {k} = {k}").as_str()));
+            assert_eq!(h.position, HolePosition::Term);
+        }
+        let mut by_haves = String::from("theorem t : True := by\n  ");
+        for k in 0..300 {
+            by_haves.push_str(&format!("have h{k} : {k} = {k} := by "));
+        }
+        by_haves.push_str("sorry\n  trivial\n");
+        let hs = holes_of(&by_haves);
+        assert_eq!(hs.len(), 1);
+        assert_eq!(under(&hs[0]), Some("have h299 : 299 = 299"));
+        assert_eq!(hs[0].position, HolePosition::Tactic);
+    }
+
+    /// A long statement and a long `have` over many holes: each hole reports them whole, and
+    /// they are shared among the holes, not copied once per hole.
+    #[test]
+    fn many_holes_share_a_long_statement_and_encloser() {
+        let terms: Vec<String> = (0..500).map(|k| format!("{k} = {k}")).collect();
+        let statement = terms.join(" ∧ ");
+        let text = format!(
+            "theorem big : {statement} := by\n  have h : {statement} := by\n    refine ⟨{}⟩\n  exact h\n",
+            vec!["sorry"; 500].join(", ")
+        );
+        let hs = holes_of(&text);
+        assert_eq!(hs.len(), 500);
+        let first = hs[0].declaration.as_ref().unwrap();
+        assert_eq!(&*first.statement, format!("big : {statement}").as_str());
+        let under = hs[0].under.as_ref().unwrap();
+        assert_eq!(&*under.text, format!("have h : {statement}").as_str());
+        for h in &hs {
+            let d = h.declaration.as_ref().unwrap();
+            assert!(Arc::ptr_eq(&d.statement, &first.statement));
+            assert!(Arc::ptr_eq(&h.under.as_ref().unwrap().text, &under.text));
+        }
+        // Serialized as plain strings, as before.
+        let json = serde_json::to_value(&hs[0]).unwrap();
+        assert_eq!(json["under"]["text"], format!("have h : {statement}"));
+        assert_eq!(
+            json["declaration"]["statement"],
+            format!("big : {statement}")
+        );
+    }
+
+    /// Holes found by the walk on every fixture and a part of the real corpus, each checked
+    /// against the plain reading (in test builds `enter` asserts it for every hole).
+    #[test]
+    fn every_hole_agrees_with_the_plain_reading() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs = vec![root.join("fixtures")];
+        let corpus = root.join("../shared/corpus");
+        if corpus.is_dir() {
+            dirs.push(corpus);
+        } else {
+            eprintln!("SKIPPED the corpus part: {} not found", corpus.display());
+        }
+        let (files, _) =
+            crate::lean::walk::lean_files(&dirs, crate::lean::walk::IgnoreRules::HiddenOnly);
+        let mut holes_seen = 0;
+        for f in files.iter().step_by(4) {
+            let Ok(source) = crate::lean::Source::read(f) else {
+                continue;
+            };
+            holes_seen += holes_of(&source.text).len();
+        }
+        eprintln!(
+            "{holes_seen} holes in {} files checked",
+            files.len().div_ceil(4)
+        );
+        assert!(holes_seen > 0, "no holes in the fixtures");
     }
 
     #[test]

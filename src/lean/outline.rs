@@ -666,7 +666,13 @@ impl<'f> Builder<'f> {
                 if let Some(head) = n.child_by_field_name("head") {
                     let head = self.text(head);
                     if !STRUCTURAL_HEADS.contains(&head) {
-                        *decl.tactics.entry(head.to_string()).or_insert(0) += 1;
+                        // The name is copied only the first time it is counted.
+                        match decl.tactics.get_mut(head) {
+                            Some(n) => *n += 1,
+                            None => {
+                                decl.tactics.insert(head.to_string(), 1);
+                            }
+                        }
                     }
                 }
             } else if k.opaque.contains(&id) && markers.any_in(n.byte_range()) {
@@ -968,6 +974,27 @@ pub fn collapse_whitespace(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tactic used on every line of a long proof is counted each time under one name.
+    #[test]
+    fn repeated_tactics_are_counted_under_one_name() {
+        let mut text = String::from("theorem t (a : Nat) (h : a = 1) : a = 1 := by\n");
+        for _ in 0..300 {
+            text.push_str("  simp only [h] at *\n  norm_num\n");
+        }
+        text.push_str("  exact h\n");
+        let file = ParsedFile::parse(text);
+        let outline = Outline::of("t.lean", &file);
+        let tactics: Vec<(&str, usize)> = outline.declarations[0]
+            .tactics
+            .iter()
+            .map(|(k, n)| (k.as_str(), *n))
+            .collect();
+        assert_eq!(
+            tactics,
+            vec![("exact", 1), ("norm_num", 300), ("simp", 300)]
+        );
+    }
 
     #[test]
     fn names_split_on_dots_outside_guillemets() {

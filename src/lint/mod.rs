@@ -307,28 +307,31 @@ pub fn lint(path: &str, file: &ParsedFile, config: &LintConfig) -> Vec<Finding> 
     } else {
         allow::Directives::default()
     };
-    let mut findings: Vec<Finding> = raw
-        .into_iter()
-        .filter_map(|f| {
-            let severity = config.severity(f.rule)?;
-            if allowed.allows(f.start.line, f.rule) {
-                return None;
-            }
-            Some(Finding {
-                path: path.to_string(),
-                line: f.start.line,
-                column: f.start.column,
-                end_line: f.end.line,
-                end_column: f.end.column,
-                rule: f.rule,
-                severity,
-                message: f.message,
-            })
+    let mut findings: Vec<Finding> = Vec::with_capacity(raw.len());
+    findings.extend(raw.into_iter().filter_map(|f| {
+        let severity = config.severity(f.rule)?;
+        if allowed.allows(f.start.line, f.rule) {
+            return None;
+        }
+        Some(Finding {
+            path: path.to_string(),
+            line: f.start.line,
+            column: f.start.column,
+            end_line: f.end.line,
+            end_column: f.end.column,
+            rule: f.rule,
+            severity,
+            message: f.message,
         })
-        .collect();
-    findings.sort_by(|a, b| {
+    }));
+    let order = |a: &Finding, b: &Finding| {
         (a.line, a.column, a.rule, &a.message).cmp(&(b.line, b.column, b.rule, &b.message))
-    });
+    };
+    // The walk reports in document order, so the list is often sorted already; a sort would
+    // still take a scratch copy of it (as large as the list) first.
+    if !findings.is_sorted_by(|a, b| order(a, b).is_le()) {
+        findings.sort_by(order);
+    }
     findings.dedup();
     findings
 }
@@ -351,6 +354,33 @@ mod tests {
             err.starts_with("unknown rule `nope` (rules: sorry, admit, axiom"),
             "{err}"
         );
+    }
+
+    /// Holes found in document order stay in it; a finding found after the walk (a duplicate
+    /// declaration) but placed before them is sorted in; nothing is lost or repeated.
+    #[test]
+    fn findings_come_in_position_order_whatever_order_they_were_found_in() {
+        let holes_only = format!(
+            "theorem b : True ∧ True := by\n  refine ⟨{}⟩\n",
+            vec!["sorry"; 200].join(", ")
+        );
+        let file = ParsedFile::parse(holes_only);
+        let found = lint("t.lean", &file, &LintConfig::new());
+        let columns: Vec<usize> = found.iter().map(|f| f.column).collect();
+        assert_eq!(columns, (0..200).map(|k| 11 + 7 * k).collect::<Vec<_>>());
+        assert!(found.iter().all(|f| f.rule == Rule::Sorry && f.line == 2));
+
+        let with_duplicate = format!(
+            "theorem a : True := trivial\ntheorem a : True ∧ True := by\n  refine ⟨{}⟩\n",
+            vec!["sorry"; 200].join(", ")
+        );
+        let file = ParsedFile::parse(with_duplicate);
+        let found = lint("t.lean", &file, &LintConfig::new());
+        let places: Vec<(Rule, usize, usize)> =
+            found.iter().map(|f| (f.rule, f.line, f.column)).collect();
+        let mut expected = vec![(Rule::DuplicateDeclaration, 2, 9)];
+        expected.extend((0..200).map(|k| (Rule::Sorry, 3, 11 + 7 * k)));
+        assert_eq!(places, expected);
     }
 
     #[test]
