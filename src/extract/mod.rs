@@ -232,7 +232,9 @@ pub fn run(
     let mut shared = SharedAnalyses::of(&survey);
     let copies = copies::Copies::of(&survey, &known, overrides, &problem, &mut shared);
     let identity = Context { problem, copies };
-    drop(survey);
+    // Each file's key was found once, by the survey (canonicalizing costs a system call per
+    // path component).
+    let keys: Vec<String> = survey.files.into_iter().map(|f| f.key).collect();
     let mut summary = Summary {
         before: kb.fact_counts()?,
         ..Summary::default()
@@ -246,12 +248,13 @@ pub fn run(
         let shared = &shared;
         let identity = &identity;
         scope.spawn(move || {
-            for chunk in files.chunks(BATCH) {
+            for (chunk, keys) in files.chunks(BATCH).zip(keys.chunks(BATCH)) {
                 let prepared = chunk
                     .par_iter()
-                    .map(|path| {
+                    .zip(keys)
+                    .map(|(path, key)| {
                         profile::charge(&profile::PREPARE, || {
-                            prepare_isolated(path, known, overrides, identity, shared)
+                            prepare_isolated(path, key, known, overrides, identity, shared)
                         })
                     })
                     .collect();
@@ -303,16 +306,19 @@ pub fn run(
 /// a bug triggered by one file must not lose the rest of its batch.
 fn prepare_isolated(
     path: &Path,
+    key: &str,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
     identity: &Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
-    isolated(path, || prepare(path, known, overrides, identity, shared))
+    isolated(path, key, || {
+        prepare(path, key, known, overrides, identity, shared)
+    })
 }
 
-/// Runs `work` for `path`, turning a panic into a failed report for that path.
-fn isolated(path: &Path, work: impl FnOnce() -> Prepared) -> Prepared {
+/// Runs `work` for `path` (stored as `key`), turning a panic into a failed report for it.
+fn isolated(path: &Path, key: &str, work: impl FnOnce() -> Prepared) -> Prepared {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
         let why = panic
             .downcast_ref::<&str>()
@@ -320,7 +326,7 @@ fn isolated(path: &Path, work: impl FnOnce() -> Prepared) -> Prepared {
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
         Prepared::Failed(FileReport::failed(
-            source_key(path),
+            key.to_string(),
             Some(format!(
                 "{}: internal error while extracting ({why}); file skipped, please report it",
                 path.display()
@@ -331,12 +337,13 @@ fn isolated(path: &Path, work: impl FnOnce() -> Prepared) -> Prepared {
 
 fn prepare(
     path: &Path,
+    key: &str,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
     identity: &Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
-    let key = source_key(path);
+    let key = key.to_string();
     let mut report = FileReport::failed(key.clone(), None);
     let bytes = match crate::lean::source::read_source_bytes(path) {
         Ok(bytes) => bytes,
@@ -531,6 +538,8 @@ struct Survey<'a> {
 
 struct SurveyedFile<'a> {
     path: &'a Path,
+    /// Its [`source_key`].
+    key: String,
     hash: Option<String>,
     imports: Vec<String>,
     naming: FileNaming,
@@ -554,6 +563,7 @@ impl<'a> Survey<'a> {
                 });
                 SurveyedFile {
                     path,
+                    key: source_key(path),
                     hash: bytes.as_deref().map(content_hash),
                     imports: bytes
                         .as_deref()
@@ -607,7 +617,7 @@ fn identity_context(
         .collect();
     let mut surveyed = HashSet::new();
     for f in &survey.files {
-        let key = source_key(f.path);
+        let key = f.key.clone();
         match &f.naming.problem_id {
             Some(n) => named.insert(
                 key.clone(),
@@ -967,7 +977,7 @@ mod tests {
         let reports: Vec<Prepared> = paths
             .par_iter()
             .map(|p| {
-                isolated(p, || {
+                isolated(p, &p.display().to_string(), || {
                     assert!(!p.ends_with("bad.lean"), "index out of range");
                     Prepared::Unchanged(FileReport {
                         path: p.display().to_string(),
