@@ -240,6 +240,7 @@ pub fn run(
         ..Summary::default()
     };
     let mut done = 0;
+    let mut touched = Touched::default();
     // Preparing (read, hash, parse, outline) runs on the rayon pool while this thread writes
     // the previous batch: SQLite's work overlaps with parsing instead of adding to it.
     std::thread::scope(|scope| {
@@ -266,6 +267,7 @@ pub fn run(
         for (len, prepared) in batches {
             let mut items = Vec::new();
             let mut pending = Vec::new();
+            let mut evidence = Vec::new();
             for p in prepared {
                 match p {
                     Prepared::Unchanged(r) | Prepared::Failed(r) => {
@@ -273,12 +275,18 @@ pub fn run(
                         report(&r);
                     }
                     Prepared::Item { item, report } => {
+                        evidence.push(Touched::of(&item, known.get(&item.source.path)));
                         items.push(*item);
                         pending.push(report);
                     }
                 }
             }
             let outcomes = profile::charge(&profile::WRITER, || kb.write_batch(items))?;
+            for (outcome, of_file) in outcomes.iter().zip(evidence) {
+                if matches!(outcome.status, FileStatus::Added | FileStatus::Replaced) {
+                    touched.add(of_file);
+                }
+            }
             for (mut r, outcome) in pending.into_iter().zip(outcomes) {
                 r.status = outcome.status;
                 r.findings_added = outcome.findings_added;
@@ -294,12 +302,52 @@ pub fn run(
     })?;
     // Problems files moved away from hand what was recorded on them to where the files went.
     kb.settle_moved_problems()?;
-    // Problem status from evidence of the whole knowledge base, not of one file.
-    kb.settle_problem_status()?;
+    // Problem status from evidence of the whole knowledge base, not of one file: of every
+    // problem whose evidence this run changed, or of all when files an older extractor read
+    // were read again (its rules may have settled them otherwise).
+    if touched.older_extractor {
+        kb.settle_problem_status()?;
+    } else if !touched.problems.is_empty() || !touched.slots.is_empty() {
+        kb.settle_problems(&touched.problems, &touched.slots)?;
+    }
     summary.after = kb.fact_counts()?;
     summary.seconds = start.elapsed().as_secs_f64();
     profile::report();
     Ok(summary)
+}
+
+/// The problems whose evidence a run's writes changed, for settling them.
+#[derive(Default)]
+struct Touched {
+    /// The problems of the files written: before and after, and those a collection states.
+    problems: HashSet<String>,
+    /// Their slots, before and after: an attempt of the slot is judged against its input.
+    slots: HashSet<i64>,
+    /// A file stored by an older extractor was read again.
+    older_extractor: bool,
+}
+
+impl Touched {
+    /// What writing `item` over `stored` (its stored version, if any) touches.
+    fn of(item: &FileItem, stored: Option<&KnownSource>) -> Touched {
+        let mut t = Touched::default();
+        t.problems.extend(item.source.problem_id.iter().cloned());
+        t.problems
+            .extend((item.problem.iter().chain(&item.stated)).map(|p| p.id.trim().to_string()));
+        t.slots.extend(item.source.slot);
+        if let Some(k) = stored {
+            t.problems.extend(k.problem_id.iter().cloned());
+            t.slots.extend(k.slot);
+            t.older_extractor = k.extractor != EXTRACTOR_VERSION;
+        }
+        t
+    }
+
+    fn add(&mut self, other: Touched) {
+        self.problems.extend(other.problems);
+        self.slots.extend(other.slots);
+        self.older_extractor |= other.older_extractor;
+    }
 }
 
 /// [`prepare`], with a panic in one file's work caught and reported as that file's failure:
