@@ -249,7 +249,8 @@ pub fn run(
         let shared = &shared;
         let identity = &identity;
         scope.spawn(move || {
-            for (chunk, keys) in files.chunks(BATCH).zip(keys.chunks(BATCH)) {
+            for range in batch_ranges(files.len()) {
+                let (chunk, keys) = (&files[range.clone()], &keys[range]);
                 let prepared = chunk
                     .par_iter()
                     .zip(keys)
@@ -314,6 +315,23 @@ pub fn run(
     summary.seconds = start.elapsed().as_secs_f64();
     profile::report();
     Ok(summary)
+}
+
+/// The batches of a run of `n` files: [`BATCH`] files each, the last [`BATCH`] in eighths.
+/// The writer writes a batch while the next is prepared, so the last batch's writing is
+/// all that is left when preparing ends: a small one keeps that tail short.
+fn batch_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
+    let tail = n.saturating_sub(BATCH);
+    let mut out: Vec<_> = (0..tail)
+        .step_by(BATCH)
+        .map(|start| start..(start + BATCH).min(tail))
+        .collect();
+    out.extend(
+        (tail..n)
+            .step_by(BATCH / 8)
+            .map(|start| start..(start + BATCH / 8).min(n)),
+    );
+    out
 }
 
 /// The problems whose evidence a run's writes changed, for settling them.
@@ -1012,6 +1030,24 @@ mod tests {
             .map(|r| r.technique.as_str())
             .collect();
         assert!(!names.contains(&technique::UNKNOWN_APPROACH), "{names:?}");
+    }
+
+    /// Batches cover every file once, in order; the last [`BATCH`] files come in eighths.
+    #[test]
+    fn batches_cover_the_files_in_order() {
+        for n in [0, 1, 31, 32, 33, 255, 256, 257, 700, 2413] {
+            let b = batch_ranges(n);
+            let flat: Vec<usize> = b.iter().flat_map(|r| r.clone()).collect();
+            assert_eq!(flat, (0..n).collect::<Vec<_>>(), "{n}");
+            assert!(b.iter().all(|r| !r.is_empty() && r.len() <= BATCH), "{n}");
+            let tail = n - n.min(BATCH);
+            for r in &b {
+                assert!(
+                    r.end <= tail || (r.start >= tail && r.len() <= BATCH / 8),
+                    "{n}: {b:?}"
+                );
+            }
+        }
     }
 
     /// A panic in one file's work becomes that file's failed report; the batch goes on.
