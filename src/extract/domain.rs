@@ -656,10 +656,18 @@ mod tests {
         let mut cursor = file.root().walk();
         'walk: loop {
             let node = cursor.node();
-            if node.kind_id() == kinds.identifier {
-                identifiers.push(node);
+            // Each node asks for its parent here, independently of the walk's path.
+            if let (true, Some(parent)) = (node.kind_id() == kinds.identifier, node.parent()) {
+                identifiers.push(Seen {
+                    node,
+                    parent,
+                    grandparent: parent.parent(),
+                });
             }
-            if kinds.is_statement(node, file, &stated) && cursor.goto_first_child() {
+            let statement = node
+                .parent()
+                .is_none_or(|p| kinds.is_statement(node, p, file, &stated));
+            if statement && cursor.goto_first_child() {
                 continue;
             }
             while !cursor.goto_next_sibling() {
