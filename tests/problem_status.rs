@@ -758,6 +758,49 @@ fn an_output_that_fills_no_hole_of_its_input_failed() {
     assert_eq!(e.outcome("slot956_many_holes_result.lean"), "partial");
 }
 
+/// A run settles the problems its files change the evidence of: an input read in a later run
+/// than its output judges the output's attempt then; a run that writes nothing changes nothing.
+#[test]
+fn an_input_read_after_its_output_judges_its_attempt() {
+    let e = Extracted::new();
+    let results = e.dir.path().join("results");
+    let db = e.dir.path().join("later.db");
+    let run = |file: &str| {
+        let out = Command::cargo_bin("mf")
+            .unwrap()
+            .arg("extract")
+            .arg("--db")
+            .arg(&db)
+            .arg(results.join(file))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let outcome = || -> String {
+        Connection::open(&db)
+            .unwrap()
+            .query_row(
+                "SELECT a.outcome FROM attempts a JOIN sources s ON s.id = a.source_id
+                 WHERE s.path LIKE '%slot977_simple_plan_aristotle.lean'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    run("slot977_simple_plan_aristotle.lean");
+    // No input known yet: its complete proofs count.
+    assert_eq!(outcome(), "partial");
+    run("slot977_simple_plan.lean");
+    assert_eq!(outcome(), "failed");
+    let settled = e.statuses();
+    e.extract_again();
+    assert_eq!(e.statuses(), settled);
+}
+
 /// A bounded check bounds a variable the statement quantifies over: a general theorem whose
 /// conclusion bounds an existential's size (`t.card ≤ 2`) and whose proof decides a side goal
 /// is a proof of the general statement, not a check of finitely many cases, even in a file

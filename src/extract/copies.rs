@@ -15,9 +15,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::{
-    given_problem, is_unchanged, naming_of, source_key, Overrides, SharedAnalyses, Survey,
-};
+use super::{given_problem, is_unchanged, naming_of, Overrides, SharedAnalyses, Survey};
 use crate::kb::KnownSource;
 use crate::lean::Source;
 use crate::problem::{self, Evidence};
@@ -72,7 +70,7 @@ impl Copies {
             return Copies::default();
         }
         let given = given_problem(overrides);
-        let keys: Vec<String> = members.iter().map(|&i| source_key(files[i].path)).collect();
+        let keys: Vec<String> = members.iter().map(|&i| files[i].key.clone()).collect();
         let stored: Vec<Option<&KnownSource>> = members
             .iter()
             .zip(&keys)

@@ -8,7 +8,6 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use crate::lean::outline::for_each_descendant_where;
 use crate::lean::outline::Outline;
 use crate::lean::syntax::Occurrences;
 use crate::lean::ParsedFile;
@@ -335,16 +334,54 @@ fn identifier_scores(
     // holds no signal name has nothing to count and is skipped whole.
     let hits = Occurrences::of(signal_names(), &file.text);
     let stated = stated_words(outline, &file.text);
-    let enter =
-        |node: Node<'_>| hits.any_in(node.byte_range()) && kinds.is_statement(node, file, &stated);
-    let mut cursor = file.root().walk();
+    // One cursor walk that keeps the path from the root: `Node::parent` walks down from the
+    // root every time it is asked, and each identifier wants its parent and grandparent.
+    let root = file.root();
+    let mut cursor = root.walk();
     let mut seen = Vec::new();
-    for_each_descendant_where(&mut cursor, enter, |node| {
-        if node.kind_id() == kinds.identifier {
-            seen.push(node);
+    let mut ancestors = vec![root];
+    if cursor.goto_first_child() {
+        'walk: loop {
+            let node = cursor.node();
+            let parent = ancestors[ancestors.len() - 1];
+            if node.kind_id() == kinds.identifier {
+                let grandparent = ancestors.len().checked_sub(2).map(|i| ancestors[i]);
+                seen.push(Seen {
+                    node,
+                    parent,
+                    grandparent,
+                });
+            }
+            if node.child_count() > 0
+                && hits.any_in(node.byte_range())
+                && kinds.is_statement(node, parent, file, &stated)
+                && cursor.goto_first_child()
+            {
+                ancestors.push(node);
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+                ancestors.pop();
+                if ancestors.is_empty() {
+                    break 'walk;
+                }
+            }
         }
-    });
+    }
     score_identifiers(imports, outline, file, seen)
+}
+
+/// An identifier met by [`identifier_scores`]'s walk, with its parent and grandparent.
+struct Seen<'t> {
+    node: Node<'t>,
+    parent: Node<'t>,
+    grandparent: Option<Node<'t>>,
 }
 
 /// The name components the file's statements use, apart from each declaration's own name,
@@ -391,7 +428,7 @@ fn score_identifiers(
     imports: &[String],
     outline: &Outline,
     file: &ParsedFile,
-    identifiers: Vec<Node<'_>>,
+    identifiers: Vec<Seen<'_>>,
 ) -> [usize; SIGNALS.len()] {
     let kinds = node_kinds();
     let mut own: HashSet<&str> = outline
@@ -401,12 +438,12 @@ fn score_identifiers(
         .filter(|n| !n.is_empty())
         .collect();
     let mut used = Vec::new();
-    for node in identifiers {
-        let text = file.text_of(node);
-        if kinds.declares(node) {
+    for seen in identifiers {
+        let text = file.text_of(seen.node);
+        if kinds.declares(&seen) {
             own.insert(text);
         } else {
-            let opened = node.parent().is_some_and(|p| p.kind_id() == kinds.open);
+            let opened = seen.parent.kind_id() == kinds.open;
             used.push((text, opened));
         }
     }
@@ -465,7 +502,13 @@ struct Kinds {
 impl Kinds {
     /// Whether the subtree at `node` is read (see [`identifier_scores`]): not an
     /// implementation, and a value only of a definition another statement names (`stated`).
-    fn is_statement(&self, node: Node<'_>, file: &ParsedFile, stated: &HashSet<&str>) -> bool {
+    fn is_statement(
+        &self,
+        node: Node<'_>,
+        parent: Node<'_>,
+        file: &ParsedFile,
+        stated: &HashSet<&str>,
+    ) -> bool {
         let kind = node.kind_id();
         if self.implementations.contains(&kind) {
             return false;
@@ -473,18 +516,16 @@ impl Kinds {
         if !self.values.contains(&kind) {
             return true;
         }
-        node.parent()
-            .and_then(|d| d.child_by_field_name("name"))
+        parent
+            .child_by_field_name("name")
             .and_then(|name| file.text_of(name).rsplit('.').next())
             .is_some_and(|name| stated.contains(name))
     }
 
     /// Whether an identifier is a name a structure or an inductive type declares: a field's
     /// (the identifiers before its `:`) or a constructor's.
-    fn declares(&self, node: Node<'_>) -> bool {
-        let Some(parent) = node.parent() else {
-            return false;
-        };
+    fn declares(&self, seen: &Seen<'_>) -> bool {
+        let (node, parent) = (seen.node, seen.parent);
         let kind = parent.kind_id();
         if kind == self.constructor_name {
             return true;
@@ -492,7 +533,8 @@ impl Kinds {
         if kind == self.constructor {
             return parent.child_by_field_name("name") == Some(node);
         }
-        if kind == self.field && parent.parent().map(|p| p.kind_id()) == Some(self.structure_body) {
+        if kind == self.field && seen.grandparent.map(|p| p.kind_id()) == Some(self.structure_body)
+        {
             let mut prev = node.prev_sibling();
             while let Some(p) = prev {
                 if p.kind_id() != self.identifier {
@@ -614,10 +656,18 @@ mod tests {
         let mut cursor = file.root().walk();
         'walk: loop {
             let node = cursor.node();
-            if node.kind_id() == kinds.identifier {
-                identifiers.push(node);
+            // Each node asks for its parent here, independently of the walk's path.
+            if let (true, Some(parent)) = (node.kind_id() == kinds.identifier, node.parent()) {
+                identifiers.push(Seen {
+                    node,
+                    parent,
+                    grandparent: parent.parent(),
+                });
             }
-            if kinds.is_statement(node, file, &stated) && cursor.goto_first_child() {
+            let statement = node
+                .parent()
+                .is_none_or(|p| kinds.is_statement(node, p, file, &stated));
+            if statement && cursor.goto_first_child() {
                 continue;
             }
             while !cursor.goto_next_sibling() {

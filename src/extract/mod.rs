@@ -232,12 +232,15 @@ pub fn run(
     let mut shared = SharedAnalyses::of(&survey);
     let copies = copies::Copies::of(&survey, &known, overrides, &problem, &mut shared);
     let identity = Context { problem, copies };
-    drop(survey);
+    // Each file's key was found once, by the survey (canonicalizing costs a system call per
+    // path component).
+    let keys: Vec<String> = survey.files.into_iter().map(|f| f.key).collect();
     let mut summary = Summary {
         before: kb.fact_counts()?,
         ..Summary::default()
     };
     let mut done = 0;
+    let mut touched = Touched::default();
     // Preparing (read, hash, parse, outline) runs on the rayon pool while this thread writes
     // the previous batch: SQLite's work overlaps with parsing instead of adding to it.
     std::thread::scope(|scope| {
@@ -246,12 +249,14 @@ pub fn run(
         let shared = &shared;
         let identity = &identity;
         scope.spawn(move || {
-            for chunk in files.chunks(BATCH) {
+            for range in batch_ranges(files.len()) {
+                let (chunk, keys) = (&files[range.clone()], &keys[range]);
                 let prepared = chunk
                     .par_iter()
-                    .map(|path| {
+                    .zip(keys)
+                    .map(|(path, key)| {
                         profile::charge(&profile::PREPARE, || {
-                            prepare_isolated(path, known, overrides, identity, shared)
+                            prepare_isolated(path, key, known, overrides, identity, shared)
                         })
                     })
                     .collect();
@@ -263,6 +268,7 @@ pub fn run(
         for (len, prepared) in batches {
             let mut items = Vec::new();
             let mut pending = Vec::new();
+            let mut evidence = Vec::new();
             for p in prepared {
                 match p {
                     Prepared::Unchanged(r) | Prepared::Failed(r) => {
@@ -270,12 +276,18 @@ pub fn run(
                         report(&r);
                     }
                     Prepared::Item { item, report } => {
+                        evidence.push(Touched::of(&item, known.get(&item.source.path)));
                         items.push(*item);
                         pending.push(report);
                     }
                 }
             }
             let outcomes = profile::charge(&profile::WRITER, || kb.write_batch(items))?;
+            for (outcome, of_file) in outcomes.iter().zip(evidence) {
+                if matches!(outcome.status, FileStatus::Added | FileStatus::Replaced) {
+                    touched.add(of_file);
+                }
+            }
             for (mut r, outcome) in pending.into_iter().zip(outcomes) {
                 r.status = outcome.status;
                 r.findings_added = outcome.findings_added;
@@ -291,28 +303,88 @@ pub fn run(
     })?;
     // Problems files moved away from hand what was recorded on them to where the files went.
     kb.settle_moved_problems()?;
-    // Problem status from evidence of the whole knowledge base, not of one file.
-    kb.settle_problem_status()?;
+    // Problem status from evidence of the whole knowledge base, not of one file: of every
+    // problem whose evidence this run changed, or of all when files an older extractor read
+    // were read again (its rules may have settled them otherwise).
+    if touched.older_extractor {
+        kb.settle_problem_status()?;
+    } else if !touched.problems.is_empty() || !touched.slots.is_empty() {
+        kb.settle_problems(&touched.problems, &touched.slots)?;
+    }
     summary.after = kb.fact_counts()?;
     summary.seconds = start.elapsed().as_secs_f64();
     profile::report();
     Ok(summary)
 }
 
+/// The batches of a run of `n` files: [`BATCH`] files each, the last [`BATCH`] in eighths.
+/// The writer writes a batch while the next is prepared, so the last batch's writing is
+/// all that is left when preparing ends: a small one keeps that tail short.
+fn batch_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
+    let tail = n.saturating_sub(BATCH);
+    let mut out: Vec<_> = (0..tail)
+        .step_by(BATCH)
+        .map(|start| start..(start + BATCH).min(tail))
+        .collect();
+    out.extend(
+        (tail..n)
+            .step_by(BATCH / 8)
+            .map(|start| start..(start + BATCH / 8).min(n)),
+    );
+    out
+}
+
+/// The problems whose evidence a run's writes changed, for settling them.
+#[derive(Default)]
+struct Touched {
+    /// The problems of the files written: before and after, and those a collection states.
+    problems: HashSet<String>,
+    /// Their slots, before and after: an attempt of the slot is judged against its input.
+    slots: HashSet<i64>,
+    /// A file stored by an older extractor was read again.
+    older_extractor: bool,
+}
+
+impl Touched {
+    /// What writing `item` over `stored` (its stored version, if any) touches.
+    fn of(item: &FileItem, stored: Option<&KnownSource>) -> Touched {
+        let mut t = Touched::default();
+        t.problems.extend(item.source.problem_id.iter().cloned());
+        t.problems
+            .extend((item.problem.iter().chain(&item.stated)).map(|p| p.id.trim().to_string()));
+        t.slots.extend(item.source.slot);
+        if let Some(k) = stored {
+            t.problems.extend(k.problem_id.iter().cloned());
+            t.slots.extend(k.slot);
+            t.older_extractor = k.extractor != EXTRACTOR_VERSION;
+        }
+        t
+    }
+
+    fn add(&mut self, other: Touched) {
+        self.problems.extend(other.problems);
+        self.slots.extend(other.slots);
+        self.older_extractor |= other.older_extractor;
+    }
+}
+
 /// [`prepare`], with a panic in one file's work caught and reported as that file's failure:
 /// a bug triggered by one file must not lose the rest of its batch.
 fn prepare_isolated(
     path: &Path,
+    key: &str,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
     identity: &Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
-    isolated(path, || prepare(path, known, overrides, identity, shared))
+    isolated(path, key, || {
+        prepare(path, key, known, overrides, identity, shared)
+    })
 }
 
-/// Runs `work` for `path`, turning a panic into a failed report for that path.
-fn isolated(path: &Path, work: impl FnOnce() -> Prepared) -> Prepared {
+/// Runs `work` for `path` (stored as `key`), turning a panic into a failed report for it.
+fn isolated(path: &Path, key: &str, work: impl FnOnce() -> Prepared) -> Prepared {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
         let why = panic
             .downcast_ref::<&str>()
@@ -320,7 +392,7 @@ fn isolated(path: &Path, work: impl FnOnce() -> Prepared) -> Prepared {
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
         Prepared::Failed(FileReport::failed(
-            source_key(path),
+            key.to_string(),
             Some(format!(
                 "{}: internal error while extracting ({why}); file skipped, please report it",
                 path.display()
@@ -331,12 +403,13 @@ fn isolated(path: &Path, work: impl FnOnce() -> Prepared) -> Prepared {
 
 fn prepare(
     path: &Path,
+    key: &str,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
     identity: &Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
-    let key = source_key(path);
+    let key = key.to_string();
     let mut report = FileReport::failed(key.clone(), None);
     let bytes = match crate::lean::source::read_source_bytes(path) {
         Ok(bytes) => bytes,
@@ -531,6 +604,8 @@ struct Survey<'a> {
 
 struct SurveyedFile<'a> {
     path: &'a Path,
+    /// Its [`source_key`].
+    key: String,
     hash: Option<String>,
     imports: Vec<String>,
     naming: FileNaming,
@@ -554,6 +629,7 @@ impl<'a> Survey<'a> {
                 });
                 SurveyedFile {
                     path,
+                    key: source_key(path),
                     hash: bytes.as_deref().map(content_hash),
                     imports: bytes
                         .as_deref()
@@ -607,7 +683,7 @@ fn identity_context(
         .collect();
     let mut surveyed = HashSet::new();
     for f in &survey.files {
-        let key = source_key(f.path);
+        let key = f.key.clone();
         match &f.naming.problem_id {
             Some(n) => named.insert(
                 key.clone(),
@@ -956,6 +1032,24 @@ mod tests {
         assert!(!names.contains(&technique::UNKNOWN_APPROACH), "{names:?}");
     }
 
+    /// Batches cover every file once, in order; the last [`BATCH`] files come in eighths.
+    #[test]
+    fn batches_cover_the_files_in_order() {
+        for n in [0, 1, 31, 32, 33, 255, 256, 257, 700, 2413] {
+            let b = batch_ranges(n);
+            let flat: Vec<usize> = b.iter().flat_map(|r| r.clone()).collect();
+            assert_eq!(flat, (0..n).collect::<Vec<_>>(), "{n}");
+            assert!(b.iter().all(|r| !r.is_empty() && r.len() <= BATCH), "{n}");
+            let tail = n - n.min(BATCH);
+            for r in &b {
+                assert!(
+                    r.end <= tail || (r.start >= tail && r.len() <= BATCH / 8),
+                    "{n}: {b:?}"
+                );
+            }
+        }
+    }
+
     /// A panic in one file's work becomes that file's failed report; the batch goes on.
     #[test]
     fn a_panicking_file_is_reported_alone() {
@@ -967,7 +1061,7 @@ mod tests {
         let reports: Vec<Prepared> = paths
             .par_iter()
             .map(|p| {
-                isolated(p, || {
+                isolated(p, &p.display().to_string(), || {
                     assert!(!p.ends_with("bad.lean"), "index out of range");
                     Prepared::Unchanged(FileReport {
                         path: p.display().to_string(),

@@ -375,15 +375,38 @@ struct Row {
 /// and of what tracking.db or a person recorded, whatever an earlier extractor said. Returns
 /// how many problems changed.
 pub(crate) fn settle(conn: &Connection) -> rusqlite::Result<usize> {
-    settle_where(conn, None)
+    settle_where(conn, None, |_| true)
 }
 
 /// [`settle`] for one problem (after a hand record).
 pub(crate) fn settle_problem(conn: &Connection, id: &str) -> rusqlite::Result<usize> {
-    settle_where(conn, Some(id))
+    settle_where(conn, Some(id), |_| true)
 }
 
-fn settle_where(conn: &Connection, only: Option<&str>) -> rusqlite::Result<usize> {
+/// [`settle`] for the problems `ids` and every problem with a file of a slot in `slots` (an
+/// output's attempt is judged against the input of its slot, which may be another problem's
+/// file or none's), in the order [`settle`] takes them.
+pub(crate) fn settle_some(
+    conn: &Connection,
+    ids: &HashSet<String>,
+    slots: &HashSet<i64>,
+) -> rusqlite::Result<usize> {
+    let mut ids = ids.clone();
+    let mut of_slot =
+        conn.prepare_cached("SELECT DISTINCT problem_id FROM sources WHERE slot = ?1")?;
+    for slot in slots {
+        for id in of_slot.query_map([slot], |r| r.get::<_, Option<String>>(0))? {
+            ids.extend(id?);
+        }
+    }
+    settle_where(conn, None, |id| ids.contains(id))
+}
+
+fn settle_where(
+    conn: &Connection,
+    only: Option<&str>,
+    wanted: impl Fn(&str) -> bool,
+) -> rusqlite::Result<usize> {
     let rows: Vec<Row> = {
         let mut stmt = conn.prepare(
             "SELECT id, recorded_status, statement_source, domain_id, domain_evidence
@@ -401,7 +424,7 @@ fn settle_where(conn: &Connection, only: Option<&str>) -> rusqlite::Result<usize
         rows.collect::<rusqlite::Result<_>>()?
     };
     let mut changed = 0;
-    for row in &rows {
+    for row in rows.iter().filter(|r| wanted(&r.id)) {
         changed += usize::from(settle_one(conn, row)?);
     }
     Ok(changed)
@@ -682,6 +705,28 @@ impl Kb {
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
                 .at(&db)?;
             let n = settle(&tx).at(&db)?;
+            tx.commit().at(&db)?;
+            Ok(n)
+        })
+    }
+
+    /// [`Kb::settle_problem_status`] for the problems a run's files changed the evidence of:
+    /// `ids`, and the problems with a file of a slot in `slots` (see [`settle_some`]). A
+    /// problem's status, statement, literature status, domain and attempts are a function of
+    /// its own files, its slots' inputs and what was recorded of it, so the others stay as
+    /// they were settled.
+    pub fn settle_problems(
+        &mut self,
+        ids: &HashSet<String>,
+        slots: &HashSet<i64>,
+    ) -> Result<usize> {
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        super::retry_busy(|| {
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .at(&db)?;
+            let n = settle_some(&tx, ids, slots).at(&db)?;
             tx.commit().at(&db)?;
             Ok(n)
         })
