@@ -133,7 +133,22 @@ pub fn run(args: HookArgs) -> Result<ExitCode> {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{json}").and_then(|()| stdout.flush());
     }
-    Ok(ExitCode::SUCCESS)
+    exit_now()
+}
+
+/// Ends the process with status 0 without running exit handlers: everything the hook wrote is
+/// flushed or committed by now, and the allocator's teardown (mimalloc returning its arenas to
+/// the system, page by page) was 3% of a post-tool-use hook's CPU time, spent after its answer.
+fn exit_now() -> ! {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    #[cfg(unix)]
+    // SAFETY: `_exit` ends the process; no Rust state is observed afterwards.
+    unsafe {
+        libc::_exit(0)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(0)
 }
 
 /// Runs `work` on a thread of its own and answers with its outcome, or with
