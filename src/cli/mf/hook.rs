@@ -179,7 +179,9 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     if stdin.is_terminal() {
         return Ok(Vec::new());
     }
-    let mut input = Vec::new();
+    // Room for a large payload (an Edit of a 130 KB file carries its old text) up front: read
+    // in place, not copied into a buffer twice as large at each doubling.
+    let mut input = Vec::with_capacity(1 << 20);
     stdin
         .lock()
         .take(MAX_INPUT_BYTES + 1)
