@@ -20,8 +20,9 @@ use crate::sql::{int_at, like_contains, problem_key, problem_key_sql, text_at};
 pub struct Tracking {
     path: PathBuf,
     conn: Option<Connection>,
-    /// table → columns, for the tables that exist.
-    schema: HashMap<String, HashSet<String>>,
+    /// table → its columns (`None`: no such table), read when a table is first asked about:
+    /// the hooks open tracking.db on every edit and read one table of it.
+    schema: RefCell<HashMap<String, Option<HashSet<String>>>>,
     notes: RefCell<Vec<String>>,
 }
 
@@ -131,7 +132,7 @@ impl Tracking {
         let mut t = Tracking {
             path: path.to_path_buf(),
             conn: None,
-            schema: HashMap::new(),
+            schema: RefCell::default(),
             notes: RefCell::new(Vec::new()),
         };
         if !path.is_file() {
@@ -154,11 +155,8 @@ impl Tracking {
         };
         // Wait out the pipeline's short write locks rather than failing.
         let _ = conn.busy_timeout(Duration::from_secs(2));
-        match read_schema(&conn) {
-            Ok(schema) => {
-                t.schema = schema;
-                t.conn = Some(conn);
-            }
+        match check_readable(&conn) {
+            Ok(()) => t.conn = Some(conn),
             Err(e) => t.note(format!(
                 "{} is not a readable SQLite database ({e}); tracking cross-references skipped",
                 path.display()
@@ -174,7 +172,7 @@ impl Tracking {
         Tracking {
             path: path.to_path_buf(),
             conn: None,
-            schema: HashMap::new(),
+            schema: RefCell::default(),
             notes: RefCell::new(Vec::new()),
         }
     }
@@ -196,7 +194,14 @@ impl Tracking {
 
     /// Whether `table` exists (and, with `column`, has that column).
     pub fn has(&self, table: &str, column: Option<&str>) -> bool {
-        match (self.schema.get(table), column) {
+        let Some(conn) = &self.conn else {
+            return false;
+        };
+        let mut schema = self.schema.borrow_mut();
+        let columns = schema
+            .entry(table.to_string())
+            .or_insert_with(|| table_columns(conn, table));
+        match (columns, column) {
             (Some(cols), Some(c)) => cols.contains(c),
             (Some(_), None) => true,
             (None, _) => false,
@@ -705,21 +710,23 @@ impl Tracking {
     }
 }
 
-fn read_schema(conn: &Connection) -> rusqlite::Result<HashMap<String, HashSet<String>>> {
-    // Every table's columns in one statement (the hooks open tracking.db on every edit).
-    let mut stmt = conn.prepare(
-        "SELECT m.name, p.name FROM sqlite_schema AS m LEFT JOIN pragma_table_info(m.name) AS p
-         WHERE m.type IN ('table', 'view')",
-    )?;
-    let mut schema: HashMap<String, HashSet<String>> = HashMap::new();
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let columns = schema.entry(row.get(0)?).or_default();
-        if let Some(column) = row.get::<_, Option<String>>(1)? {
-            columns.insert(column);
-        }
-    }
-    Ok(schema)
+/// Whether `conn` reads as an SQLite database (its schema loads).
+fn check_readable(conn: &Connection) -> rusqlite::Result<()> {
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
+}
+
+/// The columns of table or view `table`, `None` when there is none of that name (in any
+/// letter case, as SQL names it).
+fn table_columns(conn: &Connection, table: &str) -> Option<HashSet<String>> {
+    let mut stmt = conn
+        .prepare("SELECT name FROM pragma_table_info(?1)")
+        .ok()?;
+    let columns: HashSet<String> = stmt
+        .query_map([table], |r| r.get(0))
+        .ok()?
+        .collect::<rusqlite::Result<_>>()
+        .ok()?;
+    (!columns.is_empty()).then_some(columns)
 }
 
 fn false_lemma_from_row(r: &rusqlite::Row<'_>) -> FalseLemma {

@@ -202,7 +202,14 @@ pub fn git_head(path: &Path, timeout: Duration) -> Option<String> {
 const MAX_GIT_OUTPUT: u64 = 8 * 1024 * 1024;
 
 /// Runs git in `dir`; its stdout when it exits 0 within `timeout`.
+///
+/// Every command the hooks run needs a repository; where `dir` is in none, git is not
+/// started (a Write of a new file outside git paid a process start-up, and up to one poll
+/// interval more, for git to say so).
 pub(crate) fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<Vec<u8>> {
+    if !may_be_in_repository(dir) {
+        return None;
+    }
     let mut child = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -215,18 +222,27 @@ pub(crate) fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<Vec<u8
         .spawn()
         .ok()?;
     let stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut bytes = Vec::new();
-        stdout
+        let read = stdout
             .take(MAX_GIT_OUTPUT)
             .read_to_end(&mut bytes)
-            .map(|_| bytes)
+            .map(|_| bytes);
+        let _ = tx.send(read);
     });
     let deadline = Instant::now() + timeout;
+    // git closes its stdout when it exits: waiting for the end of its output wakes up as soon
+    // as it is done, where polling its status slept a whole interval past it.
+    let Ok(Ok(bytes)) = rx.recv_timeout(timeout) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    };
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_micros(200)),
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -234,8 +250,21 @@ pub(crate) fn git(dir: &Path, args: &[&str], timeout: Duration) -> Option<Vec<u8
             }
         }
     };
-    let bytes = reader.join().ok()?.ok()?;
     status.success().then_some(bytes)
+}
+
+/// Whether git could find a repository from `dir`: `$GIT_DIR` is set, or `dir` (its real
+/// path, as git sees it after `-C`) or a directory above it holds a `.git` (a directory, or
+/// the file of a worktree or submodule). Unsure (a path that cannot be resolved) is yes.
+fn may_be_in_repository(dir: &Path) -> bool {
+    if std::env::var_os("GIT_DIR").is_some() {
+        return true;
+    }
+    let Ok(real) = dir.canonicalize() else {
+        return true;
+    };
+    real.ancestors()
+        .any(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
 }
 
 #[cfg(test)]
@@ -287,6 +316,27 @@ mod tests {
     fn crlf_files_take_lf_strings() {
         let b = undo_edits("a\r\n  sorry\r\n", &[op("x\n  simp", "a\n  sorry", false)]);
         assert_eq!(texts(b), ["x\r\n  simp\r\n"]);
+    }
+
+    #[test]
+    fn a_repository_is_looked_for_above_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("a").join("b");
+        std::fs::create_dir_all(&deep).unwrap();
+        let above = dir.path().canonicalize().unwrap();
+        let outside_any = std::env::var_os("GIT_DIR").is_none()
+            && !above.ancestors().any(|d| d.join(".git").exists());
+        if outside_any {
+            assert!(!may_be_in_repository(&deep));
+        }
+        // A worktree's or submodule's `.git` is a file.
+        std::fs::write(dir.path().join("a").join(".git"), "gitdir: elsewhere\n").unwrap();
+        assert!(may_be_in_repository(&deep));
+        assert!(!outside_any || !may_be_in_repository(dir.path()));
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        assert!(may_be_in_repository(dir.path()));
+        // A path that cannot be resolved is left to git.
+        assert!(may_be_in_repository(&dir.path().join("missing")));
     }
 
     #[test]

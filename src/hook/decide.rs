@@ -550,6 +550,9 @@ fn false_lemma_advice(new: &mut NewFile<'_>, lemmas: &[FalseLemma]) -> Vec<Strin
 /// Byte positions where one of `words` occurs in `text` as a whole word (between characters
 /// that cannot continue a Lean identifier). Plain words are found in one pass over the text;
 /// a word with other characters (a `«quoted name»`) is searched for on its own.
+/// Up to this many words, [`word_positions`] searches for each on its own.
+const FEW_WORDS: usize = 8;
+
 fn word_positions(text: &str, words: &BTreeSet<&str>) -> Vec<usize> {
     fn ident_char(c: char) -> bool {
         c.is_alphanumeric() || matches!(c, '_' | '\'' | '!' | '?')
@@ -558,20 +561,32 @@ fn word_positions(text: &str, words: &BTreeSet<&str>) -> Vec<usize> {
         words.iter().partition(|w| w.chars().all(ident_char));
     let mut out = Vec::new();
     // A plain word is a whole run of identifier characters, so it occurs where a search for
-    // it finds it between two characters that are not: one automaton pass over the text (a
-    // hook runs this on every edit) instead of hashing every word of the file. The longest
+    // it finds it between two characters that are not: a search of the text (a hook runs this
+    // on every edit) instead of hashing every word of the file. The longest
     // pattern at each start is the only one that can end at a word's end.
-    if !plain.is_empty() {
+    let mut found = |start: usize, end: usize| {
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        if !before.is_some_and(ident_char) && !after.is_some_and(ident_char) {
+            out.push(start);
+        }
+    };
+    if plain.len() <= FEW_WORDS {
+        // A few words: one vectorized substring search each is many times faster than the
+        // automaton. A whole-word occurrence is found by either (no other occurrence of an
+        // identifier word can overlap its start), and the positions are sorted below.
+        for w in &plain {
+            for start in memchr::memmem::find_iter(text.as_bytes(), w.as_bytes()) {
+                found(start, start + w.len());
+            }
+        }
+    } else {
         let finder = aho_corasick::AhoCorasick::builder()
             .match_kind(aho_corasick::MatchKind::LeftmostLongest)
             .build(&plain)
             .expect("identifier words build an automaton");
         for m in finder.find_iter(text) {
-            let before = text[..m.start()].chars().next_back();
-            let after = text[m.end()..].chars().next();
-            if !before.is_some_and(ident_char) && !after.is_some_and(ident_char) {
-                out.push(m.start());
-            }
+            found(m.start(), m.end());
         }
     }
     for w in odd {
@@ -602,6 +617,33 @@ fn line_list(lines: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A few words searched one by one are found where the automaton finds them.
+    #[test]
+    fn few_words_are_found_as_the_automaton_finds_them() {
+        let text = "theorem t : foo_bar = x.foo_bar' := by\n  exact foo_bar\n-- foo_barx foo_bar\n\
+                    lemma «foo» : ∀ n, n.succ_le = succ_le_foo_bar := succ_le foo_bar.two";
+        for words in [
+            vec!["foo_bar", "succ_le"],
+            vec!["foo_bar", "foo", "bar", "two", "n", "x"],
+            vec!["succ_le_foo_bar", "succ_le", "foo_bar"],
+        ] {
+            let few: BTreeSet<&str> = words.iter().copied().collect();
+            let padding: Vec<String> = (0..FEW_WORDS).map(|k| format!("absent_{k}")).collect();
+            let many: BTreeSet<&str> = few
+                .iter()
+                .copied()
+                .chain(padding.iter().map(String::as_str))
+                .collect();
+            assert!(few.len() <= FEW_WORDS && many.len() > FEW_WORDS);
+            assert_eq!(
+                word_positions(text, &few),
+                word_positions(text, &many),
+                "{words:?}"
+            );
+            assert!(!word_positions(text, &few).is_empty());
+        }
+    }
 
     #[test]
     fn whole_words_only() {

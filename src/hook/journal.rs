@@ -19,9 +19,8 @@ pub const LOCK_WAIT: Duration = Duration::from_millis(250);
 
 /// The events of one edit, without session, file or hash (the caller knows those).
 pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<Event> {
-    let mut out = Vec::new();
-    // The file's code identifiers, in document order, read once (not once per declaration).
-    let mut identifiers: Option<Vec<std::ops::Range<usize>>> = None;
+    // The declarations with events, and what happened to each.
+    let mut changed = Vec::new();
     for d in &c.declarations {
         let Some(side) = d.new.as_ref() else { continue };
         if d.full_name.is_empty() || !side.has_body {
@@ -56,18 +55,28 @@ pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<E
         else {
             continue;
         };
+        changed.push((d, side, kinds, decl));
+    }
+    if changed.is_empty() {
+        return Vec::new();
+    }
+    // The code identifiers of those bodies, in document order, read in one walk that enters
+    // only the nodes overlapping them (a new file's every declaration is added: its whole tree
+    // was walked where a third of it has events).
+    let bodies = disjoint(changed.iter().filter_map(|(.., decl)| decl.body.clone()));
+    let identifiers: Vec<std::ops::Range<usize>> =
+        idents::code_identifiers_where(new_file, |n| overlaps(&bodies, n.byte_range()))
+            .iter()
+            .map(|n| n.byte_range())
+            .collect();
+    let mut out = Vec::new();
+    for (d, side, kinds, decl) in changed {
         let proof = decl
             .body
             .clone()
             .and_then(|r| new_file.text.get(r))
             .map(|b| b.split_whitespace().collect::<Vec<_>>().join(" "));
-        let identifiers = identifiers.get_or_insert_with(|| {
-            idents::code_identifiers(new_file)
-                .iter()
-                .map(|n| n.byte_range())
-                .collect()
-        });
-        let lemmas = lemmas_used(new_file, identifiers, decl);
+        let lemmas = lemmas_used(new_file, &identifiers, decl);
         for kind in kinds {
             out.push(Event {
                 declaration: d.full_name.clone(),
@@ -89,6 +98,26 @@ pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<E
         }
     }
     out
+}
+
+/// `ranges` as disjoint ranges in ascending order (overlapping and touching ones merged).
+fn disjoint(ranges: impl Iterator<Item = std::ops::Range<usize>>) -> Vec<std::ops::Range<usize>> {
+    let mut ranges: Vec<_> = ranges.collect();
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// Whether `r` overlaps one of `disjoint` (ascending, disjoint).
+fn overlaps(disjoint: &[std::ops::Range<usize>], r: std::ops::Range<usize>) -> bool {
+    let k = disjoint.partition_point(|d| d.end <= r.start);
+    disjoint.get(k).is_some_and(|d| d.start < r.end)
 }
 
 /// Most names kept per body.
@@ -209,6 +238,55 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The identifiers read only inside the changed bodies give each event the lemmas the
+    /// whole file's identifiers give.
+    #[test]
+    fn lemmas_from_the_changed_bodies_alone() {
+        let old =
+            "theorem a (h_x : 0 < 1) : True := by\n  have := Nat.succ_le_of_lt h_x\n  trivial\n\n\
+                   theorem b : 1 = 1 := by\n  exact Eq.refl_self 1\n\n\
+                   theorem c : 2 = 2 := by\n  simp [two_mul_self]\n";
+        let new =
+            "theorem a (h_x : 0 < 1) : True := by\n  have := Nat.succ_le_of_lt h_x\n  sorry\n\n\
+                   theorem b : 1 = 1 := by\n  exact Eq.refl_self 1\n\n\
+                   theorem c : 2 = 2 := by\n  rw [mul_comm_two, add_zero_x]\n\n\
+                   theorem d : 3 = 3 := by\n  exact foo_bar.baz\n  sorry\n";
+        let (of, nf) = (
+            ParsedFile::parse(old.to_string()),
+            ParsedFile::parse(new.to_string()),
+        );
+        let (oo, no) = (Outline::of("x.lean", &of), Outline::of("x.lean", &nf));
+        let c = FileComparison::of(old, &oo, new, &no);
+        let got = events(&c, &nf, &no);
+        let all: Vec<std::ops::Range<usize>> = idents::code_identifiers(&nf)
+            .iter()
+            .map(|n| n.byte_range())
+            .collect();
+        let names: Vec<&str> = got.iter().map(|e| e.declaration.as_str()).collect();
+        assert_eq!(names, ["a", "c", "d"]);
+        for e in &got {
+            let decl = no
+                .declarations
+                .iter()
+                .find(|d| d.full_name == e.declaration)
+                .unwrap();
+            assert_eq!(e.lemmas, lemmas_used(&nf, &all, decl), "{}", e.declaration);
+        }
+        assert_eq!(got[0].lemmas, ["Nat.succ_le_of_lt"]);
+        assert_eq!(got[1].lemmas, ["mul_comm_two", "add_zero_x"]);
+        assert_eq!(got[2].lemmas, ["foo_bar.baz"]);
+    }
+
+    #[test]
+    fn ranges_merge_and_overlap() {
+        let d = disjoint([5..9, 0..2, 8..12, 12..13, 20..20].into_iter());
+        assert_eq!(d, [0..2, 5..13, 20..20]);
+        assert!(overlaps(&d, 1..3));
+        assert!(!overlaps(&d, 2..5));
+        assert!(overlaps(&d, 12..30));
+        assert!(!overlaps(&d, 13..20));
+    }
 
     /// Each write opens its own connection, as each hook is its own process: the log stays
     /// short however many edits are journaled, and no row is lost to the emptying.

@@ -74,11 +74,24 @@ impl Payload {
 
     /// Reads a payload. Fails only when the bytes are not a JSON object.
     pub fn parse(bytes: &[u8]) -> Result<Payload, Malformed> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| Malformed(e.to_string()))?;
+        let mut value: Value =
+            serde_json::from_slice(bytes).map_err(|e| Malformed(e.to_string()))?;
         if !value.is_object() {
             return Err(Malformed(format!("found {}", type_name(&value))));
         }
-        Ok(Payload::from_value(&value))
+        // The file texts are the bulk of a payload (130 KB each for a large result file):
+        // moved out of the parsed JSON, not copied.
+        let content = take_string(value.get_mut("tool_input"), "content");
+        let response = value.get_mut("tool_response");
+        let original = match response {
+            Some(r) => take_string(Some(&mut *r), "originalFile")
+                .or_else(|| take_string(Some(r), "originalFileContents")),
+            None => None,
+        };
+        let mut payload = Payload::from_value(&value);
+        payload.tool_input.content = content;
+        payload.tool_response.original_file = original;
+        Ok(payload)
     }
 
     /// Reads the fields of an already parsed JSON value.
@@ -115,6 +128,14 @@ impl Payload {
             agent_type: string(v, "agent_type"),
             task,
         }
+    }
+}
+
+/// The string at `key` of `v`, moved out (an empty string is left behind).
+fn take_string(v: Option<&mut Value>, key: &str) -> Option<String> {
+    match v?.get_mut(key)? {
+        Value::String(s) => Some(std::mem::take(s)),
+        _ => None,
     }
 }
 
@@ -166,6 +187,24 @@ mod tests {
             ("rfl", "sorry", true)
         );
         assert_eq!(p.tool_response.original_file.as_deref(), Some("x"));
+    }
+
+    /// Moving the file texts out gives what copying them gives.
+    #[test]
+    fn parse_reads_as_from_value() {
+        for json in [
+            r#"{"tool_name":"Write","tool_input":{"file_path":"a.lean","content":"x := 1"},"tool_response":{"originalFile":"y"}}"#,
+            r#"{"tool_response":{"originalFile":null,"originalFileContents":"z"}}"#,
+            r#"{"tool_input":{"content":3},"tool_response":{"originalFile":7}}"#,
+            r#"{"tool_input":"s","tool_response":["originalFile"]}"#,
+        ] {
+            let value: Value = serde_json::from_str(json).unwrap();
+            assert_eq!(
+                Payload::parse(json.as_bytes()).unwrap(),
+                Payload::from_value(&value),
+                "{json}"
+            );
+        }
     }
 
     #[test]

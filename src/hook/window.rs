@@ -39,6 +39,19 @@ const MODIFIERS: &[&str] = &[
     "private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "public", "meta",
 ];
 
+/// The bytes [`Layout::of`] stops at: a line's end, and the first bytes of comments, strings
+/// and character literals.
+const OPENS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let bytes = b"\n-/\"r'";
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// Where the commands of a text start, read lexically.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Layout {
@@ -58,8 +71,10 @@ impl Layout {
         let n = b.len();
         let mut layout = Layout::default();
         let mut i = 0;
+        let mut line_start = true;
         while i < n {
-            if i == 0 || b[i - 1] == b'\n' {
+            if line_start {
+                line_start = false;
                 if starts_command(&b[i..]) {
                     layout.boundaries.push(i);
                 }
@@ -69,9 +84,22 @@ impl Layout {
                     break;
                 }
             }
-            // Only these bytes can open a comment, string or character literal: every other
-            // byte is passed over without a call (a hook scans both versions of the file).
-            if matches!(b[i], b'-' | b'/' | b'"' | b'r' | b'\'') {
+            // Only these bytes can open a comment, string or character literal, and only with
+            // the byte after them that `non_code_at` requires: the others are passed over
+            // without a call (a hook scans both versions of the file).
+            let next = b.get(i + 1).copied();
+            let may_open = match b[i] {
+                b'\n' => {
+                    line_start = true;
+                    i += 1;
+                    continue;
+                }
+                b'-' | b'/' => next == Some(b'-'),
+                b'r' => matches!(next, Some(b'"' | b'#')),
+                b'"' | b'\'' => true,
+                _ => false,
+            };
+            if may_open {
                 if let Some(len) = lexical::non_code_at(text, i) {
                     layout.non_code.push(i..i + len);
                     i += len;
@@ -79,6 +107,9 @@ impl Layout {
                 }
             }
             i += 1;
+            while i < n && !OPENS[b[i] as usize] {
+                i += 1;
+            }
         }
         layout
     }
@@ -136,6 +167,19 @@ fn starts_command(rest: &[u8]) -> bool {
     COMMAND_KEYWORDS.iter().any(|k| k.as_bytes() == word)
 }
 
+/// The words a command line that opens or closes a scope can start with.
+#[rustfmt::skip]
+const SCOPE_STARTS: &[&str] = &[
+    "namespace", "section", "end", "mutual", "private", "protected", "noncomputable",
+    "partial", "unsafe", "nonrec", "public", "meta",
+];
+
+/// Whether a command line starting at `rest` may open or close a scope: it starts with one
+/// of [`SCOPE_STARTS`] (necessary, not sufficient).
+fn may_change_scope(rest: &[u8]) -> bool {
+    SCOPE_STARTS.iter().any(|w| rest.starts_with(w.as_bytes()))
+}
+
 /// The `namespace`/`section` commands open at `pos`, as text that reopens them.
 pub fn scope_header(text: &str, layout: &Layout, pos: usize) -> String {
     enum Scope<'t> {
@@ -145,6 +189,11 @@ pub fn scope_header(text: &str, layout: &Layout, pos: usize) -> String {
     let mut stack: Vec<Scope<'_>> = Vec::new();
     let mut in_mutual = false;
     for &b in layout.boundaries.iter().take_while(|&&b| b < pos) {
+        // Most commands are declarations: only a line that starts with a scope word or a
+        // modifier (`noncomputable section`) can open or close a scope.
+        if !may_change_scope(&text.as_bytes()[b..]) {
+            continue;
+        }
         let line = text[b..].lines().next().unwrap_or("");
         let line = line.split("--").next().unwrap_or("").trim_end();
         let mut words = line.split_whitespace().peekable();
@@ -337,6 +386,101 @@ pub fn covering(layout: &Layout, text: &str, at: &[usize]) -> Vec<Range<usize>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Layout::of`] as first written, a call per candidate byte: the reference for the
+    /// faster scan.
+    fn layout_reference(text: &str) -> Layout {
+        let b = text.as_bytes();
+        let n = b.len();
+        let mut layout = Layout::default();
+        let mut i = 0;
+        while i < n {
+            if i == 0 || b[i - 1] == b'\n' {
+                if starts_command(&b[i..]) {
+                    layout.boundaries.push(i);
+                }
+                if b[i..].starts_with(b"#exit") && !b.get(i + 5).is_some_and(|c| is_ident_byte(*c))
+                {
+                    layout.exit = Some(i);
+                    break;
+                }
+            }
+            if matches!(b[i], b'-' | b'/' | b'"' | b'r' | b'\'') {
+                if let Some(len) = lexical::non_code_at(text, i) {
+                    layout.non_code.push(i..i + len);
+                    i += len;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        layout
+    }
+
+    #[test]
+    fn layout_scan_agrees_with_the_reference() {
+        let mut texts: Vec<String> = vec![TEXT.to_string()];
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        for entry in ignore::Walk::new(dir).flatten() {
+            if entry.path().extension().is_some_and(|e| e == "lean") {
+                if let Ok(t) = std::fs::read_to_string(entry.path()) {
+                    texts.push(t);
+                }
+            }
+        }
+        assert!(texts.len() > 10, "the fixtures hold Lean files");
+        // Short texts of the bytes the scan treats specially, every one of them ending
+        // anywhere (unterminated comments, strings, raw strings, char literals).
+        let alphabet: &[&str] = &[
+            "\n", "-", "/", "\"", "r", "#", "'", "\\", "a", " ", "theorem", "#exit", "end", "x.",
+            "«",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..4000 {
+            let mut t = String::new();
+            for _ in 0..(seed % 24) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                t.push_str(alphabet[(seed >> 33) as usize % alphabet.len()]);
+            }
+            texts.push(t);
+        }
+        for t in &texts {
+            assert_eq!(Layout::of(t), layout_reference(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn every_modifier_may_start_a_scope_line() {
+        for m in MODIFIERS {
+            assert!(SCOPE_STARTS.contains(m), "{m}");
+        }
+        // A line the filter passes over starts with no word scope_header acts on.
+        for line in [
+            "theorem namespace_x : True",
+            "@[simp] theorem a",
+            "/-- end -/",
+            "open Nat in",
+            "#eval 1",
+        ] {
+            assert!(!may_change_scope(line.as_bytes()), "{line}");
+            let first = line.split("--").next().unwrap().split_whitespace().next();
+            assert!(
+                !matches!(first, Some("mutual" | "namespace" | "section" | "end")),
+                "{line}"
+            );
+        }
+        for line in [
+            "namespace A",
+            "end A",
+            "noncomputable section",
+            "mutual",
+            "section",
+        ] {
+            assert!(may_change_scope(line.as_bytes()), "{line}");
+        }
+    }
 
     const TEXT: &str = "import Mathlib\n\nnamespace A.B\n\n/-- doc\ntheorem fake : x -/\ntheorem t1 : True := by\n  trivial\n-- theorem not_a_boundary\ndef s : String := \"\ntheorem in_string\"\n\nsection\nend\nnoncomputable section\nlemma l2 : 'a' = 'a' := rfl\nend\nend B\ntheorem t3 : True := trivial\n";
 

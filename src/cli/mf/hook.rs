@@ -133,7 +133,22 @@ pub fn run(args: HookArgs) -> Result<ExitCode> {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{json}").and_then(|()| stdout.flush());
     }
-    Ok(ExitCode::SUCCESS)
+    exit_now()
+}
+
+/// Ends the process with status 0 without running exit handlers: everything the hook wrote is
+/// flushed or committed by now, and the allocator's teardown (mimalloc returning its arenas to
+/// the system, page by page) was 3% of a post-tool-use hook's CPU time, spent after its answer.
+fn exit_now() -> ! {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    #[cfg(unix)]
+    // SAFETY: `_exit` ends the process; no Rust state is observed afterwards.
+    unsafe {
+        libc::_exit(0)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(0)
 }
 
 /// Runs `work` on a thread of its own and answers with its outcome, or with
@@ -164,7 +179,9 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     if stdin.is_terminal() {
         return Ok(Vec::new());
     }
-    let mut input = Vec::new();
+    // Room for a large payload (an Edit of a 130 KB file carries its old text) up front: read
+    // in place, not copied into a buffer twice as large at each doubling.
+    let mut input = Vec::with_capacity(1 << 20);
     stdin
         .lock()
         .take(MAX_INPUT_BYTES + 1)
