@@ -412,23 +412,28 @@ fn a_sketch_without_a_hole_states_its_problem() {
     }
 }
 
+/// `mf extract --db DB ARGS…`, which must succeed.
+fn extract_into(db: &std::path::Path, args: &[&std::ffi::OsStr]) {
+    let out = Command::cargo_bin("mf")
+        .unwrap()
+        .arg("extract")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 impl Extracted {
     /// `mf extract --all` over the results (again).
     fn extract_again(&self) {
-        let out = Command::cargo_bin("mf")
-            .unwrap()
-            .arg("extract")
-            .arg("--db")
-            .arg(self.db())
-            .arg("--all")
-            .arg(self.dir.path().join("results"))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let results = self.dir.path().join("results");
+        extract_into(&self.db(), &["--all".as_ref(), results.as_os_str()]);
     }
 
     /// Every problem's (id, status, recorded status), by id.
@@ -765,21 +770,7 @@ fn an_input_read_after_its_output_judges_its_attempt() {
     let e = Extracted::new();
     let results = e.dir.path().join("results");
     let db = e.dir.path().join("later.db");
-    let run = |file: &str| {
-        let out = Command::cargo_bin("mf")
-            .unwrap()
-            .arg("extract")
-            .arg("--db")
-            .arg(&db)
-            .arg(results.join(file))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let run = |file: &str| extract_into(&db, &[results.join(file).as_os_str()]);
     let outcome = || -> String {
         Connection::open(&db)
             .unwrap()

@@ -698,6 +698,14 @@ impl Kb {
     /// Settles every problem from its files' evidence and what was recorded of it (see the
     /// module documentation). Returns how many problems changed. Run after every extraction.
     pub fn settle_problem_status(&mut self) -> Result<usize> {
+        self.settle_in_transaction(settle)
+    }
+
+    /// Runs one of the settles in an immediate transaction, retried while the database is busy.
+    fn settle_in_transaction(
+        &mut self,
+        settle: impl Fn(&Connection) -> rusqlite::Result<usize>,
+    ) -> Result<usize> {
         let db = self.path.clone();
         let conn = &mut self.conn;
         super::retry_busy(|| {
@@ -720,16 +728,7 @@ impl Kb {
         ids: &HashSet<String>,
         slots: &HashSet<i64>,
     ) -> Result<usize> {
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        super::retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .at(&db)?;
-            let n = settle_some(&tx, ids, slots).at(&db)?;
-            tx.commit().at(&db)?;
-            Ok(n)
-        })
+        self.settle_in_transaction(|conn| settle_some(conn, ids, slots))
     }
 
     /// The columns [`Problem::from_row`] reads, for this database's schema.
