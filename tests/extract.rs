@@ -8,6 +8,10 @@ use rusqlite::Connection;
 use serde_json::Value;
 use tempfile::TempDir;
 
+mod common;
+
+use common::layout::copy_tree;
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/results")
 }
@@ -34,18 +38,6 @@ impl Project {
 
     /// A scratch project with a copy of another fixture directory (subdirectories included).
     fn with_fixtures(name: &str) -> Project {
-        fn copy_tree(from: &Path, to: &Path) {
-            fs::create_dir_all(to).unwrap();
-            for entry in fs::read_dir(from).unwrap() {
-                let entry = entry.unwrap();
-                let target = to.join(entry.file_name());
-                if entry.file_type().unwrap().is_dir() {
-                    copy_tree(&entry.path(), &target);
-                } else {
-                    fs::copy(entry.path(), target).unwrap();
-                }
-            }
-        }
         let dir = TempDir::new().unwrap();
         let source = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures")

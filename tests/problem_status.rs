@@ -3,13 +3,16 @@
 //! outcomes, facts shared between problems, and conditional proofs (a search tactic, a lemma
 //! the file disproves). `fixtures/problem_status` holds one small case per rule.
 
-use std::fs;
 use std::path::Path;
 
 use assert_cmd::Command;
 use rusqlite::Connection;
 use serde_json::Value;
 use tempfile::TempDir;
+
+mod common;
+
+use common::layout::copy_tree;
 
 /// `fixtures/problem_status` copied into a scratch directory and extracted.
 struct Extracted {
@@ -18,18 +21,6 @@ struct Extracted {
 
 impl Extracted {
     fn new() -> Extracted {
-        fn copy_tree(from: &Path, to: &Path) {
-            fs::create_dir_all(to).unwrap();
-            for entry in fs::read_dir(from).unwrap() {
-                let entry = entry.unwrap();
-                let target = to.join(entry.file_name());
-                if entry.file_type().unwrap().is_dir() {
-                    copy_tree(&entry.path(), &target);
-                } else {
-                    fs::copy(entry.path(), target).unwrap();
-                }
-            }
-        }
         let dir = TempDir::new().unwrap();
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/problem_status");
         copy_tree(&fixtures, &dir.path().join("results"));
