@@ -63,7 +63,8 @@ pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<E
     // The code identifiers of those bodies, in document order, read in one walk that enters
     // only the nodes overlapping them (a new file's every declaration is added: its whole tree
     // was walked where a third of it has events).
-    let bodies = disjoint(changed.iter().filter_map(|(.., decl)| decl.body.clone()));
+    let bodies =
+        crate::lean::merge_ranges(changed.iter().filter_map(|(.., decl)| decl.body.clone()));
     let identifiers: Vec<std::ops::Range<usize>> =
         idents::code_identifiers_where(new_file, |n| overlaps(&bodies, n.byte_range()))
             .iter()
@@ -95,20 +96,6 @@ pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<E
                 holes: side.holes,
                 ..Event::default()
             });
-        }
-    }
-    out
-}
-
-/// `ranges` as disjoint ranges in ascending order (overlapping and touching ones merged).
-fn disjoint(ranges: impl Iterator<Item = std::ops::Range<usize>>) -> Vec<std::ops::Range<usize>> {
-    let mut ranges: Vec<_> = ranges.collect();
-    ranges.sort_by_key(|r| r.start);
-    let mut out: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
         }
     }
     out
@@ -280,7 +267,7 @@ mod tests {
 
     #[test]
     fn ranges_merge_and_overlap() {
-        let d = disjoint([5..9, 0..2, 8..12, 12..13, 20..20].into_iter());
+        let d = crate::lean::merge_ranges([5..9, 0..2, 8..12, 12..13, 20..20]);
         assert_eq!(d, [0..2, 5..13, 20..20]);
         assert!(overlaps(&d, 1..3));
         assert!(!overlaps(&d, 2..5));

@@ -371,16 +371,11 @@ pub fn whole(name: &str, text: &str) -> Window {
 
 /// Windows of `text` covering the byte positions `at` (sorted), merged when they overlap.
 pub fn covering(layout: &Layout, text: &str, at: &[usize]) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for &p in at {
+    crate::lean::merge_ranges(at.iter().map(|&p| {
         let start = layout.window_start(text, p);
         let end = layout.boundary_at_or_after(p + 1).unwrap_or(text.len());
-        match out.last_mut() {
-            Some(last) if start <= last.end => last.end = last.end.max(end),
-            _ => out.push(start..end),
-        }
-    }
-    out
+        start..end
+    }))
 }
 
 #[cfg(test)]

@@ -149,16 +149,7 @@ pub fn unparsed_regions(file: &ParsedFile) -> Vec<Range<usize>> {
     if file.aborted || root.is_error() || root.is_missing() {
         return std::iter::once(0..file.text.len()).collect();
     }
-    let mut commands: Vec<Range<usize>> = errors.iter().map(|e| e.command.clone()).collect();
-    commands.sort_by_key(|r| r.start);
-    let mut regions: Vec<Range<usize>> = Vec::new();
-    for range in commands {
-        match regions.last_mut() {
-            Some(last) if last.end >= range.start => last.end = last.end.max(range.end),
-            _ => regions.push(range),
-        }
-    }
-    regions
+    super::merge_ranges(errors.iter().map(|e| e.command.clone()))
 }
 
 /// Every escape word in the parts of `file` that did not parse, in file order.
@@ -234,20 +225,15 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '\'' | '!' | '?')
 }
 
+/// `word` as the `'static` word of [`ESCAPE_NEEDLES`] (or `sorryAx`, which `sorry` finds),
+/// or "" for any other word.
 fn static_word(word: &str) -> &'static str {
-    const WORDS: &[&str] = &[
-        "sorry",
-        "sorryAx",
-        "admit",
-        "axiom",
-        "native_decide",
-        "ofReduceBool",
-        "implemented_by",
-        "extern",
-        "csimp",
-        "skipKernelTC",
-    ];
-    WORDS.iter().find(|w| **w == word).copied().unwrap_or("")
+    ESCAPE_NEEDLES
+        .iter()
+        .chain(&["sorryAx"])
+        .find(|w| **w == word)
+        .copied()
+        .unwrap_or("")
 }
 
 #[cfg(test)]
