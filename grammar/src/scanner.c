@@ -60,9 +60,19 @@ enum TokenType {
 
 #define MAX_DEPTH 250
 
+/* A run of equal block entries: blocks opened on one long line past column COL_MASK all have
+ * the same entry, so the stack is kept (and serialized) as runs, whose number, not the depth,
+ * is what each token pays for. */
 typedef struct {
+  uint32_t entry;
+  uint16_t count;
+} Run;
+
+typedef struct {
+  /* number of block entries (the sum of the runs' counts) */
   uint16_t len;
-  uint32_t cols[MAX_DEPTH];
+  uint16_t nruns;
+  Run runs[MAX_DEPTH];
   /* number of pushes that did not fit (kept so pops stay balanced) */
   uint16_t overflow;
   /* the last external token emitted (BAR / THEN / ... ) */
@@ -75,6 +85,12 @@ typedef struct {
   /* Not serialized: an HTML element that failed to read up to this byte offset (0: none);
    * no element is tried again before it, so failed attempts cost linear time in all. */
   uint32_t jsx_failed_until;
+  /* Not serialized: bytes [from, to) of one line where a search of `unmatched_then_else`
+   * found no `then` / `else` (see there); 0, 0: none. */
+  uint32_t then_free_from, then_free_to;
+  /* Not serialized: the search that made the range ran out of budget (rather than reaching
+   * the end of the line, a closing bracket or a comment). */
+  bool then_free_budget;
 } Scanner;
 
 
@@ -142,9 +158,21 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
 #define IFC_SHIFT 17
 #define IFC_MASK (7u << IFC_SHIFT)
 
+/* Appends `count` entries to the runs (no overflow check). */
+static inline void append(Scanner *s, uint32_t entry, unsigned count) {
+  if (s->nruns > 0 && s->runs[s->nruns - 1].entry == entry) {
+    s->runs[s->nruns - 1].count += (uint16_t)count;
+  } else {
+    s->runs[s->nruns].entry = entry;
+    s->runs[s->nruns].count = (uint16_t)count;
+    s->nruns++;
+  }
+  s->len += (uint16_t)count;
+}
+
 static inline void push(Scanner *s, uint32_t col) {
   if (s->len < MAX_DEPTH) {
-    s->cols[s->len++] = col;
+    append(s, col, 1);
   } else {
     s->overflow++;
   }
@@ -155,7 +183,26 @@ static inline void pop(Scanner *s) {
     s->overflow--;
   } else if (s->len > 0) {
     s->len--;
+    if (--s->runs[s->nruns - 1].count == 0) s->nruns--;
   }
+}
+
+/* The innermost block's entry (0 when none is open). */
+static inline uint32_t top_entry_of(const Scanner *s) {
+  return s->len > 0 ? s->runs[s->nruns - 1].entry : 0;
+}
+
+/* The entry of the block around the innermost one; `s->len >= 2`. */
+static inline uint32_t below_entry_of(const Scanner *s) {
+  const Run *top = &s->runs[s->nruns - 1];
+  return top->count >= 2 ? top->entry : s->runs[s->nruns - 2].entry;
+}
+
+/* Replaces the innermost block's entry; `s->len >= 1`. */
+static inline void set_top_entry(Scanner *s, uint32_t entry) {
+  s->len--;
+  if (--s->runs[s->nruns - 1].count == 0) s->nruns--;
+  append(s, entry, 1);
 }
 
 static inline bool is_space(int32_t c) {
@@ -506,13 +553,46 @@ static bool attributes_then_command(TSLexer *lx) {
  * block start) accounts for, or -1. Such a word belongs to an `if` that encloses the block
  * (`if cond do act x then`), as in Lean, where a term cannot take `then` unless an `if` is
  * open. Strings are skipped, a line comment ends the line. */
-static int unmatched_then_else(TSLexer *lx) {
+static int unmatched_then_else_scan(TSLexer *lx, bool *budget_out, bool *words_out);
+
+/* `unmatched_then_else_scan`, remembered: a search that found no `then` / `else` word before it
+ * stopped answers for every block that opens later in the bytes it read, since a later start
+ * sees no more of them there (nested `by`s on one long line would otherwise each read the same
+ * LOOKAHEAD_LIMIT characters: quadratic up to that limit). A search stopped by a closing
+ * bracket, a comment or the end of the line answers for its whole range; one that ran out of
+ * budget for its first half, so that every block's search still covers at least half the
+ * budget past its start. The range is a fact about the text, kept for one parse. */
+static int unmatched_then_else(Scanner *s, TSLexer *lx) {
+  uint32_t start = runtime_position(lx)->bytes;
+  if (start >= s->then_free_from && start < s->then_free_to) {
+    uint32_t reach = s->then_free_budget
+                         ? s->then_free_from + (s->then_free_to - s->then_free_from) / 2
+                         : s->then_free_to;
+    if (start < reach) return -1;
+  }
+  bool budget = false, words = false;
+  int m = unmatched_then_else_scan(lx, &budget, &words);
+  if (m < 0 && !words) {
+    s->then_free_from = start;
+    s->then_free_to = runtime_position(lx)->bytes;
+    s->then_free_budget = budget;
+  }
+  return m;
+}
+
+/* `words_out`: a `then` or `else` word was read; `budget_out`: the search stopped because its
+ * budget ran out. */
+static int unmatched_then_else_scan(TSLexer *lx, bool *budget_out, bool *words_out) {
   int pending_then = 0, pending_else = 0, seen = 0;
   bool prev_word = false; /* the previous character continues an identifier */
   /* Bounded, so that a long line with many blocks stays linear: an `if` whose `then` is
    * further away than this on the same line is not told apart. */
   unsigned budget = LOOKAHEAD_LIMIT, depth = 0;
-  while (!at_end(lx) && lx->lookahead != '\n' && budget-- > 0) {
+  while (!at_end(lx) && lx->lookahead != '\n') {
+    if (budget-- == 0) {
+      *budget_out = true;
+      break;
+    }
     int32_t c = lx->lookahead;
     if (c == '"') {
       adv(lx);
@@ -537,11 +617,13 @@ static int unmatched_then_else(TSLexer *lx) {
       if (n == 2 && strcmp(w, "if") == 0) {
         pending_then++;
       } else if (n == 4 && strcmp(w, "then") == 0) {
+        *words_out = true;
         if (pending_then == 0) return seen;
         pending_then--;
         pending_else++;
         seen++;
       } else if (n == 4 && strcmp(w, "else") == 0) {
+        *words_out = true;
         if (pending_else == 0) return seen;
         pending_else--;
         seen++;
@@ -1133,7 +1215,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   }
 
   bool has = s->len > 0 || s->overflow > 0;
-  uint32_t top_entry = s->len > 0 ? s->cols[s->len - 1] : 0;
+  uint32_t top_entry = top_entry_of(s);
   uint32_t top = top_entry & COL_MASK;
   bool top_calc = (top_entry & CALC_FLAG) != 0 && s->overflow == 0;
   bool top_bar = (top_entry & BAR_FLAG) != 0 && s->overflow == 0;
@@ -1170,7 +1252,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
    * leaves the enclosing block. */
   bool calc_continuation = false;
   if (top_calc && nl && indent < top) {
-    int32_t below = s->len >= 2 ? (int32_t)(s->cols[s->len - 2] & COL_MASK) : -1;
+    int32_t below = s->len >= 2 ? (int32_t)(below_entry_of(s) & COL_MASK) : -1;
     /* column 0 is where the next command starts, even when no block encloses the `calc` */
     calc_continuation = (int32_t)indent > below && indent > 0 && lx->lookahead != '_';
   }
@@ -1183,7 +1265,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
    * structure instance in braces around the block, which the scanner does not see. */
   if (has && nl && indent < top && v_end && !calc_continuation && (top_entry & SAME_FLAG) &&
       top_tactic) {
-    int32_t below = s->len >= 2 ? (int32_t)(s->cols[s->len - 2] & COL_MASK) : -1;
+    int32_t below = s->len >= 2 ? (int32_t)(below_entry_of(s) & COL_MASK) : -1;
     if ((int32_t)indent > below) {
       int32_t c0 = lx->lookahead;
       bool cont = false;
@@ -1215,7 +1297,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
    * operand without a column check). */
   bool top_same_line_tactic = top_tactic && (top_entry & SAME_FLAG) && s->len >= 2;
   bool op_continuation = top_same_line_tactic && s->last == OP_EOL && nl && indent < top &&
-                         indent > (s->cols[s->len - 2] & COL_MASK);
+                         indent > (below_entry_of(s) & COL_MASK);
   if (has && nl && indent < top && v_end && !calc_continuation && !where_continuation &&
       !op_continuation) {
     /* Once the block of a `try` is closed, a `catch` / `finally` line continues the `try`
@@ -1467,7 +1549,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
         if (s->last == THEN) flags |= THEN_FLAG;
         if (s->last == TRY_BLOCK) flags |= TRY_FLAG;
         if (!nl && !where) {
-          int m = unmatched_then_else(lx);
+          int m = unmatched_then_else(s, lx);
           if (m >= 0 && m < 7) flags |= (uint32_t)(m + 1) << IFC_SHIFT;
         }
         push(s, col | flags);
@@ -1653,7 +1735,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   /* ---- F. consuming tokens ---- */
   if (then_else && valid[word_tok]) {
     /* one `then` / `else` fewer before the one that closes the block */
-    if (top_ifc > 1 && !nl) s->cols[s->len - 1] -= 1u << IFC_SHIFT;
+    if (top_ifc > 1 && !nl) set_top_entry(s, top_entry_of(s) - (1u << IFC_SHIFT));
     lx->mark_end(lx);
     return emit(s, lx, word_tok);
   }
@@ -1677,6 +1759,41 @@ void *tree_sitter_lean_external_scanner_create(void) {
 
 void tree_sitter_lean_external_scanner_destroy(void *payload) { free(payload); }
 
+/* The state is serialized after every external token and restored before every scan, so its
+ * size is paid per token (and above 24 bytes tree-sitter allocates a copy per token). Block
+ * entries are written compactly: each run of equal entries as a varint of `entry << 1 | more`,
+ * followed, when `more` is set, by a varint of the run's length minus 2. A shallow state fits
+ * in a few bytes, and blocks nested on one long line (whose columns are clamped to COL_MASK,
+ * so their entries repeat) cost a few bytes whatever their depth. An entry has at most 22
+ * bits, so a run takes at most 4 + 2 bytes and covers at least 2 entries: MAX_DEPTH entries
+ * always fit in the buffer. */
+static unsigned put_varint(char *buffer, unsigned size, uint32_t v) {
+  while (v >= 0x80) {
+    buffer[size++] = (char)(0x80 | (v & 0x7F));
+    v >>= 7;
+  }
+  buffer[size++] = (char)v;
+  return size;
+}
+
+/* Reads a varint at `*at`; false when the buffer ends inside it. */
+static bool get_varint(const char *buffer, unsigned length, unsigned *at, uint32_t *v) {
+  uint32_t out = 0;
+  for (unsigned shift = 0; *at < length && shift < 32; shift += 7) {
+    uint8_t b = (uint8_t)buffer[(*at)++];
+    out |= (uint32_t)(b & 0x7F) << shift;
+    if (!(b & 0x80)) {
+      *v = out;
+      return true;
+    }
+  }
+  return false;
+}
+
+#define STATE_HEADER (2 * sizeof(uint16_t) + 1)
+_Static_assert(STATE_HEADER + 4 * MAX_DEPTH <= TREE_SITTER_SERIALIZATION_BUFFER_SIZE,
+               "the deepest state fits the buffer");
+
 unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer) {
   Scanner *s = (Scanner *)payload;
   unsigned size = 0;
@@ -1685,12 +1802,14 @@ unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer
   memcpy(buffer + size, &s->last, sizeof(uint16_t));
   size += sizeof(uint16_t);
   buffer[size++] = (char)s->notation_depth;
-  unsigned n = s->len;
-  if (n * sizeof(uint32_t) + size > TREE_SITTER_SERIALIZATION_BUFFER_SIZE) {
-    n = (TREE_SITTER_SERIALIZATION_BUFFER_SIZE - size) / sizeof(uint32_t);
+  /* `append` merges equal neighbours, so the runs are already maximal: equal stacks give
+   * equal bytes (tree-sitter compares states by their bytes). */
+  for (unsigned i = 0; i < s->nruns; i++) {
+    uint32_t entry = s->runs[i].entry;
+    unsigned run = s->runs[i].count;
+    size = put_varint(buffer, size, entry << 1 | (run > 1));
+    if (run > 1) size = put_varint(buffer, size, run - 2);
   }
-  memcpy(buffer + size, s->cols, n * sizeof(uint32_t));
-  size += n * sizeof(uint32_t);
   return size;
 }
 
@@ -1698,19 +1817,28 @@ void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *bu
                                                    unsigned length) {
   Scanner *s = (Scanner *)payload;
   s->len = 0;
+  s->nruns = 0;
   s->overflow = 0;
   s->last = 0xFFFF;
   s->notation_depth = 0;
-  if (length == 0) s->jsx_failed_until = 0; /* a new parse */
-  const unsigned header = 2 * sizeof(uint16_t) + 1;
-  if (length >= header) {
-    memcpy(&s->overflow, buffer, sizeof(uint16_t));
-    memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
-    s->notation_depth = (uint8_t)buffer[2 * sizeof(uint16_t)];
-    unsigned n = (length - header) / sizeof(uint32_t);
-    if (n > MAX_DEPTH) n = MAX_DEPTH;
-    memcpy(s->cols, buffer + header, n * sizeof(uint32_t));
-    s->len = (uint16_t)n;
+  if (length == 0) { /* a new parse */
+    s->jsx_failed_until = 0;
+    s->then_free_from = s->then_free_to = 0;
+  }
+  if (length < STATE_HEADER) return;
+  memcpy(&s->overflow, buffer, sizeof(uint16_t));
+  memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
+  s->notation_depth = (uint8_t)buffer[2 * sizeof(uint16_t)];
+  unsigned at = STATE_HEADER;
+  uint32_t head, run;
+  while (at < length && get_varint(buffer, length, &at, &head)) {
+    run = 1;
+    if (head & 1) {
+      if (!get_varint(buffer, length, &at, &run)) break;
+      run += 2;
+    }
+    if (run > (uint32_t)(MAX_DEPTH - s->len)) run = MAX_DEPTH - s->len;
+    if (run > 0) append(s, head >> 1, run);
   }
 }
 
