@@ -77,6 +77,61 @@ pub struct Enclosing {
     pub column: usize,
 }
 
+/// What the walk needs to know about a node kind, read once per kind id from the grammar: the
+/// walk asks it of every node it passes, and a kind's name costs a string check each time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Other,
+    /// `from`, `:=` or `by` (unnamed): a candidate's proof begins there.
+    ProofToken,
+    /// `by_block`.
+    ByBlock,
+    /// A named `have` node.
+    Have,
+    /// An unnamed token of one of [`ENCLOSERS`] (its index).
+    EncloserToken(u8),
+    /// A named kind whose name holds `have`, `show` or `suffices` (see [`encloser_keyword`]).
+    EncloserKind,
+    Tactic,
+    Declaration,
+}
+
+fn class_of(node: Node<'_>) -> Class {
+    static CLASSES: std::sync::OnceLock<Vec<Class>> = std::sync::OnceLock::new();
+    let classes = CLASSES.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_lean::LANGUAGE.into();
+        (0..lang.node_kind_count() as u16)
+            .map(|id| {
+                let name = lang.node_kind_for_id(id).unwrap_or("");
+                let named = lang.node_kind_is_named(id);
+                match (named, name) {
+                    (false, "from" | ":=" | "by") => Class::ProofToken,
+                    (_, "by_block") => Class::ByBlock,
+                    (true, "have") => Class::Have,
+                    (true, "tactic") => Class::Tactic,
+                    (true, "declaration") => Class::Declaration,
+                    (false, _) => ENCLOSERS
+                        .iter()
+                        .position(|k| *k == name)
+                        .map_or(Class::Other, |i| Class::EncloserToken(i as u8)),
+                    (true, _)
+                        if ["have", "show", "suffices"]
+                            .iter()
+                            .any(|k| name.contains(k)) =>
+                    {
+                        Class::EncloserKind
+                    }
+                    _ => Class::Other,
+                }
+            })
+            .collect()
+    });
+    classes
+        .get(node.kind_id() as usize)
+        .copied()
+        .unwrap_or(Class::Other)
+}
+
 /// Keywords whose proof the hole may sit under.
 const ENCLOSERS: &[&str] = &[
     "have",
@@ -361,7 +416,7 @@ impl<'f> HoleWalk<'f> {
         self.levels.push(Level {
             node,
             candidates: Vec::new(),
-            declaration: node.kind() == "declaration",
+            declaration: class_of(node) == Class::Declaration,
             encloser: encloser_keyword(self.file, node),
             above,
             memo: Memo::default(),
@@ -417,19 +472,16 @@ impl<'f> HoleWalk<'f> {
         let Some(level) = self.levels.last_mut() else {
             return;
         };
-        let kind = node.kind();
-        if !node.is_named() && matches!(kind, "from" | ":=" | "by") || kind == "by_block" {
-            if let Some(top) = level.candidates.last_mut() {
-                top.proof_begins.get_or_insert(node.start_byte());
+        let keyword = match class_of(node) {
+            Class::ProofToken | Class::ByBlock => {
+                if let Some(top) = level.candidates.last_mut() {
+                    top.proof_begins.get_or_insert(node.start_byte());
+                }
+                return;
             }
-            return;
-        }
-        let keyword = if node.is_named() {
-            (kind == "have")
-                .then(|| encloser_keyword(file, node))
-                .flatten()
-        } else {
-            ENCLOSERS.iter().copied().find(|k| *k == kind)
+            Class::Have => encloser_keyword(file, node),
+            Class::EncloserToken(i) => Some(ENCLOSERS[i as usize]),
+            _ => None,
         };
         if let Some(keyword) = keyword {
             let column = node.start_position().column;
@@ -559,16 +611,13 @@ fn encloser_keyword<'f>(file: &'f ParsedFile, node: Node<'_>) -> Option<&'f str>
             .unwrap_or(text.len());
         &text[..end]
     };
-    if node.kind() == "tactic" {
+    let class = class_of(node);
+    if class == Class::Tactic {
         let head = node.child_by_field_name("head")?;
         let word = &file.text[head.byte_range()];
         return ENCLOSERS.contains(&word).then_some(word);
     }
-    let kind = node.kind();
-    if ["have", "show", "suffices"]
-        .iter()
-        .any(|k| kind.contains(k))
-    {
+    if matches!(class, Class::Have | Class::EncloserKind) {
         let word = first_word(node);
         return ENCLOSERS.contains(&word).then_some(word);
     }

@@ -345,11 +345,25 @@ const STRUCTURAL_HEADS: &[&str] = &["·", ".", "<;>", "(", "{", "["];
 impl Outline {
     /// Reads the outline of a parsed file.
     pub fn of(path: &str, file: &ParsedFile) -> Outline {
-        Outline::with_markers(path, file, markers(&file.text))
+        Outline::with_markers(path, file, markers(&file.text), false)
     }
 
-    fn with_markers(path: &str, file: &ParsedFile, markers: Occurrences) -> Outline {
+    /// The declarations (kinds, names, full names, lines, spans) without reading proofs or
+    /// statements: no holes, no tactics, no comments inside declarations, and every
+    /// `statement` empty. What a check of
+    /// names needs; a proof full of holes costs nothing here.
+    pub fn declarations_only(path: &str, file: &ParsedFile) -> Outline {
+        Outline::with_markers(path, file, Occurrences::of_each(&[], ""), true)
+    }
+
+    fn with_markers(
+        path: &str,
+        file: &ParsedFile,
+        markers: Occurrences,
+        names_only: bool,
+    ) -> Outline {
         let mut builder = Builder {
+            names_only,
             file,
             scopes: Vec::new(),
             outline: Outline {
@@ -382,6 +396,8 @@ enum Scope {
 }
 
 struct Builder<'f> {
+    /// See [`Outline::declarations_only`].
+    names_only: bool,
     file: &'f ParsedFile,
     scopes: Vec<Scope>,
     outline: Outline,
@@ -598,6 +614,10 @@ impl<'f> Builder<'f> {
             user_command,
             theorem_like,
         };
+        if self.names_only {
+            self.outline.declarations.push(decl);
+            return;
+        }
         let owner = Some(decl.full_name.clone());
         let first_comment = self.outline.comments.len();
         // A `by` in the signature (an autoParam such as `(μ : Measure k := by volume_tac)`) is
@@ -977,6 +997,33 @@ mod tests {
 
     /// A tactic used on every line of a long proof is counted each time under one name.
     #[test]
+    fn declarations_only_has_the_declarations_of_the_full_outline() {
+        let text = "namespace A\n\ntheorem t : True := by\n  have h : 1 = 1 := by sorry\n  sorry\n\nsection\ndef f (n : Nat) : Nat := n -- c\nend\n\nend A\n\naxiom B.ax : False\ninstance : Inhabited Nat := ⟨sorry⟩\n";
+        let file = ParsedFile::parse(text.to_string());
+        let full = Outline::of("", &file);
+        let names = Outline::declarations_only("", &file);
+        let key = |o: &Outline| -> Vec<(String, String, String, usize, Range<usize>)> {
+            o.declarations
+                .iter()
+                .map(|d| {
+                    (
+                        d.kind.clone(),
+                        d.name.clone(),
+                        d.full_name.clone(),
+                        d.line,
+                        d.span.clone(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(key(&full).len(), 4);
+        assert_eq!(key(&names), key(&full));
+        assert_eq!(full.sorries.len(), 3);
+        assert!(names.sorries.is_empty());
+        assert!(names.declarations.iter().all(|d| d.statement.is_empty()));
+    }
+
+    #[test]
     fn repeated_tactics_are_counted_under_one_name() {
         let mut text = String::from("theorem t (a : Nat) (h : a = 1) : a = 1 := by\n");
         for _ in 0..300 {
@@ -1028,7 +1075,7 @@ mod tests {
             let file = ParsedFile::parse(source.text);
             let everywhere = Occurrences::everywhere(file.text.len());
             let pruned = Outline::of("", &file);
-            let full = Outline::with_markers("", &file, everywhere);
+            let full = Outline::with_markers("", &file, everywhere, false);
             assert_eq!(
                 serde_json::to_string(&pruned).unwrap(),
                 serde_json::to_string(&full).unwrap(),

@@ -90,11 +90,17 @@ fn escape_finder() -> &'static aho_corasick::AhoCorasick {
 /// ([`unparsed_escapes`]) and in the code of opaque text elsewhere ([`opaque_escapes`]).
 pub fn lexical_escapes(file: &ParsedFile) -> Vec<Hit> {
     let regions = unparsed_regions(file);
+    let opaque = opaque_escapes(file, &regions);
+    with_unparsed(file, &regions, opaque)
+}
+
+/// The hits in the `regions` (ascending, from [`unparsed_regions`]) and `opaque`, in file order.
+fn with_unparsed(file: &ParsedFile, regions: &[Range<usize>], opaque: Vec<Hit>) -> Vec<Hit> {
     let mut hits: Vec<Hit> = regions
         .iter()
         .flat_map(|r| scan(&file.text, r.clone()))
         .collect();
-    hits.extend(opaque_escapes(file, &regions));
+    hits.extend(opaque);
     hits.sort_by_key(|h| h.span.start);
     hits
 }
@@ -104,37 +110,90 @@ pub fn lexical_escapes(file: &ParsedFile) -> Vec<Hit> {
 /// holds an escape word are entered, so a file without one costs one text search.
 pub fn opaque_escapes(file: &ParsedFile, skip: &[Range<usize>]) -> Vec<Hit> {
     let mut hits = Vec::new();
-    if file.aborted {
+    let Some(words) = words_of(file) else {
         return hits;
-    }
-    let words = Occurrences::of(escape_finder(), &file.text);
-    if !words.any_in(0..file.text.len()) {
-        return hits;
-    }
-    let skipped = |at: usize| {
-        let k = skip.partition_point(|r| r.end <= at);
-        skip.get(k).is_some_and(|r| r.start <= at)
     };
-    let text = &file.text;
     let mut cursor = file.root().walk();
     for_each_descendant_where(
         &mut cursor,
         |n| words.any_in(n.byte_range()),
-        |n| {
-            if !words.any_in(n.byte_range()) || skipped(n.start_byte()) {
-                return;
-            }
-            if let Some((kind, ranges)) = opaque::code_ranges(n, text) {
-                for r in ranges {
-                    hits.extend(scan(text, r).into_iter().map(|h| Hit {
-                        opaque: Some(kind),
-                        ..h
-                    }));
-                }
-            }
-        },
+        |n| opaque_hits(n, &file.text, &words, skip, &mut hits),
     );
     hits
+}
+
+/// The escape words' occurrences in the text; `None` when there are none to find (or the parse
+/// was abandoned: its tree is a stand-in).
+fn words_of(file: &ParsedFile) -> Option<Occurrences> {
+    if file.aborted {
+        return None;
+    }
+    let words = Occurrences::of(escape_finder(), &file.text);
+    words.any_in(0..file.text.len()).then_some(words)
+}
+
+/// The hits in the code of `n` when it is opaque text holding an escape word outside `skip`.
+fn opaque_hits(
+    n: tree_sitter::Node<'_>,
+    text: &str,
+    words: &Occurrences,
+    skip: &[Range<usize>],
+    hits: &mut Vec<Hit>,
+) {
+    let at = n.start_byte();
+    let k = skip.partition_point(|r| r.end <= at);
+    if !words.any_in(n.byte_range()) || skip.get(k).is_some_and(|r| r.start <= at) {
+        return;
+    }
+    if let Some((kind, ranges)) = opaque::code_ranges(n, text) {
+        for r in ranges {
+            hits.extend(scan(text, r).into_iter().map(|h| Hit {
+                opaque: Some(kind),
+                ..h
+            }));
+        }
+    }
+}
+
+/// [`lexical_escapes`] for a walk that visits every node anyway (lint's): it hands each node
+/// of an opaque kind to [`LexicalEscapes::visit`] and takes the hits with
+/// [`LexicalEscapes::finish`], so that hole-dense files (every `sorry` is an escape word) are
+/// not walked a second time.
+pub struct LexicalEscapes {
+    regions: Vec<Range<usize>>,
+    words: Option<Occurrences>,
+    opaque: Vec<Hit>,
+}
+
+impl LexicalEscapes {
+    pub fn new(file: &ParsedFile) -> LexicalEscapes {
+        LexicalEscapes {
+            regions: unparsed_regions(file),
+            words: words_of(file),
+            opaque: Vec::new(),
+        }
+    }
+
+    /// Whether a node of this kind can be opaque text holding code ([`opaque::code_ranges`]).
+    pub fn is_opaque_kind(kind: &str) -> bool {
+        matches!(
+            kind,
+            "jsx_element" | "verso_markup" | "syntax_quotation" | "syntax_command"
+        )
+    }
+
+    /// One node of the walk (in document order, every node whose kind
+    /// [`LexicalEscapes::is_opaque_kind`]).
+    pub fn visit(&mut self, n: tree_sitter::Node<'_>, text: &str) {
+        if let Some(words) = &self.words {
+            opaque_hits(n, text, words, &self.regions, &mut self.opaque);
+        }
+    }
+
+    /// Every hit, as [`lexical_escapes`] returns them.
+    pub fn finish(self, file: &ParsedFile) -> Vec<Hit> {
+        with_unparsed(file, &self.regions, self.opaque)
+    }
 }
 
 /// The byte ranges of the top-level commands that contain an ERROR or MISSING node, merged

@@ -11,7 +11,7 @@ use super::{LintConfig, Rule};
 use crate::lean::idents;
 use crate::lean::outline::for_each_descendant;
 use crate::lean::syntax::{tokens, Position};
-use crate::lean::trust_scan::{self, Escape};
+use crate::lean::trust_scan::{self, Escape, LexicalEscapes};
 use crate::lean::{Outline, ParsedFile};
 
 /// Debug commands that should not stay in a checked-in file.
@@ -35,6 +35,8 @@ struct Checker<'f, 'c> {
     out: Vec<Raw>,
     /// Start byte of each `declaration` node → its `name` node.
     declaration_names: HashMap<usize, Node<'f>>,
+    /// The escape words read lexically, gathered during the walk (taken when it ends).
+    escapes: Option<LexicalEscapes>,
 }
 
 /// Runs every enabled rule over `file`.
@@ -44,6 +46,7 @@ pub fn run(file: &ParsedFile, config: &LintConfig) -> Vec<Raw> {
         config,
         out: Vec::new(),
         declaration_names: HashMap::new(),
+        escapes: Some(LexicalEscapes::new(file)),
     };
     checker.walk();
     if config.enabled(Rule::DuplicateDeclaration) {
@@ -87,6 +90,11 @@ impl<'f> Checker<'f, '_> {
         if !node.is_named() {
             return; // keywords and punctuation; e.g. the `sorry` token inside a `sorry` node
         }
+        if LexicalEscapes::is_opaque_kind(kind) {
+            if let Some(escapes) = &mut self.escapes {
+                escapes.visit(node, &self.file.text);
+            }
+        }
         match kind {
             "sorry" => self.push(
                 Rule::Sorry,
@@ -116,7 +124,10 @@ impl<'f> Checker<'f, '_> {
     /// compiler. A word the tree already reported (the rest of the command parsed) is not
     /// repeated.
     fn lexical_escapes(&mut self) {
-        let hits = trust_scan::lexical_escapes(self.file);
+        let Some(escapes) = self.escapes.take() else {
+            return;
+        };
+        let hits = escapes.finish(self.file);
         if hits.is_empty() {
             return;
         }
@@ -297,7 +308,9 @@ impl<'f> Checker<'f, '_> {
     }
 
     fn duplicates(&mut self) {
-        let outline = Outline::of("", self.file);
+        // Only names are compared: the proofs (in a hole-dense file, most of the tree) are
+        // not read.
+        let outline = Outline::declarations_only("", self.file);
         let mut first_line: HashMap<&str, usize> = HashMap::new();
         let mut found = Vec::new();
         for decl in &outline.declarations {

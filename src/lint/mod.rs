@@ -332,7 +332,26 @@ pub fn lint(path: &str, file: &ParsedFile, config: &LintConfig) -> Vec<Finding> 
     if !findings.is_sorted_by(|a, b| order(a, b).is_le()) {
         findings.sort_by(order);
     }
-    findings.dedup();
+    // Equal findings are neighbours once sorted; the cheap fields are compared first (a
+    // hole-dense file has a finding per hole, all with the same path and message).
+    findings.dedup_by(|a, b| {
+        (
+            a.line,
+            a.column,
+            a.end_line,
+            a.end_column,
+            a.rule,
+            a.severity,
+        ) == (
+            b.line,
+            b.column,
+            b.end_line,
+            b.end_column,
+            b.rule,
+            b.severity,
+        ) && a.message == b.message
+            && a.path == b.path
+    });
     findings
 }
 

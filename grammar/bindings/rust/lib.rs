@@ -33,4 +33,85 @@ mod tests {
             .set_language(&super::LANGUAGE.into())
             .expect("Error loading Lean parser");
     }
+
+    use std::ffi::{c_char, c_uint, c_void};
+
+    extern "C" {
+        fn tree_sitter_lean_external_scanner_create() -> *mut c_void;
+        fn tree_sitter_lean_external_scanner_destroy(payload: *mut c_void);
+        fn tree_sitter_lean_external_scanner_serialize(
+            payload: *mut c_void,
+            buffer: *mut c_char,
+        ) -> c_uint;
+        fn tree_sitter_lean_external_scanner_deserialize(
+            payload: *mut c_void,
+            buffer: *const c_char,
+            length: c_uint,
+        );
+    }
+
+    /// The scanner's state: a 5-byte header (overflow, last token, notation depth), then the
+    /// block stack as runs of equal entries, each `varint(entry << 1 | more)` and, when
+    /// `more`, `varint(count - 2)`.
+    fn varint(out: &mut Vec<u8>, mut v: u32) {
+        while v >= 0x80 {
+            out.push(0x80 | (v & 0x7F) as u8);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    /// Deserializes `state` and serializes it again.
+    fn round_trip(state: &[u8]) -> Vec<u8> {
+        let mut buffer = [0 as c_char; 1024];
+        // SAFETY: the scanner is created, used and destroyed here; the buffer has the
+        // runtime's size (TREE_SITTER_SERIALIZATION_BUFFER_SIZE).
+        unsafe {
+            let s = tree_sitter_lean_external_scanner_create();
+            tree_sitter_lean_external_scanner_deserialize(
+                s,
+                state.as_ptr() as *const c_char,
+                state.len() as c_uint,
+            );
+            let n = tree_sitter_lean_external_scanner_serialize(s, buffer.as_mut_ptr());
+            tree_sitter_lean_external_scanner_destroy(s);
+            buffer[..n as usize].iter().map(|&b| b as u8).collect()
+        }
+    }
+
+    const HEADER: [u8; 5] = [0, 0, 0xFF, 0xFF, 0];
+
+    #[test]
+    fn equal_blocks_serialize_in_a_few_bytes_whatever_their_depth() {
+        // 250 blocks (the most the scanner keeps) at the clamped column with the same flags,
+        // as nested `by`s on one long line give.
+        let mut state = HEADER.to_vec();
+        varint(&mut state, (0x05FF << 1) | 1);
+        varint(&mut state, 250 - 2);
+        assert_eq!(round_trip(&state), state);
+        assert!(state.len() <= 10, "{} bytes", state.len());
+        // More than the scanner keeps: cut at its depth.
+        let mut deeper = HEADER.to_vec();
+        varint(&mut deeper, (0x05FF << 1) | 1);
+        varint(&mut deeper, 1000 - 2);
+        assert_eq!(round_trip(&deeper), state);
+    }
+
+    #[test]
+    fn the_deepest_state_of_distinct_blocks_fits_the_buffer() {
+        // Distinct entries with every flag bit up to bit 21: the largest encoding.
+        let mut state = HEADER.to_vec();
+        for i in 0..250u32 {
+            varint(&mut state, ((0x3F_FE00 | i) << 1) & !1);
+        }
+        assert!(state.len() <= 1024, "{} bytes", state.len());
+        assert_eq!(round_trip(&state), state);
+        // Runs and single entries mixed keep their order.
+        let mut mixed = HEADER.to_vec();
+        varint(&mut mixed, 2 << 1);
+        varint(&mut mixed, (4 << 1) | 1);
+        varint(&mut mixed, 3 - 2);
+        varint(&mut mixed, 2 << 1);
+        assert_eq!(round_trip(&mixed), mixed);
+    }
 }
