@@ -76,7 +76,7 @@ fn corpus_parses_cleanly_and_outlines_without_panics() {
                     for s in &outline.sorries {
                         if let Some(d) = &s.declaration {
                             assert!(
-                                outline.declarations.iter().any(|x| &x.full_name == d),
+                                outline.declarations.iter().any(|x| x.full_name == **d),
                                 "{}: sorry at {}:{} names unknown declaration {d}",
                                 outline.path,
                                 s.line,

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use tree_sitter::Node;
@@ -209,8 +209,8 @@ impl UserDeclaration<'_> {
 pub struct Sorry {
     pub line: usize,
     pub column: usize,
-    /// Full name of the enclosing declaration, if any.
-    pub declaration: Option<String>,
+    /// Full name of the enclosing declaration, if any (shared by the declaration's holes).
+    pub declaration: Option<Arc<str>>,
     /// `sorry` or `admit`.
     #[serde(skip)]
     pub keyword: &'static str,
@@ -618,7 +618,7 @@ impl<'f> Builder<'f> {
             self.outline.declarations.push(decl);
             return;
         }
-        let owner = Some(decl.full_name.clone());
+        let owner: Option<Arc<str>> = Some(Arc::from(decl.full_name.as_str()));
         let first_comment = self.outline.comments.len();
         // A `by` in the signature (an autoParam such as `(μ : Measure k := by volume_tac)`) is
         // part of the statement, not of the proof.
@@ -655,7 +655,7 @@ impl<'f> Builder<'f> {
         &mut self,
         node: Node<'f>,
         decl: &mut Declaration,
-        owner: Option<String>,
+        owner: Option<Arc<str>>,
         proof_start: usize,
     ) {
         let k = kinds();
@@ -704,7 +704,7 @@ impl<'f> Builder<'f> {
 
     /// The holes in the code of `node` when it is opaque text ([`super::opaque`]), read
     /// lexically and recorded as holes of `declaration`; returns how many.
-    fn opaque_holes(&mut self, node: Node<'_>, declaration: Option<String>) -> usize {
+    fn opaque_holes(&mut self, node: Node<'_>, declaration: Option<Arc<str>>) -> usize {
         let Some((_, ranges)) = super::opaque::code_ranges(node, &self.file.text) else {
             return 0;
         };
@@ -748,7 +748,7 @@ impl<'f> Builder<'f> {
         });
     }
 
-    fn sorry(&mut self, node: Node<'_>, declaration: Option<String>) {
+    fn sorry(&mut self, node: Node<'_>, declaration: Option<Arc<str>>) {
         let pos = self.file.start_of(node);
         let keyword = if node.kind_id() == kinds().admit {
             "admit"
