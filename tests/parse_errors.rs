@@ -196,8 +196,6 @@ fn lean_syntax_rules_mark_only_the_declarations_lean_rejects() {
         "pipe_projection",
         // `calc a ≤ b := h` then a more indented `_ = c := h'`: an argument of `h`
         "calc_first_step_argument",
-        // `at h` at column 0 after the proof closed: no command starts with `at`
-        "at_column_0",
     ] {
         let path = fixture(&format!("fixtures/parse_errors/{name}.lean"));
         let marks = outline_marks(&path);

@@ -1566,14 +1566,6 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       c != '%')
     return emit(s, lx, ERROR_SENTINEL);
 
-  /* `at` and `using` are keywords of tactics (Lean's `location`, `simpa … using e`), which no
-   * term and no command takes: at column 0 with no block open, where no tactic can be going
-   * on (a `by` block closed there), the line is where Lean's next command would start, and
-   * none does ("unexpected token 'at'; expected command"). */
-  if (nl && indent == 0 && !has && line_word_read && line_word_len < sizeof(line_word) &&
-      (strcmp(line_word, "at") == 0 || strcmp(line_word, "using") == 0))
-    return emit(s, lx, ERROR_SENTINEL);
-
   /* ---- command boundaries at column 0 ---- */
   /* A project's command ends before the next column-0 command or comment; a command may
    * start at a column-0 word (not one that continues the command above), `@[` or `#…`. */
