@@ -121,6 +121,11 @@ module.exports = grammar({
     $._arg_bar,
     // zero-width, before the `do` sequence of a `try`
     $._try_block,
+    // valid right after the field and arguments of `e |>.f a b`, where the scanner makes a
+    // binary operator an error; zero-width at the end of the line (see `_pipe_proj`)
+    $._pipe_check,
+    // zero-width, right after a `calc` step's `:=` (see `calc_step`)
+    $._calc_proof,
   ],
 
   reserved: {
@@ -631,6 +636,7 @@ module.exports = grammar({
       $.catch,
       $.finally,
       $._term_prefix,
+      $._pipe_proj,
       // Bracket notations (`⁅a, b⁆`, `⟦x⟧`, `⌊x⌋₊`, `F⟮α, β⟯`: Unicode's paired brackets that
       // Lean leaves to notations) are flat: the brackets are operators, and a `,` inside them
       // is the notation's (the scanner counts them), not one that ends a tactic block.
@@ -656,6 +662,24 @@ module.exports = grammar({
       // neither keywords nor quotes mean anything there.
       $.jsx_element,
     ),
+
+    // Lean's `pipeProj` (`e |>.f a b`) is a trailing parser at `minPrec`: the term it makes
+    // can be the left operand of no binary operator above that precedence (`trailingNode`'s
+    // `checkLhsPrec`), so `e |>.f a ≤ b` ends the term before `≤`, and no construct around a
+    // term takes `≤` next (Lean: "unexpected token '≤'; expected command"). Hidden: the
+    // tree stays flat. After the field and after each argument that is a single token the
+    // scanner (`_pipe_check`) turns a binary operator into an error; a bracketed argument
+    // ends the check (judging what follows it would cost some 2,000 parse states), and so
+    // does the end of the line (see the scanner).
+    _pipe_proj: $ => prec.right(seq(
+      alias('|>.', $.operator),
+      // (without a field it is Lean's `pipeCompletion`)
+      optional(seq(
+        choice($.identifier, $.number),
+        repeat(choice($.identifier, $.dot_identifier, $.number, $.string, $.char)),
+      )),
+      optional($._pipe_check),
+    )),
 
     _group: $ => choice(
       $.parens,
@@ -831,7 +855,9 @@ module.exports = grammar({
       )),
     ),
 
-    calc_step: $ => seq($._term, optional(seq(':=', $._term))),
+    // (`_calc_proof` tells the scanner that the first step has its proof: a more indented
+    // `_ … := …` line is then an argument of the proof term, not the next step)
+    calc_step: $ => seq($._term, optional(seq(':=', $._calc_proof, $._term))),
 
     sorry: $ => 'sorry',
 

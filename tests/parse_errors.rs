@@ -170,3 +170,112 @@ fn a_column_0_line_does_not_continue_a_calc_step() {
     assert_eq!(stats["clean_files"], 0, "{stats}");
     assert_eq!(stats["declarations_lost_to_errors"], 0, "{stats}");
 }
+
+/// The declarations of a fixture as (name, whether `mf outline` marks a parse error in it).
+fn outline_marks(path: &Path) -> Vec<(String, bool)> {
+    let out = mf().args(["outline", "--json"]).arg(path).output().unwrap();
+    let outline: Value = serde_json::from_slice(&out.stdout).unwrap();
+    outline["declarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let name = d["name"].as_str().unwrap_or_default().to_string();
+            (name, d.get("parse_error") == Some(&Value::Bool(true)))
+        })
+        .collect()
+}
+
+/// Rules of Lean's syntax that permissive terms would miss, one fixture each: Lean rejects
+/// exactly the declarations named `rejected_*`, and only those hold a parse error (the
+/// error costs its command, not its neighbours).
+#[test]
+fn lean_syntax_rules_mark_only_the_declarations_lean_rejects() {
+    for name in [
+        // `e |>.f a ≤ b`: `pipeProj` is at `minPrec`, no binary operator takes it
+        "pipe_projection",
+        // `calc a ≤ b := h` then a more indented `_ = c := h'`: an argument of `h`
+        "calc_first_step_argument",
+    ] {
+        let path = fixture(&format!("fixtures/parse_errors/{name}.lean"));
+        let marks = outline_marks(&path);
+        assert!(
+            marks.iter().any(|(n, _)| n.starts_with("rejected_")),
+            "{name}: {marks:?}"
+        );
+        assert!(
+            marks.iter().any(|(n, _)| !n.starts_with("rejected_")),
+            "{name}: {marks:?}"
+        );
+        for (declaration, marked) in &marks {
+            assert_eq!(
+                *marked,
+                declaration.starts_with("rejected_"),
+                "{name}: {declaration} ({marks:?})"
+            );
+        }
+        let out = mf()
+            .args(["parse", "--stats", "--json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(stats["clean_files"], 0, "{name}: {stats}");
+    }
+}
+
+/// A tactic after a declaration's `where` definitions is where Lean expects the next command
+/// ("unexpected token 'exact'; expected command"): the error comes after the declaration that
+/// holds the `where` and before the next one; `where` after a proof at the tactics' column is
+/// fine.
+#[test]
+fn a_tactic_after_where_definitions_is_an_error() {
+    let path = fixture("fixtures/parse_errors/where_in_tactic_block.lean");
+    let out = mf()
+        .args(["parse", "--errors"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("where_in_tactic_block.lean: 9:"),
+        "{stdout}"
+    );
+    let marks = outline_marks(&path);
+    for fine in ["local_definition", "after"] {
+        assert!(
+            marks.contains(&(fine.to_string(), false)),
+            "{fine}: {marks:?}"
+        );
+    }
+}
+
+/// A doc comment that nothing takes (here `end` follows it, past other comments) is an error
+/// in its own place; the doc comments of a theorem, of an attributed theorem and of
+/// `#guard_msgs` are not.
+#[test]
+fn a_doc_comment_that_no_declaration_follows_is_an_error() {
+    let path = fixture("fixtures/parse_errors/orphan_doc_comment.lean");
+    let out = mf()
+        .args(["parse", "--errors"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout.trim_end(),
+        format!(
+            "{}: 12:1 doc comment that no declaration follows (a doc comment belongs to one)",
+            path.display()
+        ),
+        "{stdout}"
+    );
+    let marks = outline_marks(&path);
+    assert_eq!(
+        marks,
+        vec![
+            ("documented".to_string(), false),
+            ("attributed".to_string(), false)
+        ]
+    );
+}

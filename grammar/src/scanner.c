@@ -56,6 +56,8 @@ enum TokenType {
   NOTATION_COMMA,
   ARG_BAR,
   TRY_BLOCK,
+  PIPE_CHECK,
+  CALC_PROOF,
 };
 
 #define MAX_DEPTH 250
@@ -146,6 +148,7 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
   return lx->get_column(lx);
 }
 #define WHERE_BLOCK 0x100000u /* any `where` block */
+#define PROOF_FLAG 0x400000u   /* the first step of a `calc` has its `:=` */
 #define TRY_FLAG 0x200000u    /* the `do` sequence of a `try` */
 /* `last` after the block of a `try` was closed (no token has this number) */
 #define TRY_CLOSED 0x7FFFu
@@ -440,6 +443,19 @@ static bool arrow_on_line(TSLexer *lx) {
   return false;
 }
 
+/* Whether a `:=` follows on the line (within `LOOKAHEAD_LIMIT` characters). */
+static bool assign_on_line(TSLexer *lx) {
+  for (unsigned i = 0; i < LOOKAHEAD_LIMIT && !at_end(lx) && lx->lookahead != '\n'; i++) {
+    if (lx->lookahead == ':') {
+      adv(lx);
+      if (lx->lookahead == '=') return true;
+    } else {
+      adv(lx);
+    }
+  }
+  return false;
+}
+
 /* Skips the rest of a comment (the lexer stands after its `--` or `/-`), spending at most
  * `*budget` characters; false when the budget ran out first. */
 static bool skip_comment_rest(TSLexer *lx, bool block, unsigned *budget) {
@@ -464,6 +480,50 @@ static bool skip_comment_rest(TSLexer *lx, bool block, unsigned *budget) {
     }
   }
   return true;
+}
+
+/* A doc comment belongs to what follows it (Lean's `declModifiers`, a `syntax` / `macro`
+ * command, a field, a constructor, a `where` definition: each takes `docComment?` first).
+ * Commands that take none (`end`, `namespace`, `section`, `open`, `variable`, `universe`,
+ * `set_option`, `import`), another doc comment, a module doc or the end of the file cannot
+ * follow it: Lean stops there ("unexpected token 'end'; expected 'lemma'"). (`#` commands are
+ * not judged: `#guard_msgs` takes the doc comment before it.) The lexer stands after the doc
+ * comment; comments after it are skipped (bounded). */
+static const char *const NO_DOC_WORDS[] = {
+  "end", "import", "namespace", "open", "section", "set_option", "universe", "variable", NULL,
+};
+
+static bool doc_comment_orphaned(TSLexer *lx) {
+  unsigned budget = LOOKAHEAD_LIMIT;
+  for (;;) {
+    while (is_space(lx->lookahead)) {
+      if (budget-- == 0) return false;
+      adv(lx);
+    }
+    if (at_end(lx)) return true;
+    int32_t c = lx->lookahead;
+    if (c == '-' || c == '/') {
+      adv(lx);
+      if (lx->lookahead != '-') return false;
+      adv(lx);
+      if (c == '/' && (lx->lookahead == '-' || lx->lookahead == '!')) {
+        adv(lx);
+        /* `/--` and `/-!` start docs; `/--/` is an empty plain comment */
+        if (lx->lookahead != '/') return true;
+        adv(lx);
+        continue;
+      }
+      if (!skip_comment_rest(lx, c == '/', &budget)) return false;
+      continue;
+    }
+    if (!is_ascii_word_start(c)) return false;
+    char w[12];
+    unsigned n = read_word(lx, w, sizeof(w));
+    if (n >= sizeof(w) || lx->lookahead == '.') return false;
+    for (const char *const *k = NO_DOC_WORDS; *k; k++)
+      if (strcmp(w, *k) == 0) return true;
+    return false;
+  }
 }
 
 /* A column-0 comment: does a command (or the end of the file) follow it and the comments
@@ -714,6 +774,11 @@ static bool finish_block_comment(TSLexer *lx, const bool *valid) {
     /* An unterminated comment runs to the end of the file.  Lean reports an
      * error there, so the tree must show one: return a token that no parse
      * state accepts (the sentinel), which the parser puts in an ERROR node. */
+    lx->result_symbol = ERROR_SENTINEL;
+    return true;
+  }
+  /* a doc comment that nothing after it can take is an error (as in Lean), in its place */
+  if (type == DOC_COMMENT && doc_comment_orphaned(lx)) {
     lx->result_symbol = ERROR_SENTINEL;
     return true;
   }
@@ -1063,8 +1128,74 @@ static bool jsx_element(Scanner *s, TSLexer *lx, uint32_t start) {
   return true;
 }
 
+/* ---- the end of `e |>.f a b` ----
+ * Lean's `pipeProj` is a trailing parser at `minPrec` (`trailing_parser:minPrec`), and
+ * `trailingNode` leaves that precedence as the term's `lhsPrec`: a binary operator, whose
+ * trailing parser checks a higher `lhsPrec` (`infixl:65 " + "` checks 65), cannot take the
+ * term as its left operand, so the term ends before it and nothing around a term takes a
+ * binary operator next ("unexpected token '≤'; expected command"), at any column. Where the
+ * grammar marks the end of such a term (`_pipe_check`), a binary operator is an error. Only
+ * symbols that start no prefix operator and no other token count: `|>`, `<|`, `$`, `▸`, `→`
+ * (lower or no `lhsPrec`), `-`, `¬`, `↑`, `!` (prefixes, arguments) do not. */
+
+/* Unicode symbols that start only binary operators (relations, lattice and set operations,
+ * composition, products): one look at the next character decides, nothing is consumed. */
+static bool binary_symbol(int32_t c) {
+  switch (c) {
+    case 0x2264: case 0x2265: case 0x2260: /* ≤ ≥ ≠ */
+    case 0x2227: case 0x2228: case 0x2194: /* ∧ ∨ ↔ */
+    case 0x2208: case 0x2209:              /* ∈ ∉ */
+    case 0x2286: case 0x2282: case 0x2287: case 0x2283: case 0x228A: /* ⊆ ⊂ ⊇ ⊃ ⊊ */
+    case 0x2229: case 0x222A: case 0x2223: /* ∩ ∪ ∣ */
+    case 0x2218: case 0x2022: case 0x00D7: /* ∘ • × */
+    case 0x2261: case 0x2248: case 0x2243: case 0x2245: /* ≡ ≈ ≃ ≅ */
+    case 0x2293: case 0x2294: case 0x2216: /* ⊓ ⊔ ∖ */
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* ASCII binary operators, as whole runs of symbol characters (`=>` is no operator). */
+static const char *const BINARY_ASCII[] = {
+  "=", "==", "!=", ">", ">=", ">>=", "<", "<=", "<->", "+", "++", "*", "^", "/", "\\",
+  "/\\", "\\/", "&&", NULL,
+};
+
+/* The first characters of `BINARY_ASCII` but `<` and `/` (which may start an HTML element or
+ * a comment). */
+static inline bool pipe_ascii_start(int32_t c) {
+  return c == '=' || c == '!' || c == '>' || c == '+' || c == '*' || c == '^' || c == '\\' ||
+         c == '&';
+}
+
+/* The lexer stands on an ASCII symbol, or right after `first` (0: nothing read): reads the
+ * rest of the run of symbol characters (bounded) and tells whether it is a binary operator. */
+static bool binary_ascii_run(TSLexer *lx, int32_t first) {
+  char run[8];
+  unsigned n = 0;
+  if (first) run[n++] = (char)first;
+  while (lx->lookahead < 0x80 && is_sym(lx->lookahead)) {
+    if (n + 1 >= sizeof(run)) return false;
+    run[n++] = (char)lx->lookahead;
+    adv(lx);
+  }
+  run[n] = 0;
+  for (const char *const *op = BINARY_ASCII; *op; op++)
+    if (strcmp(run, *op) == 0) return true;
+  return false;
+}
+
 static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool recovery = valid[ERROR_SENTINEL];
+
+  /* right after a `calc` step's `:=`: mark the first step's block (see `PROOF_FLAG`) */
+  if (!recovery && valid[CALC_PROOF]) {
+    if (s->len > 0 && s->overflow == 0 && (s->cols[s->len - 1] & CALC_FLAG))
+      s->cols[s->len - 1] |= PROOF_FLAG;
+    lx->mark_end(lx);
+    return emit(s, lx, CALC_PROOF);
+  }
 
   if (!recovery && valid[INTERP_CONTENT]) {
     bool any = false;
@@ -1114,6 +1245,25 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE] && !valid[COMMAND_START] &&
       !valid[COMMAND_END] && !valid[TACTIC_START] && !valid[WHERE_START]) {
     while (is_space(lx->lookahead)) skp(lx);
+    if (valid[PIPE_CHECK]) {
+      /* after `e |>.f a b`: a binary operator (see `binary_symbol`) */
+      int32_t c0 = lx->lookahead;
+      lx->mark_end(lx);
+      if (binary_symbol(c0)) return emit(s, lx, ERROR_SENTINEL);
+      if (pipe_ascii_start(c0)) return binary_ascii_run(lx, 0) && emit(s, lx, ERROR_SENTINEL);
+      if (c0 == '<' || c0 == '/') {
+        uint32_t start = runtime_position(lx)->bytes;
+        adv(lx);
+        if (c0 == '/' && lx->lookahead == '-') {
+          adv(lx);
+          return finish_block_comment(lx, valid);
+        }
+        if (c0 == '<' && valid[JSX_ELEMENT] && is_ascii_word_start(lx->lookahead))
+          return jsx_element(s, lx, start);
+        if (c0 == '<' && lx->lookahead == ';') return false; /* `<;>` */
+        return binary_ascii_run(lx, c0) && emit(s, lx, ERROR_SENTINEL);
+      }
+    }
     if ((valid[NOTATION_OPEN] || s->notation_depth > 0) && notation_token(s, lx, valid))
       return true;
     if (valid[JSX_ELEMENT] && lx->lookahead == '<') {
@@ -1244,6 +1394,24 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return false;
   }
 
+  /* after `e |>.f a b`, a binary operator is an error at any column (see `binary_symbol`);
+   * the arguments end at the line's end (on the next line an argument would need
+   * `checkColGt` against a column the scanner does not know: `let l := s |>.toArray` then
+   * `l == t` below it) */
+  if (valid[PIPE_CHECK]) {
+    int32_t c0 = lx->lookahead;
+    if (binary_symbol(c0)) return emit(s, lx, ERROR_SENTINEL);
+    if (nl) {
+      if (pipe_ascii_start(c0) || c0 == '<' || c0 == '/') {
+        if (c0 == '<' || c0 == '/') adv(lx);
+        bool tactic_seq = c0 == '<' && lx->lookahead == ';'; /* `<;>` */
+        if (!tactic_seq && binary_ascii_run(lx, c0 == '<' || c0 == '/' ? c0 : 0))
+          return emit(s, lx, ERROR_SENTINEL);
+      }
+      return emit(s, lx, PIPE_CHECK);
+    }
+  }
+
   /* ---- B. dedent ---- */
   /* In the first step of a `calc`, a line that starts with an operator
    * continues the step even when it is less indented (`calc a\n  ≤ b := p`). */
@@ -1330,6 +1498,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
    * whose first characters we stop on) ---- */
   enum Kind k = K_OTHER;
   bool cmd_start = false, closing_word = false, continuation = false;
+  bool where_word = false; /* a line starts with `where` */
   bool then_else = false, bar_spaced_after = false, tactic_start = false;
   bool hole_line = false; /* the line starts with `_ `: a `calc` step */
   bool lx_word_is_deriving = false;
@@ -1426,6 +1595,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
             cmd_start = true;
           }
         }
+        if (c == 'w' && has && v_end && strcmp(w, "where") == 0) where_word = true;
         if ((c == 'd' || c == 't') && has && v_end && word_in(w, CLOSING_WORDS)) {
           closing_word = true;
           lx_word_is_deriving = strcmp(w, "deriving") == 0;
@@ -1495,8 +1665,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (v_cend && cmd_start) return emit(s, lx, COMMAND_END);
     /* (a term part, `,` or `|` that the command could still take means it goes on) */
     bool goes_on = valid[ABS_BAR] || valid[COMMA] || valid[BAR] || valid[TERM_PREFIX_START];
+    /* (a tactic's name starts no command: after a declaration's `where` definitions, a tactic
+     * line is the error Lean reports there) */
     if (v_cstart && !v_cend && !goes_on && line_word_len < sizeof(line_word) &&
-        !word_in(line_word, CONTINUATION_WORDS) &&
+        !word_in(line_word, CONTINUATION_WORDS) && !word_in(line_word, TACTIC_WORDS) &&
         (strcmp(line_word, "deriving") != 0 || deriving_instance(lx)))
       return emit_command_start(s, lx, word_hash(line_word));
   }
@@ -1562,6 +1734,13 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     }
   }
 
+  /* after `e |>.f a b`, an ASCII binary operator (the run it reads is what the next test
+   * would skip) */
+  if (valid[PIPE_CHECK] && k == K_OTHER && !line_word_read &&
+      ((c == '<' && after_lt) || c == '/' || pipe_ascii_start(c)) &&
+      binary_ascii_run(lx, c == '<' || c == '/' ? c : 0))
+    return emit(s, lx, ERROR_SENTINEL);
+
   /* ---- operator at the end of the line (a zero-width extra) ---- */
   if (!nl && top_same_line_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
       c != '|' && c != '/' && c != '-' && c != '@' && c != '#' && c != '<' && c != '.' &&
@@ -1593,6 +1772,25 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       pop(s);
       return emit(s, lx, LAYOUT_END);
     }
+    /* A less indented line that goes on with a `where` item begun on the `where` line (see
+     * `where_continuation`) continues its type or value; a tactic's name cannot (Lean reads it
+     * as a keyword, and an argument would need `checkColGt` against the item's column): the
+     * block ends, and with it the declaration. */
+    if (top_where && s->len == 1 && indent < top && v_end && line_word_read &&
+        line_word_len < sizeof(line_word) && word_in(line_word, TACTIC_WORDS) &&
+        !word_in(line_word, CONTINUATION_WORDS)) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
+    }
+    /* A line that starts with `where` ends every block inside a declaration's body, at any
+     * column: `where` is a keyword (Lean's `whereDecls` follows the body, `declBody`), which
+     * no tactic, term or `do` element takes. The local definitions then end the command:
+     * a tactic line after them is an error, as in Lean ("unexpected token 'have'; expected
+     * command"). (Not the fields of a `where` block, whose line it cannot start either.) */
+    if (where_word && v_end && !(top_entry & WHERE_BLOCK)) {
+      pop(s);
+      return emit(s, lx, LAYOUT_END);
+    }
     /* no tactic takes them: at or left of a tactic block's column they end the block (Lean:
      * they follow the declaration's body, `Termination.suffix`) */
     if (indent <= top && closing_word && v_end && top_tactic) {
@@ -1606,7 +1804,17 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       return emit(s, lx, LAYOUT_END);
     }
     /* a `_ … := …` line more indented than the first step of a `calc` starts the later
-     * steps (Lean: `withPosition((calcStep ppLine)*)` fixes their column at the first `_`) */
+     * steps (Lean: `withPosition((calcStep ppLine)*)` fixes their column at the first `_`)
+     * when the first step cannot take the `_` as an argument. After the first step's proof
+     * term (`:= h`, not a block the line has just closed, as `:= by simp`) it
+     * can: Lean's `argument` checks `checkColGt` against `withPosition(calcFirstStep)`, the
+     * first step's column, so the line reads `h _ = c`, and its `:=` is an error ("unexpected
+     * token ':='; expected command"). (After a block comment the scanner does not know what
+     * the comment followed: the line starts the steps.) */
+    if (hole_line && top_calc && indent > top && v_end && (top_entry & PROOF_FLAG) &&
+        s->last != LAYOUT_END && s->last != BLOCK_COMMENT && s->last != COMMENT_GUARD &&
+        assign_on_line(lx))
+      return emit(s, lx, ERROR_SENTINEL);
     if (hole_line && top_calc && indent > top && v_end) {
       pop(s);
       return emit(s, lx, LAYOUT_END);

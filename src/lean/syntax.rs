@@ -208,6 +208,9 @@ pub enum SyntaxErrorKind {
     Unparsed,
     /// A block comment that never closes: Lean reads the rest of the file as its text.
     UnclosedComment,
+    /// A doc comment that nothing after it takes (`end`, `open`, another doc comment, the end
+    /// of the file): Lean expects a declaration there.
+    OrphanDocComment,
     /// A token the parser had to assume (a MISSING node), by its kind (`)`, `identifier`).
     Missing(String),
     /// A hidden token the parser had to assume (the end of a layout block or of a command)
@@ -215,6 +218,31 @@ pub enum SyntaxErrorKind {
     Incomplete(String),
     /// The parse went over its work budget and was stopped.
     Abandoned,
+}
+
+/// Whether a block comment's text (from its `/-`) closes, counting nested `/-` as Lean does.
+/// (An unterminated comment's token runs to the end of the file without closing; an error
+/// node may hold several orphan doc comments in a row.)
+fn comment_closes(comment: &str) -> bool {
+    let bytes = comment.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i + 1 < bytes.len() {
+        match (bytes[i], bytes[i + 1]) {
+            (b'/', b'-') => {
+                depth += 1;
+                i += 2;
+            }
+            (b'-', b'/') if depth > 0 => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 impl SyntaxError {
@@ -225,6 +253,9 @@ impl SyntaxError {
             // Lean nests `/-` in comments: quoted `'/--'` opens a level too.
             SyntaxErrorKind::UnclosedComment => {
                 "comment never closed (a `/-` inside it opens another)".into()
+            }
+            SyntaxErrorKind::OrphanDocComment => {
+                "doc comment that no declaration follows (a doc comment belongs to one)".into()
             }
             SyntaxErrorKind::Missing(kind) => format!("missing {kind}"),
             SyntaxErrorKind::Incomplete(kind) => {
@@ -269,8 +300,14 @@ impl SyntaxErrors {
             } else if !node.is_error() {
                 return None;
             } else if node.named_child_count() == 0 && text[node.byte_range()].starts_with("/-") {
-                // The scanner's unterminated comment: one token from its `/-` to the end.
-                SyntaxErrorKind::UnclosedComment
+                // The scanner's unterminated comment (one token from its `/-` to the end), or a
+                // whole doc comment that no declaration follows.
+                let comment = &text[node.byte_range()];
+                if comment.starts_with("/--") && comment_closes(comment) {
+                    SyntaxErrorKind::OrphanDocComment
+                } else {
+                    SyntaxErrorKind::UnclosedComment
+                }
             } else {
                 SyntaxErrorKind::Unparsed
             };
@@ -583,6 +620,16 @@ mod tests {
         let unclosed = ParsedFile::parse("/- a /- b -/\ntheorem x : True := trivial\n".into());
         assert_eq!(
             unclosed.errors().list()[0].kind,
+            SyntaxErrorKind::UnclosedComment
+        );
+        let orphan = ParsedFile::parse("/-- a doc -/\n/- a -/\nend\n".into());
+        assert_eq!(
+            orphan.errors().list()[0].kind,
+            SyntaxErrorKind::OrphanDocComment
+        );
+        let unclosed_doc = ParsedFile::parse("/-- a /- b -/\nend\n".into());
+        assert_eq!(
+            unclosed_doc.errors().list()[0].kind,
             SyntaxErrorKind::UnclosedComment
         );
         let missing = ParsedFile::parse("theorem t : True := by\n  exact (foo\n".into());
