@@ -1191,8 +1191,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   /* right after a `calc` step's `:=`: mark the first step's block (see `PROOF_FLAG`) */
   if (!recovery && valid[CALC_PROOF]) {
-    if (s->len > 0 && s->overflow == 0 && (s->cols[s->len - 1] & CALC_FLAG))
-      s->cols[s->len - 1] |= PROOF_FLAG;
+    if (s->len > 0 && s->overflow == 0 && (top_entry_of(s) & CALC_FLAG))
+      set_top_entry(s, top_entry_of(s) | PROOF_FLAG);
     lx->mark_end(lx);
     return emit(s, lx, CALC_PROOF);
   }
@@ -1972,8 +1972,8 @@ void tree_sitter_lean_external_scanner_destroy(void *payload) { free(payload); }
  * entries are written compactly: each run of equal entries as a varint of `entry << 1 | more`,
  * followed, when `more` is set, by a varint of the run's length minus 2. A shallow state fits
  * in a few bytes, and blocks nested on one long line (whose columns are clamped to COL_MASK,
- * so their entries repeat) cost a few bytes whatever their depth. An entry has at most 22
- * bits, so a run takes at most 4 + 2 bytes and covers at least 2 entries: MAX_DEPTH entries
+ * so their entries repeat) cost a few bytes whatever their depth. An entry has at most 23
+ * bits (PROOF_FLAG is bit 22), so a run takes at most 4 + 2 bytes and covers at least 2 entries: MAX_DEPTH entries
  * always fit in the buffer. */
 static unsigned put_varint(char *buffer, unsigned size, uint32_t v) {
   while (v >= 0x80) {
