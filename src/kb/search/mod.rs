@@ -119,9 +119,10 @@ impl Kb {
         } else {
             None
         };
-        // Read once per search (the snapshot keeps it from changing): it was read again by
-        // every helper that asks whether the fact tables exist.
-        let facts = self.has_facts();
+        // The schema version, read once per search (the snapshot keeps it from changing): it
+        // was read again by every helper that asks whether a table or column exists.
+        let version = self.schema_version()?;
+        let facts = version >= 3;
         let parsed = ParsedQuery::parse(text);
         let (words, prefixed) = (parsed.to_fts5_words(), parsed.to_fts5());
         let ident = query::identifier_candidate(text);
@@ -166,7 +167,7 @@ impl Kb {
                 _ => cands.extend(found),
             }
         }
-        self.rank_and_group(cands, limit, facts)
+        self.rank_and_group(cands, limit, facts, version >= 6)
     }
 
     /// Whether no finding is stored (cheaper than counting).
@@ -188,6 +189,10 @@ impl Kb {
     /// Equality on names and on the problem key. Each lookup is forced onto its index: with
     /// `ORDER BY id` and a LIMIT the planner may otherwise prefer scanning the whole table in id
     /// order, which is fast only when the value exists.
+    ///
+    /// LIMITs in these statements are written into the SQL, not bound: SQLite compiles a
+    /// statement again when a value is bound to a `LIMIT ?` (to plan with the number), so each
+    /// was compiled twice.
     fn exact_candidates(
         &self,
         ident: &str,
@@ -199,11 +204,11 @@ impl Kb {
         let sql = format!(
             "SELECT {cols} FROM (
                 SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_theorem_name
-                                WHERE theorem_name = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT ?5)
+                                WHERE theorem_name = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT {pool})
                 UNION SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_technique
-                                WHERE proof_technique = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT ?5)
+                                WHERE proof_technique = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT {pool})
                 UNION SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_problem_key
-                                WHERE {pkey} = ?2 ORDER BY {trust}, id DESC LIMIT ?5)) u
+                                WHERE {pkey} = ?2 ORDER BY {trust}, id DESC LIMIT {pool})) u
              CROSS JOIN findings f ON f.id = u.id
              WHERE (?3 IS NULL OR f.domain_id = ?3) AND (?4 IS NULL OR f.finding_type = ?4)",
             cols = Finding::columns("f."),
@@ -213,10 +218,9 @@ impl Kb {
         let key = (!key.is_empty()).then_some(key);
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
-            .query_map(
-                rusqlite::params![ident, key, f.domain, f.kind, pool as i64],
-                |r| Ok(Finding::from_row(r, 0)),
-            )
+            .query_map(rusqlite::params![ident, key, f.domain, f.kind], |r| {
+                Ok(Finding::from_row(r, 0))
+            })
             .at(&self.path)?;
         for finding in rows {
             let finding = finding.at(&self.path)?;
@@ -253,16 +257,16 @@ impl Kb {
              JOIN findings f ON f.id = u.finding_id
              WHERE u.short = ?1 COLLATE NOCASE
                AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-             ORDER BY {trust}, u.finding_id DESC LIMIT ?4",
+             ORDER BY {trust}, u.finding_id DESC LIMIT {limit}",
             cols = Finding::columns("f."),
             trust = Confidence::trust_rank_sql("f.confidence"),
+            limit = pool * 4,
         );
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
-            .query_map(
-                rusqlite::params![short, f.domain, f.kind, (pool * 4) as i64],
-                |r| Ok((r.get::<_, String>(0)?, Finding::from_row(r, 1))),
-            )
+            .query_map(rusqlite::params![short, f.domain, f.kind], |r| {
+                Ok((r.get::<_, String>(0)?, Finding::from_row(r, 1)))
+            })
             .at(&self.path)?;
         let wanted: Vec<String> = ident.split('.').map(str::to_lowercase).collect();
         let mut taken = 0;
@@ -314,13 +318,13 @@ impl Kb {
                 "SELECT {cols} FROM findings_ident JOIN findings f ON f.id = findings_ident.rowid
                  WHERE findings_ident MATCH ?1
                    AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-                 ORDER BY findings_ident.rowid {order} LIMIT ?4",
+                 ORDER BY findings_ident.rowid {order} LIMIT {limit}",
                 cols = Finding::columns("f."),
             );
             let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
             let rows = stmt
                 .query_map(
-                    rusqlite::params![query::quote(ident), f.domain, f.kind, limit as i64],
+                    rusqlite::params![query::quote(ident), f.domain, f.kind],
                     |r| Ok(Finding::from_row(r, 0)),
                 )
                 .at(&self.path)?;
@@ -370,11 +374,12 @@ impl Kb {
         // The join to `findings` is only needed to filter. Rows are not read here: of the
         // `pool` best, ranking reads those it shows and those it must tell apart by trust or
         // date (equal scores); each is a page of `findings` of its own.
+        let cap = RANK_CAP.max(pool);
         let matches = if f.domain.is_none() && f.kind.is_none() {
             format!(
                 "SELECT rowid AS id, {rank} AS score FROM findings_fts
                  WHERE findings_fts MATCH ?1 AND ?2 IS NULL AND ?3 IS NULL
-                 ORDER BY rowid DESC LIMIT ?5",
+                 ORDER BY rowid DESC LIMIT {cap}",
                 rank = rank::RANK_SQL
             )
         } else {
@@ -383,21 +388,19 @@ impl Kb {
                  FROM findings_fts JOIN findings f ON f.id = findings_fts.rowid
                  WHERE findings_fts MATCH ?1
                    AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-                 ORDER BY findings_fts.rowid DESC LIMIT ?5",
+                 ORDER BY findings_fts.rowid DESC LIMIT {cap}",
                 rank = rank::RANK_SQL
             )
         };
         let sql = format!(
-            "SELECT c.score, c.id FROM (SELECT id, score FROM ({matches}) ORDER BY score LIMIT ?4) c
+            "SELECT c.score, c.id FROM (SELECT id, score FROM ({matches}) ORDER BY score LIMIT {pool}) c
              ORDER BY c.score"
         );
-        let cap = RANK_CAP.max(pool);
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
-            .query_map(
-                rusqlite::params![fts, f.domain, f.kind, pool as i64, cap as i64],
-                |r| Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)?)),
-            )
+            .query_map(rusqlite::params![fts, f.domain, f.kind], |r| {
+                Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)?))
+            })
             .at(&self.path)?;
         let mut n = 0;
         for row in rows {
@@ -420,6 +423,7 @@ impl Kb {
         cands: Vec<Candidate>,
         limit: usize,
         facts: bool,
+        dated: bool,
     ) -> Result<Vec<SearchHit>> {
         // Merge by id: best kind, and the text score wherever the text query matched.
         let mut by_id: HashMap<i64, Candidate> = HashMap::new();
@@ -446,7 +450,6 @@ impl Kb {
         // Dates only break ties of relevance and trust, and are shown for the `limit` hits: each
         // is read when first needed (a lookup in `sources` per candidate was a tenth of a
         // search).
-        let dated = self.dated_sources()?;
         let dates: RefCell<HashMap<i64, Option<ResultDate>>> = RefCell::new(HashMap::new());
         let failed: RefCell<Option<super::KbError>> = RefCell::new(None);
         // Rows of text matches read so far (None: no such finding; the match is dropped, as
