@@ -330,10 +330,35 @@ impl Kb {
                 .at(&self.path)?;
             rows.collect::<rusqlite::Result<Vec<_>>>().at(&self.path)
         };
-        let mut rows = matches("ASC", pool + 1)?;
-        if rows.len() > pool {
-            rows = matches("DESC", pool)?;
-        }
+        let rows = if f.domain.is_none() && f.kind.is_none() {
+            // Without filters the index alone tells whether there are more than `pool`; rows
+            // are read only for the matches kept (a common name read 101 rows to drop them).
+            let sql = format!(
+                "SELECT rowid FROM findings_ident WHERE findings_ident MATCH ?1
+                 ORDER BY rowid ASC LIMIT {}",
+                pool + 1
+            );
+            let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
+            let ids = stmt
+                .query_map([query::quote(ident)], |r| r.get::<_, i64>(0))
+                .at(&self.path)?
+                .collect::<rusqlite::Result<Vec<i64>>>()
+                .at(&self.path)?;
+            if ids.len() > pool {
+                matches("DESC", pool)?
+            } else {
+                ids.into_iter()
+                    .filter_map(|id| self.finding_row(id).transpose())
+                    .collect::<Result<Vec<_>>>()?
+            }
+        } else {
+            let rows = matches("ASC", pool + 1)?;
+            if rows.len() > pool {
+                matches("DESC", pool)?
+            } else {
+                rows
+            }
+        };
         let suffix = format!(".{}", ident.to_lowercase());
         for finding in rows {
             let namespaced = finding
