@@ -383,8 +383,10 @@ pub fn main() -> ExitCode {
 /// overflow message) before the first line of `main`: about 3% of a search. `mk` recurses on
 /// nothing, so it does without; it still ignores SIGPIPE (a closed pipe is an error to report,
 /// not a signal that kills), makes sure descriptors 0-2 are open (so that no file it opens
-/// becomes its standard output), answers a panic with status 101, and flushes stdout.
+/// becomes its standard output), answers a panic with status 101, and flushes stdout. Before
+/// anything is allocated it makes the allocator's arenas small ([`crate::small_arenas`]).
 pub fn main_without_runtime() -> i32 {
+    crate::small_arenas();
     #[cfg(unix)]
     // SAFETY: plain system calls on the process's own descriptors and signal disposition,
     // made before any other thread exists.

@@ -450,11 +450,15 @@ impl Kb {
         facts: bool,
         dated: bool,
     ) -> Result<Vec<SearchHit>> {
-        // Merge by id: best kind, and the text score wherever the text query matched.
-        let mut by_id: HashMap<i64, Candidate> = HashMap::new();
+        // Merge by id: best kind, and the text score wherever the text query matched. (An index
+        // per id rather than a map of candidates: the map's growth was a series of large
+        // allocations, each fresh memory.)
+        let mut at: HashMap<i64, usize> = HashMap::with_capacity(cands.len());
+        let mut all: Vec<Candidate> = Vec::with_capacity(cands.len());
         for c in cands {
-            match by_id.get_mut(&c.id) {
-                Some(e) => {
+            match at.get(&c.id) {
+                Some(&i) => {
+                    let e = &mut all[i];
                     if c.kind < e.kind {
                         e.kind = c.kind;
                         e.closeness = c.closeness;
@@ -466,11 +470,11 @@ impl Kb {
                     }
                 }
                 None => {
-                    by_id.insert(c.id, c);
+                    at.insert(c.id, all.len());
+                    all.push(c);
                 }
             }
         }
-        let mut all: Vec<Candidate> = by_id.into_values().collect();
         let used = self.times_used(all.iter().map(|c| c.id))?;
         // Dates only break ties of relevance and trust, and are shown for the `limit` hits: each
         // is read when first needed (a lookup in `sources` per candidate was a tenth of a
