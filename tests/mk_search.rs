@@ -532,6 +532,65 @@ fn equal_matches_rank_by_trust_then_result_date_never_extraction_order() {
     assert_eq!(hits[2]["result_date"]["from"], "extracted");
 }
 
+/// Text matches of exactly equal relevance (the same BM25 score) are ordered like any other
+/// tie: the more trustworthy first, then the newer result. (Ranking reads a text match's row
+/// only when it is shown or must be told apart from another one this way.)
+#[test]
+fn equal_text_scores_rank_by_trust_then_result_date() {
+    use math_forge::kb::{content_hash, Confidence, FileItem, NewFinding, SourceRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("knowledge.db");
+    let mut kb = Kb::open(&db).unwrap();
+    // Extracted in this order: ids grow down the list. Every text has the same words.
+    let files = [
+        ("zeta_a", Confidence::Verified, Some("2026-03-01"), None),
+        ("zeta_b", Confidence::Verified, Some("2025-01-01"), None),
+        ("zeta_c", Confidence::Medium, None, Some(1_780_000_000)),
+        ("zeta_d", Confidence::High, None, None),
+        ("zeta_e", Confidence::Low, Some("2026-04-01"), None),
+    ];
+    let items = files
+        .iter()
+        .map(|(name, confidence, stated, modified)| FileItem {
+            source: SourceRecord {
+                path: format!("/r/{name}.lean"),
+                content_hash: content_hash(name.as_bytes()),
+                size_bytes: 1,
+                stated_date: stated.map(str::to_string),
+                modified: *modified,
+                ..Default::default()
+            },
+            findings: vec![NewFinding {
+                finding_type: FindingType::Theorem,
+                title: format!("{name} (theorem)"),
+                description: format!("the quokka bound holds for {name}"),
+                theorem_name: Some(name.to_string()),
+                theorem_statement: Some(format!("{name} : quokka n ≤ n")),
+                confidence: *confidence,
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+    kb.write_batch(items).unwrap();
+    drop(kb);
+
+    let hits = search(dir.path(), &db, &["quokka", "-n", "10"]);
+    assert_eq!(
+        names(&hits),
+        ["zeta_a", "zeta_b", "zeta_d", "zeta_c", "zeta_e"],
+        "{hits:#}"
+    );
+    let hits = hits.as_array().unwrap();
+    assert!(hits.iter().all(|h| h["match"] == "text"), "{hits:#?}");
+    assert!(
+        hits.iter().all(|h| h["score"] == hits[0]["score"]),
+        "the scores must tie for this test to mean anything: {hits:#?}"
+    );
+    // Only the first `-n` are read and shown: the same order, cut.
+    let two = search(dir.path(), &db, &["quokka", "-n", "2"]);
+    assert_eq!(names(&two), ["zeta_a", "zeta_b"]);
+}
+
 /// `mf extract` reads a file's own date from its leading comment, else its modification time,
 /// and `mk search` shows it with the file.
 #[test]

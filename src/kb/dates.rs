@@ -38,45 +38,55 @@ impl Kb {
         &self,
         findings: impl IntoIterator<Item = &'a Finding>,
     ) -> Result<HashMap<i64, ResultDate>> {
-        let sql = if self.schema_version()? >= 6 {
-            "SELECT result_date, result_date_from, extracted_at FROM sources WHERE id = ?1"
-        } else {
-            "SELECT NULL, NULL, extracted_at FROM sources WHERE id = ?1"
-        };
-        let mut stmt = self.conn.prepare_cached(sql).at(&self.path)?;
+        let dated = self.dated_sources()?;
         let mut out = HashMap::new();
         for f in findings {
-            let row: Option<(Option<String>, Option<String>, Option<String>)> = match f.source_id {
-                Some(id) => {
-                    use rusqlite::OptionalExtension;
-                    stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                        .optional()
-                        .at(&self.path)?
-                }
-                None => None,
-            };
-            let date = match row {
-                Some((Some(date), from, _)) => Some(ResultDate {
-                    date,
-                    from: if from.as_deref() == Some("stated") {
-                        DateFrom::Stated
-                    } else {
-                        DateFrom::Modified
-                    },
-                }),
-                Some((None, _, Some(extracted))) => Some(ResultDate {
-                    date: extracted,
-                    from: DateFrom::Extracted,
-                }),
-                _ => f.created_at.clone().map(|date| ResultDate {
-                    date,
-                    from: DateFrom::Recorded,
-                }),
-            };
-            if let Some(date) = date {
+            if let Some(date) = self.result_date(f, dated)? {
                 out.insert(f.id, date);
             }
         }
         Ok(out)
+    }
+
+    /// Whether `sources` has the files' own dates (schema version 6 on).
+    pub(crate) fn dated_sources(&self) -> Result<bool> {
+        Ok(self.schema_version()? >= 6)
+    }
+
+    /// One finding's [`ResultDate`]; `dated` is [`Kb::dated_sources`].
+    pub(crate) fn result_date(&self, f: &Finding, dated: bool) -> Result<Option<ResultDate>> {
+        let sql = if dated {
+            "SELECT result_date, result_date_from, extracted_at FROM sources WHERE id = ?1"
+        } else {
+            "SELECT NULL, NULL, extracted_at FROM sources WHERE id = ?1"
+        };
+        let row: Option<(Option<String>, Option<String>, Option<String>)> = match f.source_id {
+            Some(id) => {
+                use rusqlite::OptionalExtension;
+                let mut stmt = self.conn.prepare_cached(sql).at(&self.path)?;
+                stmt.query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+                    .at(&self.path)?
+            }
+            None => None,
+        };
+        Ok(match row {
+            Some((Some(date), from, _)) => Some(ResultDate {
+                date,
+                from: if from.as_deref() == Some("stated") {
+                    DateFrom::Stated
+                } else {
+                    DateFrom::Modified
+                },
+            }),
+            Some((None, _, Some(extracted))) => Some(ResultDate {
+                date: extracted,
+                from: DateFrom::Extracted,
+            }),
+            _ => f.created_at.clone().map(|date| ResultDate {
+                date,
+                from: DateFrom::Recorded,
+            }),
+        })
     }
 }

@@ -171,9 +171,9 @@ impl Kb {
     /// nor, on closing, checkpoints and removes the WAL files; an older one is opened with
     /// [`Kb::open_existing`], which migrates it where it can be written.
     pub fn open_for_reading(path: &Path) -> Result<Kb> {
-        match Kb::open_read_only(path) {
-            Ok(kb) if kb.schema_version()? == SCHEMA_VERSION => Ok(kb),
-            Ok(kb) => {
+        match measured_wait(|| Kb::open_read_only_versioned(path)) {
+            Ok((kb, version)) if version == SCHEMA_VERSION => Ok(kb),
+            Ok((kb, _)) => {
                 drop(kb);
                 Kb::open_existing(path)
             }
@@ -183,6 +183,11 @@ impl Kb {
     }
 
     fn open_read_only_untimed(path: &Path) -> Result<Kb> {
+        Kb::open_read_only_versioned(path).map(|(kb, _)| kb)
+    }
+
+    /// [`Kb::open_read_only`], and the schema version it read.
+    fn open_read_only_versioned(path: &Path) -> Result<(Kb, i64)> {
         check_exists(path)?;
         match Kb::open_read_only_as(path, false) {
             // A database in WAL mode needs its -shm/-wal files; where they cannot be created (a
@@ -194,7 +199,7 @@ impl Kb {
         }
     }
 
-    fn open_read_only_as(path: &Path, immutable: bool) -> Result<Kb> {
+    fn open_read_only_as(path: &Path, immutable: bool) -> Result<(Kb, i64)> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let kb = if immutable {
             Kb::connect_uri(
@@ -224,7 +229,7 @@ impl Kb {
                 found: v,
                 supported: SCHEMA_VERSION,
             }),
-            schema::State::Kb(_) => Ok(kb),
+            schema::State::Kb(v) => Ok((kb, v)),
         }
     }
 

@@ -19,6 +19,7 @@
 pub mod query;
 pub mod rank;
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
@@ -90,7 +91,12 @@ const POOL: usize = 100;
 pub const RANK_CAP: usize = 500;
 
 struct Candidate {
-    finding: Finding,
+    id: i64,
+    /// The finding's row: read with the match for names and ids; for text matches only when
+    /// the ranking needs it (see [`Kb::rank_and_group`]). Boxed: a search handles hundreds of
+    /// candidates, and inline rows made their vectors, map and sort buffer large allocations
+    /// of their own (each first touch of fresh memory is a page fault).
+    finding: Option<Box<Finding>>,
     kind: MatchKind,
     /// For identifier matches, how close the name is to the query (lower is closer).
     closeness: (u8, usize),
@@ -113,6 +119,10 @@ impl Kb {
         } else {
             None
         };
+        // The schema version, read once per search (the snapshot keeps it from changing): it
+        // was read again by every helper that asks whether a table or column exists.
+        let version = self.schema_version()?;
+        let facts = version >= 3;
         let parsed = ParsedQuery::parse(text);
         let (words, prefixed) = (parsed.to_fts5_words(), parsed.to_fts5());
         let ident = query::identifier_candidate(text);
@@ -129,15 +139,21 @@ impl Kb {
             // uses and substrings of the name would only be read to be dropped. (A
             // `Namespace.name` found by substring is exact too, but sorts after the names equal
             // to the query.)
-            let exact: HashSet<String> = cands.iter().map(|c| group_key(&c.finding)).collect();
+            let exact: HashSet<String> = cands
+                .iter()
+                .filter_map(|c| c.finding.as_deref().map(group_key))
+                .collect();
             if exact.len() < limit {
-                self.use_candidates(id, &filters, pool, &mut cands)?;
+                self.use_candidates(id, &filters, pool, facts, &mut cands)?;
                 self.identifier_candidates(id, &filters, pool, &mut cands)?;
             }
         }
         // Names and problem ids that already fill the page make BM25 moot: it would only order
         // them among themselves, and its IDF pass reads every posting of every query word.
-        let named: HashSet<String> = cands.iter().map(|c| group_key(&c.finding)).collect();
+        let named: HashSet<String> = cands
+            .iter()
+            .filter_map(|c| c.finding.as_deref().map(group_key))
+            .collect();
         let words = words.filter(|_| named.len() < limit);
         // Whole words first; prefixes only when whole words do not fill the pool (a user who
         // typed a complete common word does not pay for expanding it).
@@ -151,7 +167,7 @@ impl Kb {
                 _ => cands.extend(found),
             }
         }
-        self.rank_and_group(cands, limit)
+        self.rank_and_group(cands, limit, facts, version >= 6)
     }
 
     /// Whether no finding is stored (cheaper than counting).
@@ -173,6 +189,10 @@ impl Kb {
     /// Equality on names and on the problem key. Each lookup is forced onto its index: with
     /// `ORDER BY id` and a LIMIT the planner may otherwise prefer scanning the whole table in id
     /// order, which is fast only when the value exists.
+    ///
+    /// LIMITs in these statements are written into the SQL, not bound: SQLite compiles a
+    /// statement again when a value is bound to a `LIMIT ?` (to plan with the number), so each
+    /// was compiled twice.
     fn exact_candidates(
         &self,
         ident: &str,
@@ -184,11 +204,11 @@ impl Kb {
         let sql = format!(
             "SELECT {cols} FROM (
                 SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_theorem_name
-                                WHERE theorem_name = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT ?5)
+                                WHERE theorem_name = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT {pool})
                 UNION SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_technique
-                                WHERE proof_technique = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT ?5)
+                                WHERE proof_technique = ?1 COLLATE NOCASE ORDER BY {trust}, id DESC LIMIT {pool})
                 UNION SELECT id FROM (SELECT id FROM findings INDEXED BY idx_findings_problem_key
-                                WHERE {pkey} = ?2 ORDER BY {trust}, id DESC LIMIT ?5)) u
+                                WHERE {pkey} = ?2 ORDER BY {trust}, id DESC LIMIT {pool})) u
              CROSS JOIN findings f ON f.id = u.id
              WHERE (?3 IS NULL OR f.domain_id = ?3) AND (?4 IS NULL OR f.finding_type = ?4)",
             cols = Finding::columns("f."),
@@ -198,14 +218,15 @@ impl Kb {
         let key = (!key.is_empty()).then_some(key);
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
-            .query_map(
-                rusqlite::params![ident, key, f.domain, f.kind, pool as i64],
-                |r| Ok(Finding::from_row(r, 0)),
-            )
+            .query_map(rusqlite::params![ident, key, f.domain, f.kind], |r| {
+                Ok(Finding::from_row(r, 0))
+            })
             .at(&self.path)?;
         for finding in rows {
+            let finding = finding.at(&self.path)?;
             out.push(Candidate {
-                finding: finding.at(&self.path)?,
+                id: finding.id,
+                finding: Some(Box::new(finding)),
                 kind: MatchKind::Exact,
                 closeness: (0, 0),
                 bm25: None,
@@ -223,11 +244,12 @@ impl Kb {
         ident: &str,
         f: &Filters,
         pool: usize,
+        facts: bool,
         out: &mut Vec<Candidate>,
     ) -> Result<()> {
         let ident = ident.trim().trim_start_matches('@');
         let short = super::facts::short_name(ident);
-        if short.is_empty() || ident.contains(char::is_whitespace) || !self.has_facts() {
+        if short.is_empty() || ident.contains(char::is_whitespace) || !facts {
             return Ok(());
         }
         let sql = format!(
@@ -235,16 +257,16 @@ impl Kb {
              JOIN findings f ON f.id = u.finding_id
              WHERE u.short = ?1 COLLATE NOCASE
                AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-             ORDER BY {trust}, u.finding_id DESC LIMIT ?4",
+             ORDER BY {trust}, u.finding_id DESC LIMIT {limit}",
             cols = Finding::columns("f."),
             trust = Confidence::trust_rank_sql("f.confidence"),
+            limit = pool * 4,
         );
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
-            .query_map(
-                rusqlite::params![short, f.domain, f.kind, (pool * 4) as i64],
-                |r| Ok((r.get::<_, String>(0)?, Finding::from_row(r, 1))),
-            )
+            .query_map(rusqlite::params![short, f.domain, f.kind], |r| {
+                Ok((r.get::<_, String>(0)?, Finding::from_row(r, 1)))
+            })
             .at(&self.path)?;
         let wanted: Vec<String> = ident.split('.').map(str::to_lowercase).collect();
         let mut taken = 0;
@@ -260,7 +282,8 @@ impl Kb {
                 continue;
             }
             out.push(Candidate {
-                finding,
+                id: finding.id,
+                finding: Some(Box::new(finding)),
                 kind: MatchKind::Uses,
                 // The use written exactly as asked first.
                 closeness: (u8::from(!name.eq_ignore_ascii_case(ident)), 0),
@@ -295,22 +318,47 @@ impl Kb {
                 "SELECT {cols} FROM findings_ident JOIN findings f ON f.id = findings_ident.rowid
                  WHERE findings_ident MATCH ?1
                    AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-                 ORDER BY findings_ident.rowid {order} LIMIT ?4",
+                 ORDER BY findings_ident.rowid {order} LIMIT {limit}",
                 cols = Finding::columns("f."),
             );
             let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
             let rows = stmt
                 .query_map(
-                    rusqlite::params![query::quote(ident), f.domain, f.kind, limit as i64],
+                    rusqlite::params![query::quote(ident), f.domain, f.kind],
                     |r| Ok(Finding::from_row(r, 0)),
                 )
                 .at(&self.path)?;
             rows.collect::<rusqlite::Result<Vec<_>>>().at(&self.path)
         };
-        let mut rows = matches("ASC", pool + 1)?;
-        if rows.len() > pool {
-            rows = matches("DESC", pool)?;
-        }
+        let rows = if f.domain.is_none() && f.kind.is_none() {
+            // Without filters the index alone tells whether there are more than `pool`; rows
+            // are read only for the matches kept (a common name read 101 rows to drop them).
+            let sql = format!(
+                "SELECT rowid FROM findings_ident WHERE findings_ident MATCH ?1
+                 ORDER BY rowid ASC LIMIT {}",
+                pool + 1
+            );
+            let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
+            let ids = stmt
+                .query_map([query::quote(ident)], |r| r.get::<_, i64>(0))
+                .at(&self.path)?
+                .collect::<rusqlite::Result<Vec<i64>>>()
+                .at(&self.path)?;
+            if ids.len() > pool {
+                matches("DESC", pool)?
+            } else {
+                ids.into_iter()
+                    .filter_map(|id| self.finding_row(id).transpose())
+                    .collect::<Result<Vec<_>>>()?
+            }
+        } else {
+            let rows = matches("ASC", pool + 1)?;
+            if rows.len() > pool {
+                matches("DESC", pool)?
+            } else {
+                rows
+            }
+        };
         let suffix = format!(".{}", ident.to_lowercase());
         for finding in rows {
             let namespaced = finding
@@ -324,7 +372,8 @@ impl Kb {
             };
             let closeness = closeness(&finding, &ident.to_lowercase());
             out.push(Candidate {
-                finding,
+                id: finding.id,
+                finding: Some(Box::new(finding)),
                 kind,
                 closeness,
                 bm25: None,
@@ -347,13 +396,15 @@ impl Kb {
         pool: usize,
         out: &mut Vec<Candidate>,
     ) -> Result<usize> {
-        // The join to `findings` is only needed to filter; rows are read in full only for the
-        // `pool` best, after ranking.
+        // The join to `findings` is only needed to filter. Rows are not read here: of the
+        // `pool` best, ranking reads those it shows and those it must tell apart by trust or
+        // date (equal scores); each is a page of `findings` of its own.
+        let cap = RANK_CAP.max(pool);
         let matches = if f.domain.is_none() && f.kind.is_none() {
             format!(
                 "SELECT rowid AS id, {rank} AS score FROM findings_fts
                  WHERE findings_fts MATCH ?1 AND ?2 IS NULL AND ?3 IS NULL
-                 ORDER BY rowid DESC LIMIT ?5",
+                 ORDER BY rowid DESC LIMIT {cap}",
                 rank = rank::RANK_SQL
             )
         } else {
@@ -362,29 +413,26 @@ impl Kb {
                  FROM findings_fts JOIN findings f ON f.id = findings_fts.rowid
                  WHERE findings_fts MATCH ?1
                    AND (?2 IS NULL OR f.domain_id = ?2) AND (?3 IS NULL OR f.finding_type = ?3)
-                 ORDER BY findings_fts.rowid DESC LIMIT ?5",
+                 ORDER BY findings_fts.rowid DESC LIMIT {cap}",
                 rank = rank::RANK_SQL
             )
         };
         let sql = format!(
-            "SELECT c.score, {cols} FROM (SELECT id, score FROM ({matches}) ORDER BY score LIMIT ?4) c
-             CROSS JOIN findings f ON f.id = c.id
-             ORDER BY c.score",
-            cols = Finding::columns("f."),
+            "SELECT c.score, c.id FROM (SELECT id, score FROM ({matches}) ORDER BY score LIMIT {pool}) c
+             ORDER BY c.score"
         );
-        let cap = RANK_CAP.max(pool);
         let mut stmt = self.conn.prepare_cached(&sql).at(&self.path)?;
         let rows = stmt
-            .query_map(
-                rusqlite::params![fts, f.domain, f.kind, pool as i64, cap as i64],
-                |r| Ok((r.get::<_, f64>(0)?, Finding::from_row(r, 1))),
-            )
+            .query_map(rusqlite::params![fts, f.domain, f.kind], |r| {
+                Ok((r.get::<_, f64>(0)?, r.get::<_, i64>(1)?))
+            })
             .at(&self.path)?;
         let mut n = 0;
         for row in rows {
-            let (rank, finding) = row.at(&self.path)?;
+            let (rank, id) = row.at(&self.path)?;
             out.push(Candidate {
-                finding,
+                id,
+                finding: None,
                 kind: MatchKind::Text,
                 closeness: (0, 0),
                 bm25: Some(rank),
@@ -395,34 +443,85 @@ impl Kb {
         Ok(n)
     }
 
-    fn rank_and_group(&self, cands: Vec<Candidate>, limit: usize) -> Result<Vec<SearchHit>> {
-        // Merge by id: best kind, and the text score wherever the text query matched.
-        let mut by_id: HashMap<i64, Candidate> = HashMap::new();
+    fn rank_and_group(
+        &self,
+        cands: Vec<Candidate>,
+        limit: usize,
+        facts: bool,
+        dated: bool,
+    ) -> Result<Vec<SearchHit>> {
+        // Merge by id: best kind, and the text score wherever the text query matched. (An index
+        // per id rather than a map of candidates: the map's growth was a series of large
+        // allocations, each fresh memory.)
+        let mut at: HashMap<i64, usize> = HashMap::with_capacity(cands.len());
+        let mut all: Vec<Candidate> = Vec::with_capacity(cands.len());
         for c in cands {
-            match by_id.get_mut(&c.finding.id) {
-                Some(e) => {
+            match at.get(&c.id) {
+                Some(&i) => {
+                    let e = &mut all[i];
                     if c.kind < e.kind {
                         e.kind = c.kind;
                         e.closeness = c.closeness;
                     }
                     e.used = e.used.take().or(c.used);
                     e.bm25 = e.bm25.or(c.bm25);
+                    if e.finding.is_none() {
+                        e.finding = c.finding;
+                    }
                 }
                 None => {
-                    by_id.insert(c.finding.id, c);
+                    at.insert(c.id, all.len());
+                    all.push(c);
                 }
             }
         }
-        let mut all: Vec<Candidate> = by_id.into_values().collect();
-        let used = self.times_used(all.iter().map(|c| c.finding.id))?;
-        let mut dates = self.result_dates(all.iter().map(|c| &c.finding))?;
-        let trust = |c: &Candidate| Confidence::trust_rank(c.finding.confidence.as_deref());
-        let date = |c: &Candidate| dates.get(&c.finding.id).map(|d| d.date.clone());
+        let used = self.times_used(all.iter().map(|c| c.id))?;
+        // Dates only break ties of relevance and trust, and are shown for the `limit` hits: each
+        // is read when first needed (a lookup in `sources` per candidate was a tenth of a
+        // search).
+        let dates: RefCell<HashMap<i64, Option<ResultDate>>> = RefCell::new(HashMap::new());
+        let failed: RefCell<Option<super::KbError>> = RefCell::new(None);
+        // Rows of text matches read so far (None: no such finding; the match is dropped, as
+        // the join to `findings` dropped it).
+        let rows: RefCell<HashMap<i64, Option<Finding>>> = RefCell::new(HashMap::new());
+        let row_of = |c: &Candidate| -> Option<Finding> {
+            if let Some(f) = &c.finding {
+                return Some(Finding::clone(f));
+            }
+            if let Some(f) = rows.borrow().get(&c.id) {
+                return f.clone();
+            }
+            let f = self.finding_row(c.id).unwrap_or_else(|e| {
+                failed.borrow_mut().get_or_insert(e);
+                None
+            });
+            rows.borrow_mut().insert(c.id, f.clone());
+            f
+        };
+        let date_of = |f: &Finding| -> Option<ResultDate> {
+            if let Some(d) = dates.borrow().get(&f.id) {
+                return d.clone();
+            }
+            let d = self.result_date(f, dated).unwrap_or_else(|e| {
+                failed.borrow_mut().get_or_insert(e);
+                None
+            });
+            dates.borrow_mut().insert(f.id, d.clone());
+            d
+        };
+        let trust = |c: &Candidate| match &c.finding {
+            Some(f) => Confidence::trust_rank(f.confidence.as_deref()),
+            None => Confidence::trust_rank(row_of(c).and_then(|f| f.confidence).as_deref()),
+        };
+        let date = |c: &Candidate| match &c.finding {
+            Some(f) => date_of(f).map(|d| d.date),
+            None => row_of(c).and_then(|f| date_of(&f)).map(|d| d.date),
+        };
         // Relevance first, then observed usefulness: a finding agents used after it was shown
         // to them (hook journal) weighs up to half again its text score, never a match tier.
         let weighted = |c: &Candidate| {
             c.bm25.map(|r| {
-                let times = used.get(&c.finding.id).copied().unwrap_or(0).min(10);
+                let times = used.get(&c.id).copied().unwrap_or(0).min(10);
                 r * (1.0 + 0.05 * times as f64)
             })
         };
@@ -434,10 +533,11 @@ impl Kb {
                     (Some(x), Some(y)) => x.total_cmp(&y),
                     (Some(_), None) => std::cmp::Ordering::Less,
                     (None, Some(_)) => std::cmp::Ordering::Greater,
-                    (None, None) => type_order(&a.finding)
-                        .cmp(&type_order(&b.finding))
+                    // Only matches by name or id lack a text score, and their rows are read.
+                    (None, None) => type_order(a.finding.as_deref())
+                        .cmp(&type_order(b.finding.as_deref()))
                         .then_with(|| {
-                            let times = |c: &Candidate| used.get(&c.finding.id).copied();
+                            let times = |c: &Candidate| used.get(&c.id).copied();
                             times(b).cmp(&times(a))
                         }),
                 })
@@ -445,32 +545,63 @@ impl Kb {
                 // makes the order total.
                 .then_with(|| trust(a).cmp(&trust(b)))
                 .then_with(|| date(b).cmp(&date(a)))
-                .then_with(|| b.finding.id.cmp(&a.finding.id))
+                .then_with(|| b.id.cmp(&a.id))
         });
+        if let Some(e) = failed.borrow_mut().take() {
+            return Err(e);
+        }
 
         let mut seen: HashSet<String> = HashSet::new();
         let mut hits = Vec::new();
         let mut probes = Probes::new();
-        for c in all {
-            let key = group_key(&c.finding);
+        for mut c in all {
+            let finding = match c.finding.take() {
+                Some(f) => Some(*f),
+                None => match rows.borrow_mut().remove(&c.id) {
+                    Some(f) => f,
+                    None => self.finding_row(c.id)?,
+                },
+            };
+            let Some(finding) = finding else { continue };
+            let key = group_key(&finding);
             if !seen.insert(key.clone()) {
                 continue;
             }
-            let (also_in_slots, duplicates) = self.siblings(&c.finding, &key, &mut probes)?;
+            let (also_in_slots, duplicates) = self.siblings(&finding, &key, facts, &mut probes)?;
+            let result_date = date_of(&finding);
+            if let Some(e) = failed.borrow_mut().take() {
+                return Err(e);
+            }
             hits.push(SearchHit {
                 score: c.bm25.map(|r| -r).unwrap_or(0.0),
                 match_kind: c.kind,
                 also_in_slots,
                 duplicates,
                 uses: c.used,
-                result_date: dates.remove(&c.finding.id),
-                finding: c.finding,
+                result_date,
+                finding,
             });
             if hits.len() == limit {
                 break;
             }
         }
         Ok(hits)
+    }
+
+    /// One finding's row by id (None when there is none).
+    fn finding_row(&self, id: i64) -> Result<Option<Finding>> {
+        use rusqlite::OptionalExtension;
+        let sql = format!(
+            "SELECT {} FROM findings WHERE id = ?1",
+            Finding::columns("")
+        );
+        self.conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| {
+                s.query_row([id], |r| Ok(Finding::from_row(r, 0)))
+                    .optional()
+            })
+            .at(&self.path)
     }
 
     /// How many sessions used each of `ids` after it was shown to them (`finding_shown`);
@@ -508,11 +639,17 @@ impl Kb {
     /// representative's own) and their number. `probes` keeps the findings read per name (or
     /// title) for the other hits of the same search: results with one name but different
     /// statements would each read them all again.
-    fn siblings(&self, f: &Finding, key: &str, probes: &mut Probes) -> Result<(Vec<i64>, usize)> {
+    fn siblings(
+        &self,
+        f: &Finding,
+        key: &str,
+        facts: bool,
+        probes: &mut Probes,
+    ) -> Result<(Vec<i64>, usize)> {
         let mut slots = Vec::new();
         let mut dups = 0;
         // A fact's other occurrences.
-        let occ_sql = if self.has_facts() {
+        let occ_sql = if facts {
             "SELECT s.slot FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
              WHERE fs.finding_id = ?1 AND fs.source_id IS NOT coalesce(?2, -1)"
         } else {
@@ -629,8 +766,8 @@ fn closeness(f: &Finding, query: &str) -> (u8, usize) {
 }
 
 /// Among equally matched identifier hits, what a user most likely wants first.
-fn type_order(f: &Finding) -> u8 {
-    match f.kind() {
+fn type_order(f: Option<&Finding>) -> u8 {
+    match f.and_then(Finding::kind) {
         Some(FindingType::Theorem) => 0,
         Some(FindingType::FalseLemma) => 1,
         Some(FindingType::Failure) => 2,
