@@ -6,7 +6,7 @@
 //! tactics that start its proof steps, the lemma-like names its body uses and its primary
 //! technique; the Stop hook's capture ([`crate::kb::derive_captures`]) needs nothing else.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
@@ -19,6 +19,10 @@ pub const LOCK_WAIT: Duration = Duration::from_millis(250);
 
 /// The events of one edit, without session, file or hash (the caller knows those).
 pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<Event> {
+    // The new outline's declarations by line and full name (the first of equals, as a search
+    // in order would find it): one lookup per changed declaration, not a pass over the file's.
+    // Built when the first declaration with events needs it.
+    let mut by_place: Option<HashMap<(usize, &str), &Declaration>> = None;
     // The declarations with events, and what happened to each.
     let mut changed = Vec::new();
     for d in &c.declarations {
@@ -48,11 +52,14 @@ pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<E
         if kinds.is_empty() {
             continue;
         }
-        let Some(decl) = new
-            .declarations
-            .iter()
-            .find(|x| x.line == side.line && x.full_name == d.full_name)
-        else {
+        let by_place = by_place.get_or_insert_with(|| {
+            let mut map = HashMap::new();
+            for x in &new.declarations {
+                map.entry((x.line, x.full_name.as_str())).or_insert(x);
+            }
+            map
+        });
+        let Some(&decl) = by_place.get(&(side.line, d.full_name.as_str())) else {
             continue;
         };
         changed.push((d, side, kinds, decl));
