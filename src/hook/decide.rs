@@ -33,7 +33,7 @@ use crate::kb::Event;
 use crate::lean::compare::{DeclarationDiff, FileComparison, Status};
 use crate::lean::idents::{self, NameSet};
 use crate::lean::trust_scan::{self, Escape};
-use crate::lean::{Declaration, Outline};
+use crate::lean::{Declaration, Outline, Sorry};
 use crate::tracking::FalseLemma;
 
 /// What the engine decided, before a hook renders it.
@@ -368,13 +368,14 @@ fn findings(
 ) -> (Findings, Findings) {
     let mut blocks = Findings::new();
     let mut advice = Findings::new();
+    let new_sorries = ByLine::of(&new.sorries, |s| s.line);
     for d in c.newly_holed() {
         let key = format!(
             "hole {} {}",
             d.label(),
             d.new.as_ref().map_or(0, |s| s.line)
         );
-        blocks.insert(key, holed_line(d, new));
+        blocks.insert(key, holed_line(d, &new_sorries));
     }
     for d in c.added_axioms() {
         let key = format!(
@@ -417,21 +418,23 @@ fn findings(
     let removed = c.removed_proofs();
     // A proof that moved to a declaration of another name (a rename) is not gone. The added
     // bodies are only read when a proof was removed (a new file's every declaration is added).
-    let added_bodies: Vec<String> = if removed.is_empty() {
-        Vec::new()
+    let added_bodies: HashSet<String> = if removed.is_empty() {
+        HashSet::new()
     } else {
+        let new_declarations = ByLine::of(&new.declarations, |d| d.line);
         c.declarations
             .iter()
             .filter(|d| d.status == Status::Added)
-            .filter_map(|d| declaration_at(new, d.new.as_ref()?.line, &d.full_name))
+            .filter_map(|d| declaration_at(&new_declarations, d.new.as_ref()?.line, &d.full_name))
             .filter_map(|d| body_of(new_text, d))
             .collect()
     };
+    let old_declarations = ByLine::of(&old.declarations, |d| d.line);
     for d in removed {
         let moved = d
             .old
             .as_ref()
-            .and_then(|s| declaration_at(old, s.line, &d.full_name))
+            .and_then(|s| declaration_at(&old_declarations, s.line, &d.full_name))
             .and_then(|o| body_of(old_text, o))
             .is_some_and(|b| added_bodies.contains(&b));
         if moved {
@@ -451,14 +454,52 @@ fn findings(
 }
 
 fn declaration_at<'o>(
-    outline: &'o Outline,
+    declarations: &ByLine<'o, Declaration>,
     line: usize,
     full_name: &str,
 ) -> Option<&'o Declaration> {
-    outline
-        .declarations
-        .iter()
-        .find(|d| d.line == line && d.full_name == full_name)
+    declarations
+        .in_lines(line..=line)
+        .find(|d| d.full_name == full_name)
+}
+
+/// Items of an outline (declarations, holes) and whether they are in line order, as an
+/// outline lists them: then the ones from a line on are found by a binary search, not a pass
+/// over all of them per lookup (a file rewritten whole holes or replaces all its
+/// declarations at once). Out of order, every item is searched, as before.
+struct ByLine<'o, T> {
+    items: &'o [T],
+    line: fn(&T) -> usize,
+    in_order: bool,
+}
+
+impl<'o, T> ByLine<'o, T> {
+    fn of(items: &'o [T], line: fn(&T) -> usize) -> Self {
+        let in_order = items.is_sorted_by_key(line);
+        ByLine {
+            items,
+            line,
+            in_order,
+        }
+    }
+
+    /// The items whose line is in `lines`, in the list's order (when it is in line order,
+    /// only those are visited).
+    fn in_lines(&self, lines: std::ops::RangeInclusive<usize>) -> impl Iterator<Item = &'o T> {
+        let f = self.line;
+        let in_order = self.in_order;
+        let end = *lines.end();
+        // In line order, the first item at the range's start is found by a binary search.
+        let from = if in_order {
+            self.items.partition_point(|x| f(x) < *lines.start())
+        } else {
+            0
+        };
+        self.items[from..]
+            .iter()
+            .take_while(move |x| !in_order || f(x) <= end)
+            .filter(move |x| lines.contains(&f(x)))
+    }
 }
 
 /// A declaration's body with whitespace collapsed.
@@ -468,15 +509,13 @@ fn body_of(text: &str, d: &Declaration) -> Option<String> {
 }
 
 /// `- theorem foo (lines 3-9): had proof code without sorry/admit; now has sorry at line 5. …`
-fn holed_line(d: &DeclarationDiff, new: &Outline) -> String {
+fn holed_line(d: &DeclarationDiff, new_sorries: &ByLine<'_, Sorry>) -> String {
     let side = d
         .new
         .as_ref()
         .expect("a newly holed declaration exists in the new file");
-    let holes: Vec<String> = new
-        .sorries
-        .iter()
-        .filter(|s| (side.line..=side.end_line).contains(&s.line))
+    let holes: Vec<String> = new_sorries
+        .in_lines(side.line..=side.end_line)
         .filter(|s| s.declaration.as_deref().unwrap_or("") == d.full_name)
         .map(|s| format!("{} at line {}", s.keyword, s.line))
         .collect();
@@ -756,6 +795,30 @@ mod tests {
         assert!(check("-- sorry\ntheorem a : True := trivial\n"));
         assert!(check("def s : String := \"sorry\"\n"));
         assert!(check("def axiomatic : Nat := 1\n"));
+    }
+
+    /// The items in a range of lines are those a filter of every item gives, in order or not.
+    #[test]
+    fn items_by_line_are_those_a_full_search_finds() {
+        let lists: [&[usize]; 5] = [
+            &[],
+            &[1, 2, 2, 3, 7, 7, 7, 9],
+            &[5, 1, 4, 4, 2, 9],
+            &[3, 3, 3],
+            &[1, 10, 20],
+        ];
+        for list in lists {
+            let items: Vec<(usize, usize)> = list.iter().copied().enumerate().collect();
+            let by = ByLine::of(&items, |x| x.1);
+            assert_eq!(by.in_order, list.is_sorted());
+            for a in 0..12 {
+                for b in a..12 {
+                    let fast: Vec<_> = by.in_lines(a..=b).collect();
+                    let slow: Vec<_> = items.iter().filter(|x| (a..=b).contains(&x.1)).collect();
+                    assert_eq!(fast, slow, "{list:?} {a}..={b}");
+                }
+            }
+        }
     }
 
     /// Journal events are read off only when a journal is written; the decision is the same.
