@@ -33,7 +33,7 @@ use crate::kb::Event;
 use crate::lean::compare::{DeclarationDiff, FileComparison, Status};
 use crate::lean::idents::{self, NameSet};
 use crate::lean::trust_scan::{self, Escape};
-use crate::lean::{Declaration, Outline};
+use crate::lean::{Declaration, Outline, Sorry};
 use crate::tracking::FalseLemma;
 
 /// What the engine decided, before a hook renders it.
@@ -73,17 +73,20 @@ pub fn decide_with(
     false_lemmas: &[FalseLemma],
     parse: Parse,
 ) -> Decision {
-    decide_journaled(name, current, before, false_lemmas, parse).0
+    decide_journaled(name, current, before, false_lemmas, parse, false).0
 }
 
-/// [`decide_with`], and the edit's declaration-level events for the session journal (none
-/// when the earlier version is unknown or ambiguous: the journal records only what is sure).
+/// [`decide_with`], and, when `journal` is set, the edit's declaration-level events for the
+/// session journal (none when the earlier version is unknown or ambiguous: the journal
+/// records only what is sure). Without a journal to write, they are not read off at all:
+/// they walk the changed bodies' trees, and the decision does not depend on them.
 pub fn decide_journaled(
     name: &str,
     current: &str,
     before: &Baseline,
     false_lemmas: &[FalseLemma],
     parse: Parse,
+    journal: bool,
 ) -> (Decision, Vec<Event>) {
     let mut events = Vec::new();
     let mut new = NewFile {
@@ -92,6 +95,7 @@ pub fn decide_journaled(
         layout: Layout::of(current),
         whole: None,
         parse,
+        journal,
     };
     let mut decision = Decision::default();
     if let Baseline::Known { texts, origin } = before {
@@ -137,6 +141,8 @@ struct NewFile<'a> {
     layout: Layout,
     whole: Option<Window>,
     parse: Parse,
+    /// Whether the edit's journal events are wanted.
+    journal: bool,
 }
 
 impl NewFile<'_> {
@@ -156,14 +162,31 @@ fn compare(
     if old_text == new.text {
         return (Findings::new(), Findings::new(), Vec::new());
     }
+    let journal_wanted = new.journal;
     let old_layout = Layout::of(old_text);
-    let windows = window::change_windows(old_text, &old_layout, new.text, &new.layout)
-        .filter(|_| new.parse == Parse::Windows)
-        .and_then(|(o, n)| {
-            let old_w = window::parse(new.name, old_text, &old_layout, o)?;
-            let new_w = window::parse(new.name, new.text, &new.layout, n)?;
-            Some((old_w, new_w))
-        });
+    let cut = window::change_windows(old_text, &old_layout, new.text, &new.layout)
+        .filter(|_| new.parse == Parse::Windows);
+    // A window that is the whole file is parsed once: when it (or the other side's window)
+    // does not parse cleanly, its parse is the whole file's.
+    let mut old_whole = None;
+    let mut windows = None;
+    if let Some((o, n)) = cut {
+        let old_is_whole = o.start == 0 && o.end == old_text.len();
+        match window::parse_or_whole(new.name, old_text, &old_layout, o) {
+            Err(whole) => old_whole = whole.map(|w| *w),
+            Ok(old_w) => match window::parse_or_whole(new.name, new.text, &new.layout, n) {
+                Ok(new_w) => windows = Some((old_w, new_w)),
+                Err(whole) => {
+                    if old_is_whole {
+                        old_whole = Some(old_w);
+                    }
+                    if new.whole.is_none() {
+                        new.whole = whole.map(|w| *w);
+                    }
+                }
+            },
+        }
+    }
     let (old_w, new_w);
     // Windows are only used when both parse cleanly; otherwise the whole files are compared,
     // and the parts of the new one that did not parse are scanned for escapes too.
@@ -173,7 +196,7 @@ fn compare(
             (&old_w, &new_w)
         }
         None => {
-            old_w = window::whole(new.name, old_text);
+            old_w = old_whole.unwrap_or_else(|| window::whole(new.name, old_text));
             (&old_w, new.whole())
         }
     };
@@ -187,7 +210,11 @@ fn compare(
     // Escape words read lexically: in the parts of the new file that did not parse (only
     // when the whole files are compared: windows parse cleanly) and in opaque text's code.
     lexical_findings(old, new, origin, &mut blocks, &mut advice);
-    let events = journal::events(&c, &new.file, &new.outline);
+    let events = if journal_wanted {
+        journal::events(&c, &new.file, &new.outline)
+    } else {
+        Vec::new()
+    };
     (blocks, advice, events)
 }
 
@@ -220,34 +247,7 @@ fn lexical_findings(
     blocks: &mut Findings,
     advice: &mut Findings,
 ) {
-    let hits = trust_scan::lexical_escapes(&new.file);
-    if hits.is_empty() {
-        return;
-    }
-    // What the tree read, and the holes the outline gives a declaration, are judged by the
-    // declaration-level rules above.
-    let holes: HashSet<usize> = new
-        .outline
-        .sorries
-        .iter()
-        .filter(|s| !s.lexical || s.declaration.is_some())
-        .map(|s| s.byte)
-        .collect();
-    let axioms: Vec<&Range<usize>> = new
-        .outline
-        .declarations
-        .iter()
-        .filter(|d| d.kind == "axiom")
-        .map(|d| &d.span)
-        .collect();
-    let hits: Vec<_> = hits
-        .into_iter()
-        .filter(|h| match h.escape {
-            Escape::Sorry | Escape::Admit => !holes.contains(&h.span.start),
-            Escape::Axiom => !axioms.iter().any(|a| a.contains(&h.span.start)),
-            _ => false,
-        })
-        .collect();
+    let hits = kept_escapes(new, true);
     if hits.is_empty() {
         return;
     }
@@ -296,6 +296,62 @@ fn lexical_findings(
     }
 }
 
+/// The lexical escape hits [`lexical_findings`] judges: `sorry`, `admit` and `axiom` words
+/// the tree and the outline did not already account for. With `precheck`, the tree is not
+/// walked when a text search shows there can be none ([`may_hold_lexical_escape`]); the
+/// answer is the same either way.
+fn kept_escapes(new: &Window, precheck: bool) -> Vec<trust_scan::Hit> {
+    // What the tree read, and the holes the outline gives a declaration, are judged by the
+    // declaration-level rules above.
+    let holes: HashSet<usize> = new
+        .outline
+        .sorries
+        .iter()
+        .filter(|s| !s.lexical || s.declaration.is_some())
+        .map(|s| s.byte)
+        .collect();
+    let axioms: Vec<&Range<usize>> = new
+        .outline
+        .declarations
+        .iter()
+        .filter(|d| d.kind == "axiom")
+        .map(|d| &d.span)
+        .collect();
+    if precheck && !may_hold_lexical_escape(&new.file.text, &holes, &axioms) {
+        return Vec::new();
+    }
+    trust_scan::lexical_escapes(&new.file)
+        .into_iter()
+        .filter(|h| match h.escape {
+            Escape::Sorry | Escape::Admit => !holes.contains(&h.span.start),
+            Escape::Axiom => !axioms.iter().any(|a| a.contains(&h.span.start)),
+            _ => false,
+        })
+        .collect()
+}
+
+/// Whether `text` may hold a `sorry`, `admit` or `axiom` hit that [`lexical_findings`] keeps:
+/// a hit starts where one of those words occurs in the text, and is dropped when it is a hole
+/// the outline already judged (`holes`) or an axiom inside an `axiom` declaration. When every
+/// occurrence is one of those, no walk of the tree for opaque text and no scan of unparsed
+/// commands can find anything kept, so neither is made (a new file whose holes are all in
+/// parsed proofs pays three substring searches).
+fn may_hold_lexical_escape(text: &str, holes: &HashSet<usize>, axioms: &[&Range<usize>]) -> bool {
+    let bytes = text.as_bytes();
+    let judged_hole = |at: usize| holes.contains(&at);
+    // The axiom declaration starting last at or before `at` (a bounded look per word; when
+    // it does not hold `at`, the full check decides).
+    let mut spans: Vec<&Range<usize>> = axioms.to_vec();
+    spans.sort_unstable_by_key(|r| r.start);
+    let in_axiom = |at: usize| {
+        let k = spans.partition_point(|r| r.start <= at);
+        k > 0 && spans[k - 1].contains(&at)
+    };
+    memchr::memmem::find_iter(bytes, b"sorry").any(|at| !judged_hole(at))
+        || memchr::memmem::find_iter(bytes, b"admit").any(|at| !judged_hole(at))
+        || memchr::memmem::find_iter(bytes, b"axiom").any(|at| !in_axiom(at))
+}
+
 /// Findings keyed so that candidates can be intersected; values are the lines shown.
 type Findings = BTreeMap<String, String>;
 
@@ -312,13 +368,14 @@ fn findings(
 ) -> (Findings, Findings) {
     let mut blocks = Findings::new();
     let mut advice = Findings::new();
+    let new_sorries = ByLine::of(&new.sorries, |s| s.line);
     for d in c.newly_holed() {
         let key = format!(
             "hole {} {}",
             d.label(),
             d.new.as_ref().map_or(0, |s| s.line)
         );
-        blocks.insert(key, holed_line(d, new));
+        blocks.insert(key, holed_line(d, &new_sorries));
     }
     for d in c.added_axioms() {
         let key = format!(
@@ -358,19 +415,26 @@ fn findings(
             ),
         );
     }
-    // A proof that moved to a declaration of another name (a rename) is not gone.
-    let added_bodies: Vec<String> = c
-        .declarations
-        .iter()
-        .filter(|d| d.status == Status::Added)
-        .filter_map(|d| declaration_at(new, d.new.as_ref()?.line, &d.full_name))
-        .filter_map(|d| body_of(new_text, d))
-        .collect();
-    for d in c.removed_proofs() {
+    let removed = c.removed_proofs();
+    // A proof that moved to a declaration of another name (a rename) is not gone. The added
+    // bodies are only read when a proof was removed (a new file's every declaration is added).
+    let added_bodies: HashSet<String> = if removed.is_empty() {
+        HashSet::new()
+    } else {
+        let new_declarations = ByLine::of(&new.declarations, |d| d.line);
+        c.declarations
+            .iter()
+            .filter(|d| d.status == Status::Added)
+            .filter_map(|d| declaration_at(&new_declarations, d.new.as_ref()?.line, &d.full_name))
+            .filter_map(|d| body_of(new_text, d))
+            .collect()
+    };
+    let old_declarations = ByLine::of(&old.declarations, |d| d.line);
+    for d in removed {
         let moved = d
             .old
             .as_ref()
-            .and_then(|s| declaration_at(old, s.line, &d.full_name))
+            .and_then(|s| declaration_at(&old_declarations, s.line, &d.full_name))
             .and_then(|o| body_of(old_text, o))
             .is_some_and(|b| added_bodies.contains(&b));
         if moved {
@@ -390,14 +454,52 @@ fn findings(
 }
 
 fn declaration_at<'o>(
-    outline: &'o Outline,
+    declarations: &ByLine<'o, Declaration>,
     line: usize,
     full_name: &str,
 ) -> Option<&'o Declaration> {
-    outline
-        .declarations
-        .iter()
-        .find(|d| d.line == line && d.full_name == full_name)
+    declarations
+        .in_lines(line..=line)
+        .find(|d| d.full_name == full_name)
+}
+
+/// Items of an outline (declarations, holes) and whether they are in line order, as an
+/// outline lists them: then the ones from a line on are found by a binary search, not a pass
+/// over all of them per lookup (a file rewritten whole holes or replaces all its
+/// declarations at once). Out of order, every item is searched, as before.
+struct ByLine<'o, T> {
+    items: &'o [T],
+    line: fn(&T) -> usize,
+    in_order: bool,
+}
+
+impl<'o, T> ByLine<'o, T> {
+    fn of(items: &'o [T], line: fn(&T) -> usize) -> Self {
+        let in_order = items.is_sorted_by_key(line);
+        ByLine {
+            items,
+            line,
+            in_order,
+        }
+    }
+
+    /// The items whose line is in `lines`, in the list's order (when it is in line order,
+    /// only those are visited).
+    fn in_lines(&self, lines: std::ops::RangeInclusive<usize>) -> impl Iterator<Item = &'o T> {
+        let f = self.line;
+        let in_order = self.in_order;
+        let end = *lines.end();
+        // In line order, the first item at the range's start is found by a binary search.
+        let from = if in_order {
+            self.items.partition_point(|x| f(x) < *lines.start())
+        } else {
+            0
+        };
+        self.items[from..]
+            .iter()
+            .take_while(move |x| !in_order || f(x) <= end)
+            .filter(move |x| lines.contains(&f(x)))
+    }
 }
 
 /// A declaration's body with whitespace collapsed.
@@ -407,15 +509,13 @@ fn body_of(text: &str, d: &Declaration) -> Option<String> {
 }
 
 /// `- theorem foo (lines 3-9): had proof code without sorry/admit; now has sorry at line 5. …`
-fn holed_line(d: &DeclarationDiff, new: &Outline) -> String {
+fn holed_line(d: &DeclarationDiff, new_sorries: &ByLine<'_, Sorry>) -> String {
     let side = d
         .new
         .as_ref()
         .expect("a newly holed declaration exists in the new file");
-    let holes: Vec<String> = new
-        .sorries
-        .iter()
-        .filter(|s| (side.line..=side.end_line).contains(&s.line))
+    let holes: Vec<String> = new_sorries
+        .in_lines(side.line..=side.end_line)
         .filter(|s| s.declaration.as_deref().unwrap_or("") == d.full_name)
         .map(|s| format!("{} at line {}", s.keyword, s.line))
         .collect();
@@ -617,6 +717,129 @@ fn line_list(lines: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fixture_texts() -> Vec<String> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut texts = Vec::new();
+        for entry in ignore::Walk::new(dir).flatten() {
+            if entry.path().extension().is_some_and(|e| e == "lean") {
+                if let Ok(t) = std::fs::read_to_string(entry.path()) {
+                    texts.push(t);
+                }
+            }
+        }
+        assert!(texts.len() > 10, "the fixtures hold Lean files");
+        texts
+    }
+
+    /// The text search that skips the walk for lexical escapes never skips one that counts:
+    /// on every fixture, as it is and with escape words added in code, comments, strings,
+    /// unparsed commands and axiom declarations, the kept hits are those of the full walk.
+    #[test]
+    fn the_escape_precheck_never_hides_a_hit() {
+        let mut texts = fixture_texts();
+        let additions = [
+            "\ntheorem extra : True := by\n  sorry\n",
+            "\n-- sorry admit axiom\n/- sorry -/\ndef s := \"axiom sorry\"\n",
+            "\ntheorem broken : True := by\n  exact ( [ sorry\n",
+            "\naxiom cheat : False\n",
+            "\ntheorem t2 : True := by\n  exact (sorryAx _ )\n#check nosorry\n",
+            "\naxiom a1 : True\ntheorem t3 : True := by\n  have := (axiom)\n",
+        ];
+        let base = texts.clone();
+        for t in base.iter().take(40) {
+            for a in additions {
+                texts.push(format!("{t}{a}"));
+            }
+        }
+        for a in additions {
+            texts.push(a.to_string());
+        }
+        let mut skipped = 0;
+        let mut found = 0;
+        for t in &texts {
+            let w = window::whole("f.lean", t);
+            let fast = kept_escapes(&w, true);
+            let full = kept_escapes(&w, false);
+            assert_eq!(fast, full, "{t}");
+            skipped += usize::from(full.is_empty());
+            found += usize::from(!full.is_empty());
+        }
+        assert!(skipped > 0 && found > 0, "{skipped} {found}");
+    }
+
+    /// The precheck's own answers on small texts.
+    #[test]
+    fn the_escape_precheck_reads_judged_holes_and_axioms() {
+        let check = |t: &str| {
+            let w = window::whole("f.lean", t);
+            let holes: HashSet<usize> = w
+                .outline
+                .sorries
+                .iter()
+                .filter(|s| !s.lexical || s.declaration.is_some())
+                .map(|s| s.byte)
+                .collect();
+            let axioms: Vec<&Range<usize>> = w
+                .outline
+                .declarations
+                .iter()
+                .filter(|d| d.kind == "axiom")
+                .map(|d| &d.span)
+                .collect();
+            may_hold_lexical_escape(t, &holes, &axioms)
+        };
+        assert!(!check("theorem a : True := by\n  sorry\n"));
+        assert!(!check("axiom b : False\ntheorem a : True := by\n  admit\n"));
+        assert!(!check("theorem a : True := trivial\n"));
+        assert!(check("-- sorry\ntheorem a : True := trivial\n"));
+        assert!(check("def s : String := \"sorry\"\n"));
+        assert!(check("def axiomatic : Nat := 1\n"));
+    }
+
+    /// The items in a range of lines are those a filter of every item gives, in order or not.
+    #[test]
+    fn items_by_line_are_those_a_full_search_finds() {
+        let lists: [&[usize]; 5] = [
+            &[],
+            &[1, 2, 2, 3, 7, 7, 7, 9],
+            &[5, 1, 4, 4, 2, 9],
+            &[3, 3, 3],
+            &[1, 10, 20],
+        ];
+        for list in lists {
+            let items: Vec<(usize, usize)> = list.iter().copied().enumerate().collect();
+            let by = ByLine::of(&items, |x| x.1);
+            assert_eq!(by.in_order, list.is_sorted());
+            for a in 0..12 {
+                for b in a..12 {
+                    let fast: Vec<_> = by.in_lines(a..=b).collect();
+                    let slow: Vec<_> = items.iter().filter(|x| (a..=b).contains(&x.1)).collect();
+                    assert_eq!(fast, slow, "{list:?} {a}..={b}");
+                }
+            }
+        }
+    }
+
+    /// Journal events are read off only when a journal is written; the decision is the same.
+    #[test]
+    fn events_only_when_journaled() {
+        let before = "theorem a (n : Nat) : n + 0 = n := by\n  simp [Nat.add_zero]\n";
+        let after = before.replace("simp [Nat.add_zero]", "sorry");
+        let baseline = Baseline::Known {
+            texts: vec![before.to_string()],
+            origin: Origin::ToolResponse,
+        };
+        for parse in [Parse::Windows, Parse::Whole] {
+            let (d1, events) = decide_journaled("f.lean", &after, &baseline, &[], parse, true);
+            let (d2, none) = decide_journaled("f.lean", &after, &baseline, &[], parse, false);
+            assert_eq!(d1, d2);
+            assert!(!d1.blocks.is_empty());
+            assert_eq!(events.len(), 1, "{events:?}");
+            assert_eq!(events[0].kind, Some(crate::kb::EventKind::HoleOpened));
+            assert!(none.is_empty());
+        }
+    }
 
     /// A few words searched one by one are found where the automaton finds them.
     #[test]

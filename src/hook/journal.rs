@@ -19,6 +19,21 @@ pub const LOCK_WAIT: Duration = Duration::from_millis(250);
 
 /// The events of one edit, without session, file or hash (the caller knows those).
 pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<Event> {
+    // The new outline's declarations are in document order, so the one at a line is found by
+    // a binary search, not a pass over the file's declarations per event (a new file's every
+    // declaration with a hole has one); the first of equals, as a search in order finds it.
+    let in_order = new.declarations.is_sorted_by_key(|x| x.line);
+    let declaration_at = |line: usize, name: &str| -> Option<&Declaration> {
+        let from = if in_order {
+            new.declarations.partition_point(|x| x.line < line)
+        } else {
+            0
+        };
+        new.declarations[from..]
+            .iter()
+            .take_while(|x| !in_order || x.line == line)
+            .find(|x| x.line == line && x.full_name == name)
+    };
     // The declarations with events, and what happened to each.
     let mut changed = Vec::new();
     for d in &c.declarations {
@@ -48,11 +63,7 @@ pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<E
         if kinds.is_empty() {
             continue;
         }
-        let Some(decl) = new
-            .declarations
-            .iter()
-            .find(|x| x.line == side.line && x.full_name == d.full_name)
-        else {
+        let Some(decl) = declaration_at(side.line, &d.full_name) else {
             continue;
         };
         changed.push((d, side, kinds, decl));
@@ -263,6 +274,41 @@ mod tests {
         assert_eq!(got[0].lemmas, ["Nat.succ_le_of_lt"]);
         assert_eq!(got[1].lemmas, ["mul_comm_two", "add_zero_x"]);
         assert_eq!(got[2].lemmas, ["foo_bar.baz"]);
+    }
+
+    /// Each event reads its own declaration, found by line and full name: same names in
+    /// other namespaces, and several declarations on one line.
+    #[test]
+    fn each_event_reads_its_own_declaration() {
+        let new = "namespace A\ntheorem t : 1 = 1 := by\n  simp\n  sorry\nend A\n\
+                   namespace B\ntheorem t : 2 = 2 := by\n  omega\n  sorry\nend B\n\
+                   theorem x : 3 = 3 := by sorry\ntheorem y : 4 = 4 := by decide; sorry\n";
+        let (of, nf) = (
+            ParsedFile::parse(String::new()),
+            ParsedFile::parse(new.into()),
+        );
+        let (oo, no) = (Outline::of("x.lean", &of), Outline::of("x.lean", &nf));
+        let c = FileComparison::of("", &oo, new, &no);
+        let got: Vec<(String, Vec<String>, String)> = events(&c, &nf, &no)
+            .into_iter()
+            .map(|e| (e.declaration, e.tactics, e.statement.unwrap_or_default()))
+            .collect();
+        let want = |d: &str, t: &[&str], s: &str| {
+            (
+                d.to_string(),
+                t.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+                s.to_string(),
+            )
+        };
+        assert_eq!(
+            got,
+            [
+                want("A.t", &["simp"], "t : 1 = 1"),
+                want("B.t", &["omega"], "t : 2 = 2"),
+                want("x", &[], "x : 3 = 3"),
+                want("y", &["decide"], "y : 4 = 4"),
+            ]
+        );
     }
 
     #[test]

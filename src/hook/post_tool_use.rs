@@ -95,8 +95,20 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     let name = path
         .file_name()
         .map_or_else(|| given.clone(), |n| n.to_string_lossy().into_owned());
-    let (decision, events) =
-        decide_journaled(&name, &current, &baseline, &false_lemmas, Parse::Windows);
+    // Journaling needs a session and an existing knowledge base ([`journal::write`]).
+    let journaling = payload.session_id.is_some()
+        && settings
+            .knowledge_db
+            .as_deref()
+            .is_some_and(|db| db.is_file());
+    let (decision, events) = decide_journaled(
+        &name,
+        &current,
+        &baseline,
+        &false_lemmas,
+        Parse::Windows,
+        journaling,
+    );
     let mut ask_why = None;
     if let (Some(db), Some(session)) = (&settings.knowledge_db, &payload.session_id) {
         let blocked = decision.blocks.first().map(String::as_str);

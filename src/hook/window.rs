@@ -322,13 +322,44 @@ impl Window {
 /// Parses `text[range]` behind the scopes open at its start. `None` when the window does not
 /// parse cleanly (the caller then parses the whole file).
 pub fn parse(name: &str, text: &str, layout: &Layout, range: Range<usize>) -> Option<Window> {
+    parse_or_whole(name, text, layout, range).ok()
+}
+
+/// [`parse`], keeping what a window that does not parse cleanly cost when it is the whole
+/// file (`0..text.len()`: no scope is open at byte 0, so its text is the file's): `Err` holds
+/// that parse, which is [`whole`]'s, so the caller that falls back to the whole file does not
+/// parse it a second time (a file that is one command, such as a deep or unclosed proof, has
+/// no smaller window). `Err(None)` for a smaller window.
+pub fn parse_or_whole(
+    name: &str,
+    text: &str,
+    layout: &Layout,
+    range: Range<usize>,
+) -> Result<Window, Option<Box<Window>>> {
+    let is_whole = range.start == 0 && range.end == text.len();
     let header = scope_header(text, layout, range.start);
     let header_lines = header.matches('\n').count();
     let mut window_text = header;
-    window_text.push_str(text.get(range.clone())?);
+    window_text.push_str(text.get(range.clone()).ok_or(None)?);
     let file = crate::cursor::parse(&window_text);
-    if file.has_errors() {
-        return None;
+    // Whether it parsed cleanly, without listing the errors of a window about to be dropped
+    // (a walk of every node with an error, as long as the parse itself on a file of them):
+    // the list is empty exactly when the root has no error (see `SyntaxErrors`), and an
+    // abandoned parse's stand-in root is an error.
+    let clean = !file.aborted && !file.root().has_error();
+    debug_assert_eq!(clean, !file.has_errors());
+    if !clean {
+        if !is_whole {
+            return Err(None);
+        }
+        debug_assert_eq!(window_text, text);
+        let outline = Outline::of(name, &file);
+        return Err(Some(Box::new(Window {
+            text: window_text,
+            file,
+            outline,
+            line_shift: 0,
+        })));
     }
     let mut outline = Outline::of(name, &file);
     let lines_before = text.as_bytes()[..range.start]
@@ -349,7 +380,7 @@ pub fn parse(name: &str, text: &str, layout: &Layout, range: Range<usize>) -> Op
     for a in &mut outline.axioms {
         shift(&mut a.line);
     }
-    Some(Window {
+    Ok(Window {
         text: window_text,
         file,
         outline,
@@ -595,6 +626,37 @@ mod tests {
         );
         let (o, n) = change_windows(old, &Layout::of(old), &new, &Layout::of(&new)).unwrap();
         assert_eq!((o.end, n.end), (old.len(), new.len()));
+    }
+
+    /// A window that is the whole file keeps its parse when it does not parse cleanly: it is
+    /// the whole file's, so the caller that falls back to the whole file need not parse again.
+    #[test]
+    fn a_whole_file_window_keeps_its_parse() {
+        let text = "namespace N\ntheorem t (x : Nat) : x = x := by\n  exact ( [ x\n\ntheorem u : 1 = 1 := sorry\n";
+        let l = Layout::of(text);
+        let Err(Some(w)) = parse_or_whole("t", text, &l, 0..text.len()) else {
+            panic!("a whole-file window with errors gives its parse back");
+        };
+        let reference = whole("t", text);
+        assert!(w.file.has_errors());
+        assert_eq!(w.text, reference.text);
+        assert_eq!(w.line_shift, reference.line_shift);
+        assert_eq!(w.file.root().to_sexp(), reference.file.root().to_sexp());
+        let json = |o: &Outline| serde_json::to_string(o).unwrap();
+        assert_eq!(json(&w.outline), json(&reference.outline));
+        assert!(parse(text, text, &l, 0..text.len()).is_none());
+        // A smaller window that does not parse gives nothing back.
+        let start = text.find("theorem t").unwrap();
+        assert!(matches!(
+            parse_or_whole("t", text, &l, start..text.len()),
+            Err(None)
+        ));
+        // A clean whole-file window is the whole parse too.
+        let clean = "theorem a : True := trivial\n";
+        let w = parse("t", clean, &Layout::of(clean), 0..clean.len()).unwrap();
+        let reference = whole("t", clean);
+        assert_eq!(json(&w.outline), json(&reference.outline));
+        assert_eq!((w.text.as_str(), w.line_shift), (clean, 0));
     }
 
     #[test]
