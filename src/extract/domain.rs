@@ -248,7 +248,12 @@ fn stated_domain(text: &str) -> Option<&'static str> {
             None => votes.push((d, 1)),
         }
     }
-    for line in text.lines().filter(|l| l.trim_start().starts_with("@[")) {
+    // Both readings look for a word on some lines: a text without it anywhere (most files)
+    // is not cut into lines, nor searched line by line.
+    let ams_lines = text
+        .contains("AMS")
+        .then(|| text.lines().filter(|l| l.trim_start().starts_with("@[")));
+    for line in ams_lines.into_iter().flatten() {
         let mut rest = line;
         while let Some(i) = rest.find("AMS") {
             rest = &rest[i + 3..];
@@ -262,7 +267,7 @@ fn stated_domain(text: &str) -> Option<&'static str> {
             }
         }
     }
-    if votes.is_empty() {
+    if votes.is_empty() && text.contains("tags := ") {
         for line in text.lines() {
             let Some((_, list)) = line.split_once("tags := ") else {
                 continue;

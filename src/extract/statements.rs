@@ -93,10 +93,23 @@ pub fn literature_status(d: &Declaration) -> Option<&'static str> {
 /// Whether the file's comments call what it states open (`This is an open conjecture`).
 pub fn calls_itself_open(outline: &Outline, text: &str) -> bool {
     outline.comments.iter().any(|c| {
-        text.get(c.span.clone()).is_some_and(|t| {
-            let lower = t.to_lowercase();
-            OPEN_WORDS.iter().any(|w| lower.contains(w))
-        })
+        text.get(c.span.clone())
+            .is_some_and(|t| open_words().is_match(t))
+    })
+}
+
+/// [`OPEN_WORDS`] in any case, found without lowercasing the text: the words are ASCII, and
+/// the only chars outside ASCII whose lowercase holds an ASCII char are the Kelvin sign (`k`,
+/// in no word) and `İ` (`i` and a combining dot; no word ends in `i`), so an
+/// ASCII-case-insensitive match is exactly a match in the lowercased text (a test checks
+/// every char).
+fn open_words() -> &'static aho_corasick::AhoCorasick {
+    static WORDS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    WORDS.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(OPEN_WORDS)
+            .expect("fixed patterns")
     })
 }
 
@@ -514,5 +527,44 @@ mod tests {
         assert!(calls_itself_open(&outline(text), text));
         let text = "/-! The set is closed. -/\ntheorem t : True := trivial\n";
         assert!(!calls_itself_open(&outline(text), text));
+        // Any case, in ASCII text and in text with other letters (lowercased in full).
+        for comment in [
+            "-- Status: OPEN",
+            "/- This REMAINS Open. -/",
+            "/-! Erdős: an Open Problem. -/",
+            "-- ÉTAT: still open",
+        ] {
+            let text = format!("{comment}\ntheorem t : True := trivial\n");
+            assert!(calls_itself_open(&outline(&text), &text), "{comment}");
+        }
+        for comment in [
+            "-- Erdős: closed",
+            "-- opened, then solved",
+            "-- un-solved",
+            "-- STİLL OPEN",
+        ] {
+            let text = format!("{comment}\ntheorem t : True := trivial\n");
+            assert!(!calls_itself_open(&outline(&text), &text), "{comment}");
+        }
+    }
+
+    /// What lets [`open_words`] skip lowercasing: a char outside ASCII lowercases to ASCII only
+    /// as the Kelvin sign's `k` and `İ`'s `i` (followed by a combining dot, which no word
+    /// holds), no word holds a `k`, and none ends in `i`.
+    #[test]
+    fn open_words_match_as_the_lowercased_text_would() {
+        for c in (0x80..=0x10FFFF).filter_map(char::from_u32) {
+            let lower: String = c.to_lowercase().collect();
+            let ascii: Vec<char> = lower.chars().filter(char::is_ascii).collect();
+            match c {
+                '\u{212A}' => assert_eq!(lower, "k"),
+                '\u{130}' => assert_eq!(lower, "i\u{307}"),
+                _ => assert!(ascii.is_empty(), "{c:?} lowercases to {lower:?}"),
+            }
+        }
+        for w in OPEN_WORDS {
+            assert!(w.is_ascii() && *w == w.to_lowercase(), "{w}");
+            assert!(!w.contains('k') && !w.ends_with('i'), "{w}");
+        }
     }
 }

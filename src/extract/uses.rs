@@ -358,7 +358,10 @@ impl<'t> ProofNodes<'t> {
             let node = cursor.node();
             let (block, parent_tactic) = *around.last().expect("the body's level");
             let kind = node.kind_id();
-            let is_head = cursor.field_id() == Some(k.head);
+            // A node's field is asked only where it matters (an identifier's, or a tactic's
+            // child's): finding it costs the cursor a search of the parent's field map.
+            let is_head = (kind == k.identifier || parent_tactic.is_some())
+                && cursor.field_id() == Some(k.head);
             if is_head {
                 // The first `head` child, as `child_by_field_id` would answer.
                 if let Some(t) = parent_tactic {
@@ -374,7 +377,8 @@ impl<'t> ProofNodes<'t> {
                 out.heads.push(None);
                 out.blocks.push(block);
             }
-            if node.child_count() > 0 && cursor.goto_first_child() {
+            // A leaf has no first child: the cursor's answer is the test.
+            if cursor.goto_first_child() {
                 around.push((
                     if kind == k.by_block {
                         Some(node.id())

@@ -184,8 +184,9 @@ pub fn atoms(text: &str) -> Vec<Atom> {
     // (class of the previous char, whether a separator came since the last atom char)
     let mut prev: Option<Class> = None;
     let mut separated = true;
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    for (k, &(at, c)) in chars.iter().enumerate() {
+    // One pass with one char of lookahead; an atom's text grows in place (no string per char).
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
         let end = at + c.len_utf8();
         if let Some(word) = symbol_word(c) {
             out.push(Atom {
@@ -198,23 +199,21 @@ pub fn atoms(text: &str) -> Vec<Atom> {
             separated = true;
             continue;
         }
-        let (class, folded) = if c.is_ascii_digit() {
-            (Class::Digit, c.to_string())
+        let class = if c.is_ascii_digit() {
+            Class::Digit
         } else if c.is_alphabetic() {
-            let folded = fold(c);
-            let class = if c.is_uppercase() {
+            if c.is_uppercase() {
                 Class::Upper
             } else {
                 Class::Lower
-            };
-            (class, folded)
+            }
         } else {
             prev = None;
             separated = true;
             continue;
         };
         let next_lower = chars
-            .get(k + 1)
+            .peek()
             .is_some_and(|&(_, n)| n.is_alphabetic() && n.is_lowercase());
         let starts = match (prev, class) {
             (None, _) => true,
@@ -234,7 +233,11 @@ pub fn atoms(text: &str) -> Vec<Atom> {
             });
         }
         let atom = out.last_mut().expect("an atom was started");
-        atom.text.push_str(&folded);
+        if class == Class::Digit {
+            atom.text.push(c);
+        } else {
+            fold_into(c, &mut atom.text);
+        }
         atom.span.end = end;
         prev = Some(class);
         separated = false;
@@ -269,8 +272,9 @@ fn symbol_word(c: char) -> Option<&'static str> {
     })
 }
 
-/// Lowercase ASCII for the Latin letters with diacritics names use (`Erdős` → `erdos`).
-fn fold(c: char) -> String {
+/// Appends `c` to `out` in lowercase, as ASCII for the Latin letters with diacritics names use
+/// (`Erdős` → `erdos`).
+fn fold_into(c: char, out: &mut String) {
     let lower = c.to_lowercase().next().unwrap_or(c);
     let base = match lower {
         'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' | 'ā' | 'ą' => 'a',
@@ -287,10 +291,13 @@ fn fold(c: char) -> String {
         'ř' => 'r',
         'ť' => 't',
         'ď' => 'd',
-        'ß' => return "ss".into(),
+        'ß' => {
+            out.push_str("ss");
+            return;
+        }
         other => other,
     };
-    base.to_string()
+    out.push(base);
 }
 
 /// The first problem `text` names, reading it as `mode`.
