@@ -3,7 +3,9 @@
 mod common;
 
 use common::{build_kb, mk, mk_json};
-use math_forge::kb::{FindingType, Kb, SearchOptions};
+use math_forge::kb::{
+    content_hash, Confidence, FileItem, FindingType, Kb, NewFinding, SearchOptions, SourceRecord,
+};
 
 fn names(hits: &serde_json::Value) -> Vec<String> {
     hits.as_array()
@@ -15,6 +17,33 @@ fn names(hits: &serde_json::Value) -> Vec<String> {
                 .map_or_else(|| h["title"].as_str().unwrap().to_string(), str::to_string)
         })
         .collect()
+}
+
+/// The file of one theorem `name`, with the trust and dates a ranking test sets.
+fn dated_theorem(
+    name: &str,
+    confidence: Confidence,
+    stated: Option<&str>,
+    modified: Option<i64>,
+) -> FileItem {
+    FileItem {
+        source: SourceRecord {
+            path: format!("/r/{name}.lean"),
+            content_hash: content_hash(name.as_bytes()),
+            size_bytes: 1,
+            stated_date: stated.map(str::to_string),
+            modified,
+            ..Default::default()
+        },
+        findings: vec![NewFinding {
+            finding_type: FindingType::Theorem,
+            title: format!("{name} (theorem)"),
+            theorem_name: Some(name.to_string()),
+            confidence,
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
 }
 
 fn search(dir: &std::path::Path, db: &std::path::Path, args: &[&str]) -> serde_json::Value {
@@ -455,7 +484,6 @@ fn empty_kb_gives_a_hint_and_exit_zero() {
 /// carries that date and says how it is known.
 #[test]
 fn equal_matches_rank_by_trust_then_result_date_never_extraction_order() {
-    use math_forge::kb::{content_hash, Confidence, FileItem, NewFinding, SourceRecord};
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("knowledge.db");
     let mut kb = Kb::open(&db).unwrap();
@@ -481,29 +509,13 @@ fn equal_matches_rank_by_trust_then_result_date_never_extraction_order() {
         ),
         ("high_one", Confidence::High, None, None),
     ];
-    let items = files
-        .iter()
-        .map(|(name, confidence, stated, modified)| FileItem {
-            source: SourceRecord {
-                path: format!("/r/{name}.lean"),
-                content_hash: content_hash(name.as_bytes()),
-                size_bytes: 1,
-                stated_date: stated.map(str::to_string),
-                modified: *modified,
-                ..Default::default()
-            },
-            findings: vec![NewFinding {
-                finding_type: FindingType::Theorem,
-                title: format!("{name} (theorem)"),
-                description: format!("uses the card lemma: {name}"),
-                theorem_name: Some(name.to_string()),
-                theorem_statement: Some(format!("{name} : s.card ≤ t.card")),
-                confidence: *confidence,
-                uses: vec!["Finset.card_le_card".into()],
-                ..Default::default()
-            }],
-            ..Default::default()
-        });
+    let items = files.iter().map(|&(name, confidence, stated, modified)| {
+        let mut item = dated_theorem(name, confidence, stated, modified);
+        item.findings[0].description = format!("uses the card lemma: {name}");
+        item.findings[0].theorem_statement = Some(format!("{name} : s.card ≤ t.card"));
+        item.findings[0].uses = vec!["Finset.card_le_card".into()];
+        item
+    });
     kb.write_batch(items).unwrap();
     drop(kb);
 
@@ -537,7 +549,6 @@ fn equal_matches_rank_by_trust_then_result_date_never_extraction_order() {
 /// only when it is shown or must be told apart from another one this way.)
 #[test]
 fn equal_text_scores_rank_by_trust_then_result_date() {
-    use math_forge::kb::{content_hash, Confidence, FileItem, NewFinding, SourceRecord};
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("knowledge.db");
     let mut kb = Kb::open(&db).unwrap();
@@ -549,28 +560,12 @@ fn equal_text_scores_rank_by_trust_then_result_date() {
         ("zeta_d", Confidence::High, None, None),
         ("zeta_e", Confidence::Low, Some("2026-04-01"), None),
     ];
-    let items = files
-        .iter()
-        .map(|(name, confidence, stated, modified)| FileItem {
-            source: SourceRecord {
-                path: format!("/r/{name}.lean"),
-                content_hash: content_hash(name.as_bytes()),
-                size_bytes: 1,
-                stated_date: stated.map(str::to_string),
-                modified: *modified,
-                ..Default::default()
-            },
-            findings: vec![NewFinding {
-                finding_type: FindingType::Theorem,
-                title: format!("{name} (theorem)"),
-                description: format!("the quokka bound holds for {name}"),
-                theorem_name: Some(name.to_string()),
-                theorem_statement: Some(format!("{name} : quokka n ≤ n")),
-                confidence: *confidence,
-                ..Default::default()
-            }],
-            ..Default::default()
-        });
+    let items = files.iter().map(|&(name, confidence, stated, modified)| {
+        let mut item = dated_theorem(name, confidence, stated, modified);
+        item.findings[0].description = format!("the quokka bound holds for {name}");
+        item.findings[0].theorem_statement = Some(format!("{name} : quokka n ≤ n"));
+        item
+    });
     kb.write_batch(items).unwrap();
     drop(kb);
 

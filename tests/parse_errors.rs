@@ -19,6 +19,17 @@ fn mf() -> Command {
     cmd
 }
 
+/// Standard output of `mf ARGS PATH`.
+fn mf_stdout(args: &[&str], path: &Path) -> String {
+    let out = mf().args(args).arg(path).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `mf parse --stats --json PATH`.
+fn parse_stats(path: &Path) -> Value {
+    serde_json::from_str(&mf_stdout(&["parse", "--stats", "--json"], path)).unwrap()
+}
+
 fn json_lines(out: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(out)
         .lines()
@@ -120,12 +131,7 @@ fn outline_marks_the_declaration_that_holds_a_hidden_missing_node() {
 /// as lost: the commands around them did not parse.
 #[test]
 fn declarations_nested_in_an_error_node_are_lost() {
-    let out = mf()
-        .args(["parse", "--stats", "--json"])
-        .arg(fixture("fixtures/parse_errors/declarations_in_error.lean"))
-        .output()
-        .unwrap();
-    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stats = parse_stats(&fixture("fixtures/parse_errors/declarations_in_error.lean"));
     assert_eq!(stats["clean_files"], 0, "{stats}");
     assert_eq!(stats["declarations_lost_to_errors"], 3, "{stats}");
     assert_eq!(stats["declarations_in_unclean_files"], 4, "{stats}");
@@ -137,12 +143,7 @@ fn declarations_nested_in_an_error_node_are_lost() {
 #[test]
 fn a_column_0_line_does_not_continue_a_calc_step() {
     let path = fixture("fixtures/parse_errors/calc_column_0.lean");
-    let out = mf()
-        .args(["parse", "--errors"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = mf_stdout(&["parse", "--errors"], &path);
     assert!(
         stdout.contains("calc_column_0.lean: 13:9 syntax error"),
         "{stdout}"
@@ -161,12 +162,7 @@ fn a_column_0_line_does_not_continue_a_calc_step() {
     assert!(by_name("continued").get("parse_error").is_none());
     assert!(by_name("after").get("parse_error").is_none());
 
-    let out = mf()
-        .args(["parse", "--stats", "--json"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stats = parse_stats(&path);
     assert_eq!(stats["clean_files"], 0, "{stats}");
     assert_eq!(stats["declarations_lost_to_errors"], 0, "{stats}");
 }
@@ -214,12 +210,7 @@ fn lean_syntax_rules_mark_only_the_declarations_lean_rejects() {
                 "{name}: {declaration} ({marks:?})"
             );
         }
-        let out = mf()
-            .args(["parse", "--stats", "--json"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let stats = parse_stats(&path);
         assert_eq!(stats["clean_files"], 0, "{name}: {stats}");
     }
 }
@@ -231,12 +222,7 @@ fn lean_syntax_rules_mark_only_the_declarations_lean_rejects() {
 #[test]
 fn a_tactic_after_where_definitions_is_an_error() {
     let path = fixture("fixtures/parse_errors/where_in_tactic_block.lean");
-    let out = mf()
-        .args(["parse", "--errors"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = mf_stdout(&["parse", "--errors"], &path);
     assert!(
         stdout.contains("where_in_tactic_block.lean: 9:"),
         "{stdout}"
@@ -256,12 +242,7 @@ fn a_tactic_after_where_definitions_is_an_error() {
 #[test]
 fn a_doc_comment_that_no_declaration_follows_is_an_error() {
     let path = fixture("fixtures/parse_errors/orphan_doc_comment.lean");
-    let out = mf()
-        .args(["parse", "--errors"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = mf_stdout(&["parse", "--errors"], &path);
     assert_eq!(
         stdout.trim_end(),
         format!(

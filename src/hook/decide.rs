@@ -296,27 +296,30 @@ fn lexical_findings(
     }
 }
 
-/// The lexical escape hits [`lexical_findings`] judges: `sorry`, `admit` and `axiom` words
-/// the tree and the outline did not already account for. With `precheck`, the tree is not
-/// walked when a text search shows there can be none ([`may_hold_lexical_escape`]); the
-/// answer is the same either way.
-fn kept_escapes(new: &Window, precheck: bool) -> Vec<trust_scan::Hit> {
-    // What the tree read, and the holes the outline gives a declaration, are judged by the
-    // declaration-level rules above.
-    let holes: HashSet<usize> = new
-        .outline
+/// What the declaration-level rules above already judge: the bytes of the holes the tree
+/// read or the outline gives a declaration, and the spans of `axiom` declarations.
+fn judged_elsewhere(outline: &Outline) -> (HashSet<usize>, Vec<&Range<usize>>) {
+    let holes = outline
         .sorries
         .iter()
         .filter(|s| !s.lexical || s.declaration.is_some())
         .map(|s| s.byte)
         .collect();
-    let axioms: Vec<&Range<usize>> = new
-        .outline
+    let axioms = outline
         .declarations
         .iter()
         .filter(|d| d.kind == "axiom")
         .map(|d| &d.span)
         .collect();
+    (holes, axioms)
+}
+
+/// The lexical escape hits [`lexical_findings`] judges: `sorry`, `admit` and `axiom` words
+/// the tree and the outline did not already account for. With `precheck`, the tree is not
+/// walked when a text search shows there can be none ([`may_hold_lexical_escape`]); the
+/// answer is the same either way.
+fn kept_escapes(new: &Window, precheck: bool) -> Vec<trust_scan::Hit> {
+    let (holes, axioms) = judged_elsewhere(&new.outline);
     if precheck && !may_hold_lexical_escape(&new.file.text, &holes, &axioms) {
         return Vec::new();
     }
@@ -773,20 +776,7 @@ mod tests {
     fn the_escape_precheck_reads_judged_holes_and_axioms() {
         let check = |t: &str| {
             let w = window::whole("f.lean", t);
-            let holes: HashSet<usize> = w
-                .outline
-                .sorries
-                .iter()
-                .filter(|s| !s.lexical || s.declaration.is_some())
-                .map(|s| s.byte)
-                .collect();
-            let axioms: Vec<&Range<usize>> = w
-                .outline
-                .declarations
-                .iter()
-                .filter(|d| d.kind == "axiom")
-                .map(|d| &d.span)
-                .collect();
+            let (holes, axioms) = judged_elsewhere(&w.outline);
             may_hold_lexical_escape(t, &holes, &axioms)
         };
         assert!(!check("theorem a : True := by\n  sorry\n"));
