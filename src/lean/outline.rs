@@ -13,7 +13,7 @@ use tree_sitter::Node;
 
 use super::header::AristotleHeader;
 pub(crate) use super::syntax::{for_each_descendant, for_each_descendant_where};
-use super::syntax::{Occurrences, ParsedFile};
+use super::syntax::{is_orphan_doc_comment, Occurrences, ParsedFile};
 
 /// Everything math-forge reads from one Lean file.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -472,6 +472,15 @@ impl<'f> Builder<'f> {
                         kind,
                         span: node.byte_range(),
                     }),
+                    // A doc comment that no declaration follows is a parse error (counted as
+                    // one), but its words are the author's as much as any comment's: what a
+                    // file says of itself does not depend on where Lean wants doc comments.
+                    None if is_orphan_doc_comment(node, &self.file.text) => {
+                        self.outline.comments.push(Comment {
+                            kind: CommentKind::Doc,
+                            span: node.byte_range(),
+                        })
+                    }
                     None => {
                         let opaque = kinds().opaque.contains(&node.kind_id());
                         if opaque && self.markers.any_in(node.byte_range()) {
@@ -1021,6 +1030,31 @@ mod tests {
         assert_eq!(full.sorries.len(), 3);
         assert!(names.sorries.is_empty());
         assert!(names.declarations.iter().all(|d| d.statement.is_empty()));
+    }
+
+    /// A doc comment that no declaration follows is an error of the file, yet still one of its
+    /// comments, in its place: the words before the first declaration are read the same
+    /// whether or not Lean would take the doc comment.
+    #[test]
+    fn an_orphan_doc_comment_is_an_error_and_still_a_comment() {
+        let text = "/-- Submitted: 2025-12-26 --/\n/- Tuza: the cycle case -/\nimport Mathlib\n\ntheorem t : True := trivial\n";
+        let file = ParsedFile::parse(text.to_string());
+        let outline = Outline::of("t.lean", &file);
+        assert_eq!(outline.error_nodes, 1);
+        let comments: Vec<(CommentKind, &str)> = outline
+            .comments
+            .iter()
+            .map(|c| (c.kind, &text[c.span.clone()]))
+            .collect();
+        assert_eq!(
+            comments,
+            [
+                (CommentKind::Doc, "/-- Submitted: 2025-12-26 --/"),
+                (CommentKind::Block, "/- Tuza: the cycle case -/"),
+            ]
+        );
+        assert_eq!(outline.declarations.len(), 1);
+        assert!(!outline.declarations[0].parse_error);
     }
 
     #[test]

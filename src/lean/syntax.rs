@@ -220,6 +220,16 @@ pub enum SyntaxErrorKind {
     Abandoned,
 }
 
+/// Whether `node` is the scanner's error for whole doc comments that no declaration follows:
+/// an ERROR of one token from a `/--` to a `-/` that closes it (Lean rejects such a doc
+/// comment; its text is still a comment of the file's author).
+pub(crate) fn is_orphan_doc_comment(node: Node<'_>, text: &str) -> bool {
+    node.is_error() && node.named_child_count() == 0 && {
+        let comment = &text[node.byte_range()];
+        comment.starts_with("/--") && comment_closes(comment)
+    }
+}
+
 /// Whether a block comment's text (from its `/-`) closes, counting nested `/-` as Lean does.
 /// (An unterminated comment's token runs to the end of the file without closing; an error
 /// node may hold several orphan doc comments in a row.)
@@ -299,15 +309,11 @@ impl SyntaxErrors {
                 SyntaxErrorKind::Missing(node.kind().to_string())
             } else if !node.is_error() {
                 return None;
+            } else if is_orphan_doc_comment(node, text) {
+                SyntaxErrorKind::OrphanDocComment
             } else if node.named_child_count() == 0 && text[node.byte_range()].starts_with("/-") {
-                // The scanner's unterminated comment (one token from its `/-` to the end), or a
-                // whole doc comment that no declaration follows.
-                let comment = &text[node.byte_range()];
-                if comment.starts_with("/--") && comment_closes(comment) {
-                    SyntaxErrorKind::OrphanDocComment
-                } else {
-                    SyntaxErrorKind::UnclosedComment
-                }
+                // The scanner's unterminated comment: one token from its `/-` to the end.
+                SyntaxErrorKind::UnclosedComment
             } else {
                 SyntaxErrorKind::Unparsed
             };
