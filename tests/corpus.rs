@@ -16,13 +16,14 @@ use math_forge::lean::source::SourceError;
 use math_forge::lean::walk::{lean_files, IgnoreRules};
 use math_forge::lean::Outline;
 
-/// The bar: at least 96% of the corpus parses without ERROR or MISSING nodes, among
-/// the files that do not record Lean's own rejection of their code (see [`LEAN_REJECTED`]).
+/// The bar: at least 96.5% of the corpus parses without ERROR or MISSING nodes, among the
+/// files that do not record Lean's own rejection of their code (see [`LEAN_REJECTED`]): today
+/// 2,161 of 2,238 (96.56%), so two more unclean files fail it and must be looked at.
 /// (It was 99% until the grammar learnt rules by which Lean rejects some 55 submissions that
 /// were never run through Lean: a binary operator after `e |>.f a`, a doc comment that no
 /// declaration follows, a more indented `_` line after a `calc` step's proof. Those files are
-/// invalid Lean, and reporting them unclean is right; 96.6% of the rest parse clean.)
-const MIN_CLEAN_PERCENT: f64 = 96.0;
+/// invalid Lean, and reporting them unclean is right.)
+const MIN_CLEAN_PERCENT: f64 = 96.5;
 
 /// Aristotle's note in a file whose code Lean could not load (it quotes Lean's error): such a
 /// file is invalid Lean, and reporting its parse error is right, not a miss.
