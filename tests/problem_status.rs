@@ -405,19 +405,14 @@ fn a_sketch_without_a_hole_states_its_problem() {
 
 /// `mf extract --db DB ARGS…`, which must succeed.
 fn extract_into(db: &std::path::Path, args: &[&std::ffi::OsStr]) {
-    let out = Command::cargo_bin("mf")
+    Command::cargo_bin("mf")
         .unwrap()
         .arg("extract")
         .arg("--db")
         .arg(db)
         .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .assert()
+        .success();
 }
 
 impl Extracted {
