@@ -26,6 +26,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 use super::baseline::{Baseline, Origin};
+use super::by_line::{declaration_at, ByLine};
 use super::clip;
 use super::journal;
 use super::window::{self, Layout, Window};
@@ -456,55 +457,6 @@ fn findings(
     (blocks, advice)
 }
 
-fn declaration_at<'o>(
-    declarations: &ByLine<'o, Declaration>,
-    line: usize,
-    full_name: &str,
-) -> Option<&'o Declaration> {
-    declarations
-        .in_lines(line..=line)
-        .find(|d| d.full_name == full_name)
-}
-
-/// Items of an outline (declarations, holes) and whether they are in line order, as an
-/// outline lists them: then the ones from a line on are found by a binary search, not a pass
-/// over all of them per lookup (a file rewritten whole holes or replaces all its
-/// declarations at once). Out of order, every item is searched, as before.
-struct ByLine<'o, T> {
-    items: &'o [T],
-    line: fn(&T) -> usize,
-    in_order: bool,
-}
-
-impl<'o, T> ByLine<'o, T> {
-    fn of(items: &'o [T], line: fn(&T) -> usize) -> Self {
-        let in_order = items.is_sorted_by_key(line);
-        ByLine {
-            items,
-            line,
-            in_order,
-        }
-    }
-
-    /// The items whose line is in `lines`, in the list's order (when it is in line order,
-    /// only those are visited).
-    fn in_lines(&self, lines: std::ops::RangeInclusive<usize>) -> impl Iterator<Item = &'o T> {
-        let f = self.line;
-        let in_order = self.in_order;
-        let end = *lines.end();
-        // In line order, the first item at the range's start is found by a binary search.
-        let from = if in_order {
-            self.items.partition_point(|x| f(x) < *lines.start())
-        } else {
-            0
-        };
-        self.items[from..]
-            .iter()
-            .take_while(move |x| !in_order || f(x) <= end)
-            .filter(move |x| lines.contains(&f(x)))
-    }
-}
-
 /// A declaration's body with whitespace collapsed.
 fn body_of(text: &str, d: &Declaration) -> Option<String> {
     let body = text.get(d.body.clone()?)?;
@@ -785,30 +737,6 @@ mod tests {
         assert!(check("-- sorry\ntheorem a : True := trivial\n"));
         assert!(check("def s : String := \"sorry\"\n"));
         assert!(check("def axiomatic : Nat := 1\n"));
-    }
-
-    /// The items in a range of lines are those a filter of every item gives, in order or not.
-    #[test]
-    fn items_by_line_are_those_a_full_search_finds() {
-        let lists: [&[usize]; 5] = [
-            &[],
-            &[1, 2, 2, 3, 7, 7, 7, 9],
-            &[5, 1, 4, 4, 2, 9],
-            &[3, 3, 3],
-            &[1, 10, 20],
-        ];
-        for list in lists {
-            let items: Vec<(usize, usize)> = list.iter().copied().enumerate().collect();
-            let by = ByLine::of(&items, |x| x.1);
-            assert_eq!(by.in_order, list.is_sorted());
-            for a in 0..12 {
-                for b in a..12 {
-                    let fast: Vec<_> = by.in_lines(a..=b).collect();
-                    let slow: Vec<_> = items.iter().filter(|x| (a..=b).contains(&x.1)).collect();
-                    assert_eq!(fast, slow, "{list:?} {a}..={b}");
-                }
-            }
-        }
     }
 
     /// Journal events are read off only when a journal is written; the decision is the same.

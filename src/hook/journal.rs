@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
+use super::by_line::{declaration_at, ByLine};
 use crate::kb::{Event, EventKind, Kb};
 use crate::lean::compare::{FileComparison, Status};
 use crate::lean::{idents, Declaration, Outline, ParsedFile};
@@ -19,21 +20,7 @@ pub const LOCK_WAIT: Duration = Duration::from_millis(250);
 
 /// The events of one edit, without session, file or hash (the caller knows those).
 pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<Event> {
-    // The new outline's declarations are in document order, so the one at a line is found by
-    // a binary search, not a pass over the file's declarations per event (a new file's every
-    // declaration with a hole has one); the first of equals, as a search in order finds it.
-    let in_order = new.declarations.is_sorted_by_key(|x| x.line);
-    let declaration_at = |line: usize, name: &str| -> Option<&Declaration> {
-        let from = if in_order {
-            new.declarations.partition_point(|x| x.line < line)
-        } else {
-            0
-        };
-        new.declarations[from..]
-            .iter()
-            .take_while(|x| !in_order || x.line == line)
-            .find(|x| x.line == line && x.full_name == name)
-    };
+    let declarations = ByLine::of(&new.declarations, |d| d.line);
     // The declarations with events, and what happened to each.
     let mut changed = Vec::new();
     for d in &c.declarations {
@@ -63,7 +50,7 @@ pub fn events(c: &FileComparison, new_file: &ParsedFile, new: &Outline) -> Vec<E
         if kinds.is_empty() {
             continue;
         }
-        let Some(decl) = declaration_at(side.line, &d.full_name) else {
+        let Some(decl) = declaration_at(&declarations, side.line, &d.full_name) else {
             continue;
         };
         changed.push((d, side, kinds, decl));

@@ -23,6 +23,7 @@
 pub mod apply;
 pub mod baseline;
 pub mod briefing;
+pub mod by_line;
 pub mod capture;
 pub mod context_text;
 pub mod decide;
