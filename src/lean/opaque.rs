@@ -58,6 +58,15 @@ fn is_opaque_kind(kind: &str) -> bool {
     matches!(kind, "jsx_element" | "verso_markup" | "syntax_quotation")
 }
 
+/// The node kinds [`code_ranges`] reads: only a node of one of these can be opaque text that
+/// holds code.
+pub const CODE_KINDS: [&str; 4] = [
+    "jsx_element",
+    "verso_markup",
+    "syntax_quotation",
+    "syntax_command",
+];
+
 /// The code inside `node` when it is opaque text that holds some, with what kind of text it
 /// is; `None` for any other node. The ranges are ascending and disjoint. A node inside
 /// another opaque node has code ranges of its own, never overlapping its parent's: a

@@ -254,7 +254,7 @@ struct Kinds {
     /// Kinds whose children can be tactics without a `by` in between.
     tactic_structure: [u16; 4],
     /// Kinds that may be opaque text holding code (see [`super::opaque`]).
-    opaque: [u16; 4],
+    opaque: [u16; super::opaque::CODE_KINDS.len()],
     line_comment: u16,
     block_comment: u16,
     doc_comment: u16,
@@ -292,12 +292,7 @@ fn kinds() -> &'static Kinds {
                 id("with_clause"),
                 id("decreasing_by"),
             ],
-            opaque: [
-                id("jsx_element"),
-                id("verso_markup"),
-                id("syntax_quotation"),
-                id("syntax_command"),
-            ],
+            opaque: super::opaque::CODE_KINDS.map(id),
             line_comment: id("line_comment"),
             block_comment: id("block_comment"),
             doc_comment: id("doc_comment"),

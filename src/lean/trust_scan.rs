@@ -176,10 +176,7 @@ impl LexicalEscapes {
 
     /// Whether a node of this kind can be opaque text holding code ([`opaque::code_ranges`]).
     pub fn is_opaque_kind(kind: &str) -> bool {
-        matches!(
-            kind,
-            "jsx_element" | "verso_markup" | "syntax_quotation" | "syntax_command"
-        )
+        opaque::CODE_KINDS.contains(&kind)
     }
 
     /// One node of the walk (in document order, every node whose kind
