@@ -333,24 +333,30 @@ pub fn lint(path: &str, file: &ParsedFile, config: &LintConfig) -> Vec<Finding> 
         findings.sort_by(order);
     }
     // Equal findings are neighbours once sorted; the cheap fields are compared first (a
-    // hole-dense file has a finding per hole, all with the same path and message).
+    // hole-dense file has a finding per hole, all with the same path and message). The
+    // pattern names every field, so a field added to `Finding` cannot be left out of it.
     findings.dedup_by(|a, b| {
-        (
-            a.line,
-            a.column,
-            a.end_line,
-            a.end_column,
-            a.rule,
-            a.severity,
-        ) == (
-            b.line,
-            b.column,
-            b.end_line,
-            b.end_column,
-            b.rule,
-            b.severity,
-        ) && a.message == b.message
-            && a.path == b.path
+        let Finding {
+            path,
+            line,
+            column,
+            end_line,
+            end_column,
+            rule,
+            severity,
+            message,
+        } = &*a;
+        (line, column, end_line, end_column, rule, severity)
+            == (
+                &b.line,
+                &b.column,
+                &b.end_line,
+                &b.end_column,
+                &b.rule,
+                &b.severity,
+            )
+            && *message == b.message
+            && *path == b.path
     });
     findings
 }
