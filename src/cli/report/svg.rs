@@ -249,11 +249,12 @@ pub fn facts(label: &Label<'_>, days: &[FactDay], before: i64) -> String {
         (Some(f), Some(l)) => (f.day.0, l.day.0),
         _ => (0, 0),
     };
-    // A single day still gets a visible span.
+    // A single day still gets a visible span: the week that ends on it (a span past the last
+    // day would draw the total on days that have not come yet).
     let (from, to) = if last > first {
         (first, last)
     } else {
-        (first - 3, first + 3)
+        (first - 6, first)
     };
     let max = days.last().map_or(before, |d| d.total).max(1) as f64;
     let step = nice_step(max, 5.0);
@@ -454,6 +455,31 @@ mod tests {
         assert_eq!(nice_step(250.0, 5.0), 50.0);
         assert_eq!(nice_step(0.0, 5.0), 1.0);
         assert_eq!(nice_step(1.0, 5.0), 1.0);
+    }
+
+    /// Facts proven on one day only: the axis is the week ending on that day, no later day.
+    #[test]
+    fn a_single_day_of_facts_draws_no_day_after_it() {
+        let label = Label {
+            id: "f",
+            title: "facts",
+            desc: "facts",
+        };
+        let day = Day::parse("2026-11-26").unwrap();
+        let svg = facts(
+            &label,
+            &[FactDay {
+                day,
+                new: 5,
+                total: 5,
+            }],
+            0,
+        );
+        assert!(
+            svg.contains(">2026-11-26<") && svg.contains(">2026-11-20<"),
+            "{svg}"
+        );
+        assert!(!svg.contains(">2026-11-27<"), "{svg}");
     }
 
     #[test]
