@@ -761,8 +761,13 @@ module.exports = grammar({
       choice('have', 'haveI', 'let', 'letI'),
       repeat($._term_part),
       // Lean's `leftArrow` is `←` or `<-`
-      choice(':=', '←', '<-', repeat1($.alternative)),
+      choice(':=', seq(choice('←', '<-'), optional($._arrow_do_item)), repeat1($.alternative)),
     )),
+
+    // Lean's `doIdDecl` / `doPatDecl` / `doReassignArrow` take a `do` element after the
+    // arrow, so `let y ← match x with | some d => …` has `do` alternatives: a let-else
+    // `| …` inside one continues that alternative's sequence.
+    _arrow_do_item: $ => prec(2, choice($.do_match, $.do_if)),
 
     // `then` is no term of its own: it belongs to an `if` (Lean's `termIf`: `if c then t else
     // e`), so a term inside the condition stops before it (`if xs.all fun | 0 => true | _ =>
@@ -800,7 +805,7 @@ module.exports = grammar({
     // or `catch` followed by `| pat => doSeq` alternatives (Lean's `doCatchMatch`)
     catch: $ => prec.right(seq('catch', choice(
       seq($.identifier, '=>', $._do_seq),
-      repeat1($.do_alternative),
+      $._do_alternatives,
     ))),
 
     finally: $ => seq('finally', $._do_seq),
@@ -815,9 +820,11 @@ module.exports = grammar({
 
     _do_item: $ => choice($.do_element, $.do_if, $.do_match),
 
-    do_element: $ => prec.right(repeat1(choice(
-      $._term_part, ':=', '=>', '←', '<-', $._comma_tok, $._bar_tok, 'unsafe',
-    ))),
+    // (`x ← match …`: see `_arrow_do_item`)
+    do_element: $ => prec.right(seq(
+      repeat1(choice($._term_part, ':=', '=>', '←', '<-', $._comma_tok, $._bar_tok, 'unsafe')),
+      optional(prec(2, seq(choice('←', '<-'), $._arrow_do_item))),
+    )),
 
     // `if` / `match` at the start of a `do` element take `do` sequences.
     do_if: $ => prec.right(1, seq(
@@ -828,11 +835,11 @@ module.exports = grammar({
       optional(seq($._else_tok, $._do_seq)),
     )),
 
-    do_match: $ => prec(1, seq(
+    do_match: $ => prec.right(1, seq(
       'match',
       repeat1(choice($._term_part, $._comma_tok)),
       'with',
-      repeat1($.do_alternative),
+      $._do_alternatives,
     )),
 
     do_alternative: $ => seq(
@@ -841,6 +848,10 @@ module.exports = grammar({
       '=>',
       $._do_seq,
     ),
+
+    // A `|` after an alternative starts the next one, also where the `match` is inside a `do`
+    // element that could take the `|` (`let y ← match x with | a => … | b => …`).
+    _do_alternatives: $ => prec.right(-1, repeat1($.do_alternative)),
 
     calc: $ => seq('calc', $._calc_steps),
 
