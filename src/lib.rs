@@ -39,6 +39,28 @@ pub fn without_huge_pages() {
     }
 }
 
+/// Tells SQLite not to allocate each connection's page cache 20 pages at a time; `mk` calls it
+/// first, before SQLite is used.
+///
+/// That first block (some 90 KiB) is too large for mimalloc's small and medium pages, so it
+/// gets a "large" page of its own, aligned to 4 MiB: with huge pages (see [`small_arenas`])
+/// a search had four 2 MiB pages zeroed where the memory it uses fits in two. Pages are then
+/// allocated one at a time, as they already were after the first 20. The documented way:
+/// `SQLITE_CONFIG_PAGECACHE` with no buffer and no initial lines.
+pub fn sqlite_page_cache_unbulked() {
+    // SAFETY: sqlite3_config before sqlite3_initialize, from the only thread; the arguments
+    // are the documented (pointer, size, count) triple. After initialization it only returns
+    // SQLITE_MISUSE and changes nothing, which is harmless here.
+    unsafe {
+        rusqlite::ffi::sqlite3_config(
+            rusqlite::ffi::SQLITE_CONFIG_PAGECACHE,
+            std::ptr::null_mut::<std::ffi::c_void>(),
+            0 as std::ffi::c_int,
+            0 as std::ffi::c_int,
+        );
+    }
+}
+
 /// Makes mimalloc reserve its address space 64 MiB at a time instead of 1 GiB; `mk` calls it
 /// first, before its first allocation.
 ///

@@ -373,6 +373,7 @@ pub fn command() -> clap::Command {
 
 /// Entry point of `mk`.
 pub fn main() -> ExitCode {
+    crate::sqlite_page_cache_unbulked();
     ExitCode::from(status())
 }
 
@@ -384,9 +385,11 @@ pub fn main() -> ExitCode {
 /// nothing, so it does without; it still ignores SIGPIPE (a closed pipe is an error to report,
 /// not a signal that kills), makes sure descriptors 0-2 are open (so that no file it opens
 /// becomes its standard output), answers a panic with status 101, and flushes stdout. Before
-/// anything is allocated it makes the allocator's arenas small ([`crate::small_arenas`]).
+/// anything is allocated it makes the allocator's arenas small ([`crate::small_arenas`]) and
+/// SQLite's page cache grow a page at a time ([`crate::sqlite_page_cache_unbulked`]).
 pub fn main_without_runtime() -> i32 {
     crate::small_arenas();
+    crate::sqlite_page_cache_unbulked();
     #[cfg(unix)]
     // SAFETY: plain system calls on the process's own descriptors and signal disposition,
     // made before any other thread exists.

@@ -21,6 +21,7 @@ pub mod rank;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 use serde::Serialize;
 
@@ -484,19 +485,17 @@ impl Kb {
         // Rows of text matches read so far (None: no such finding; the match is dropped, as
         // the join to `findings` dropped it).
         let rows: RefCell<HashMap<i64, Option<Finding>>> = RefCell::new(HashMap::new());
-        let row_of = |c: &Candidate| -> Option<Finding> {
-            if let Some(f) = &c.finding {
-                return Some(Finding::clone(f));
-            }
-            if let Some(f) = rows.borrow().get(&c.id) {
-                return f.clone();
+        // Reads a text match's row into `rows` the first time the order needs it. The sort
+        // then borrows it: a copy of the row per comparison was a tenth of a phrase search.
+        let load = |c: &Candidate| {
+            if c.finding.is_some() || rows.borrow().contains_key(&c.id) {
+                return;
             }
             let f = self.finding_row(c.id).unwrap_or_else(|e| {
                 failed.borrow_mut().get_or_insert(e);
                 None
             });
-            rows.borrow_mut().insert(c.id, f.clone());
-            f
+            rows.borrow_mut().insert(c.id, f);
         };
         let date_of = |f: &Finding| -> Option<ResultDate> {
             if let Some(d) = dates.borrow().get(&f.id) {
@@ -511,11 +510,21 @@ impl Kb {
         };
         let trust = |c: &Candidate| match &c.finding {
             Some(f) => Confidence::trust_rank(f.confidence.as_deref()),
-            None => Confidence::trust_rank(row_of(c).and_then(|f| f.confidence).as_deref()),
+            None => {
+                load(c);
+                let rows = rows.borrow();
+                let row = rows.get(&c.id).and_then(Option::as_ref);
+                Confidence::trust_rank(row.and_then(|f| f.confidence.as_deref()))
+            }
         };
         let date = |c: &Candidate| match &c.finding {
             Some(f) => date_of(f).map(|d| d.date),
-            None => row_of(c).and_then(|f| date_of(&f)).map(|d| d.date),
+            None => {
+                load(c);
+                let rows = rows.borrow();
+                let row = rows.get(&c.id).and_then(Option::as_ref);
+                row.and_then(date_of).map(|d| d.date)
+            }
         };
         // Relevance first, then observed usefulness: a finding agents used after it was shown
         // to them (hook journal) weighs up to half again its text score, never a match tier.
@@ -591,12 +600,16 @@ impl Kb {
     /// One finding's row by id (None when there is none).
     fn finding_row(&self, id: i64) -> Result<Option<Finding>> {
         use rusqlite::OptionalExtension;
-        let sql = format!(
-            "SELECT {} FROM findings WHERE id = ?1",
-            Finding::columns("")
-        );
+        // Built once: a search reads dozens of rows by id, and the statement cache is keyed
+        // by the text.
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "SELECT {} FROM findings WHERE id = ?1",
+                Finding::columns("")
+            )
+        });
         self.conn
-            .prepare_cached(&sql)
+            .prepare_cached(&SQL)
             .and_then(|mut s| {
                 s.query_row([id], |r| Ok(Finding::from_row(r, 0)))
                     .optional()
