@@ -533,10 +533,18 @@ fn analyse(key: &str, source: Source) -> Analysis {
             .then_some(crate::lean::depends::Gap::Disproved)
     });
     let domain = profile::charge(&profile::DOMAIN, || domain::infer(&outline, &parsed));
-    // Only theorems' and lemmas' proofs are read (findings, attempts), and those of
-    // declarations a verdict names (a failure carries their technique).
+    // Only the proofs something reads are walked: a complete theorem's or lemma's (its finding
+    // and the attempt's fallback approach), the main one's, holes or not (the attempt's
+    // approach, see `attempt_of`), and those of declarations a verdict names (a failure
+    // carries their technique). A lemma left with a hole before the main proof is read by
+    // nothing.
+    let main = outline
+        .declarations
+        .iter()
+        .rposition(|d| d.is_theorem_like() && d.has_body());
     let proofs = uses::proofs_where(&parsed, &outline, |i| {
-        outline.declarations[i].is_theorem_like()
+        let d = &outline.declarations[i];
+        (d.is_theorem_like() && (d.sorry_count == 0 || Some(i) == main))
             || verdicts.iter().any(|v| v.declaration == Some(i))
     });
     let definitions = definitions::digests(&outline, &parsed.text);

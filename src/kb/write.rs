@@ -341,26 +341,28 @@ impl Pending {
         })
     }
 
-    /// Stages a finding of source `source_id`.
+    /// Stages a finding of source `source_id`; returns its fact key (computed once here: it
+    /// normalizes the whole statement).
     fn stage(
         &mut self,
         conn: &Connection,
         f: &NewFinding,
         domain: Option<&str>,
         source: (i64, &SourceRecord),
-    ) -> rusqlite::Result<()> {
+    ) -> rusqlite::Result<Option<String>> {
         static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
         let sql = SQL.get_or_init(|| {
             format!(
                 "INSERT INTO temp.findings_staged ({FINDING_COLUMNS}) VALUES ({FINDING_VALUES})"
             )
         });
-        execute_finding(conn, sql, f, domain, Some(source), None)?;
-        if let Some(key) = source_fact_key(f, true) {
-            super::facts::stage_uses(conn, &key, &f.uses)?;
+        let key = source_fact_key(f, true);
+        execute_finding(conn, sql, f, domain, Some(source), None, key.as_deref())?;
+        if let Some(key) = &key {
+            super::facts::stage_uses(conn, key, &f.uses)?;
         }
         self.staged = true;
-        Ok(())
+        Ok(key)
     }
 
     /// Moves the staged findings into `findings`.
@@ -533,8 +535,8 @@ fn write_file(
     // Occurrences: a fact stated twice in one file occurs in it once.
     let mut facts = std::collections::HashSet::new();
     for (f, domain) in item.findings.iter().zip(finding_domains) {
-        pending.stage(conn, f, domain.as_deref(), (source_id, src))?;
-        if source_fact_key(f, true).is_none_or(|key| facts.insert(key)) {
+        let key = pending.stage(conn, f, domain.as_deref(), (source_id, src))?;
+        if key.is_none_or(|key| facts.insert(key)) {
             out.findings_added += 1;
         }
     }
@@ -732,11 +734,13 @@ pub(crate) fn insert_finding(
     let sql = SQL.get_or_init(|| {
         format!("INSERT INTO findings ({FINDING_COLUMNS}) VALUES ({FINDING_VALUES})")
     });
-    execute_finding(conn, sql, f, domain, source, origin)?;
+    let key = source_fact_key(f, source.is_some());
+    execute_finding(conn, sql, f, domain, source, origin, key.as_deref())?;
     Ok(conn.last_insert_rowid())
 }
 
-/// Runs `sql`, an INSERT of [`FINDING_COLUMNS`], for one finding.
+/// Runs `sql`, an INSERT of [`FINDING_COLUMNS`], for one finding whose fact key
+/// ([`source_fact_key`]) is `fact_key`.
 fn execute_finding<'a>(
     conn: &Connection,
     sql: &str,
@@ -744,6 +748,7 @@ fn execute_finding<'a>(
     domain: Option<&str>,
     source: Option<(i64, &'a SourceRecord)>,
     origin: Option<&str>,
+    fact_key: Option<&str>,
 ) -> rusqlite::Result<()> {
     let (source_id, src) = match source {
         Some((id, s)) => (Some(id), Some(s)),
@@ -780,7 +785,7 @@ fn execute_finding<'a>(
         f.notes,
         source_id,
         origin,
-        source_fact_key(f, src.is_some()),
+        fact_key,
     ])?;
     Ok(())
 }
