@@ -880,7 +880,14 @@ impl<'f> Builder<'f> {
             }
             if n.child_count() > 0 {
                 if let Some(dense) = children(n, &mut finger) {
-                    let down = if dense {
+                    let down = if dense && id == k.by_block && !n.has_error() {
+                        // Its first child is the `by` keyword, which counts for nothing: start
+                        // at the first child after it (one jump instead of two steps).
+                        cursor
+                            .goto_first_child_for_byte(n.start_byte() + "by".len())
+                            .is_some()
+                            || cursor.goto_first_child()
+                    } else if dense {
                         cursor.goto_first_child()
                     } else {
                         marked_child(&mut cursor, &mut finger, n.start_byte(), n.end_byte())
