@@ -5,6 +5,7 @@
 //! `tactic` nodes with a `head` field; flat `namespace`/`section`/`end` commands.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroU16 as FieldId;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -255,10 +256,19 @@ struct Kinds {
     tactic_structure: [u16; 4],
     /// Kinds that may be opaque text holding code (see [`super::opaque`]).
     opaque: [u16; super::opaque::CODE_KINDS.len()],
+    /// `by_block`: its children are tactics.
+    by_block: u16,
     line_comment: u16,
     block_comment: u16,
     doc_comment: u16,
     module_doc: u16,
+    /// Field ids of a declaration's parts and of a tactic's head.
+    field_kind: Option<FieldId>,
+    field_name: Option<FieldId>,
+    field_body: Option<FieldId>,
+    field_attributes: Option<FieldId>,
+    field_modifier: Option<FieldId>,
+    field_head: Option<FieldId>,
 }
 
 impl Kinds {
@@ -293,19 +303,72 @@ fn kinds() -> &'static Kinds {
                 id("decreasing_by"),
             ],
             opaque: super::opaque::CODE_KINDS.map(id),
+            by_block: id("by_block"),
             line_comment: id("line_comment"),
             block_comment: id("block_comment"),
             doc_comment: id("doc_comment"),
             module_doc: id("module_doc"),
+            field_kind: lang.field_id_for_name("kind"),
+            field_name: lang.field_id_for_name("name"),
+            field_body: lang.field_id_for_name("body"),
+            field_attributes: lang.field_id_for_name("attributes"),
+            field_modifier: lang.field_id_for_name("modifier"),
+            field_head: lang.field_id_for_name("head"),
         }
     })
 }
 
-/// Whether a tactic's text can hold another tactic without a `by`. The tactic grammar nests
-/// tactics only through a block on further lines, `<;>`, `;`, `=>` and `|` alternatives, a
-/// bullet or bracket in front, or a combinator keyword in front (`try`, `open … in`, `if`…).
-fn may_nest_tactics(text: &str) -> bool {
-    const INSIDE: [&str; 5] = ["\n", "<;>", ";", "=>", "|"];
+/// The field children of a declaration-like node (see [`Fields::of`]).
+#[derive(Default)]
+struct Fields<'t> {
+    kind: Option<Node<'t>>,
+    name: Option<Node<'t>>,
+    body: Option<Node<'t>>,
+    attributes: Option<Node<'t>>,
+    modifiers: Vec<Node<'t>>,
+}
+
+impl<'t> Fields<'t> {
+    /// The first child of each field (as `child_by_field_name` answers) and every `modifier`.
+    /// Attributes and modifiers come before the kind: the cursor reads the children up to the
+    /// kind, and the name and body are looked up by field id (a lookup runs over the children
+    /// inside the tree, cheaper than the cursor's steps over binders and types).
+    fn of(node: Node<'t>) -> Fields<'t> {
+        let k = kinds();
+        let mut out = Fields::default();
+        let mut cursor = node.walk();
+        let mut more = cursor.goto_first_child();
+        while more && out.kind.is_none() {
+            let field = cursor.field_id();
+            if field.is_some() {
+                if field == k.field_kind {
+                    out.kind = Some(cursor.node());
+                } else if field == k.field_attributes {
+                    out.attributes.get_or_insert(cursor.node());
+                } else if field == k.field_modifier {
+                    out.modifiers.push(cursor.node());
+                }
+            }
+            more = cursor.goto_next_sibling();
+        }
+        let by_id = |field: Option<FieldId>| field.and_then(|f| node.child_by_field_id(f.get()));
+        out.name = by_id(k.field_name);
+        out.body = by_id(k.field_body);
+        out
+    }
+}
+
+/// A tactic can hold another tactic without a `by` only through a block on further lines,
+/// `<;>`, `;`, `=>` and `|` alternatives, a bullet or bracket in front, or a combinator
+/// keyword in front (`try`, `open … in`, `if`…). These are the strings inside its text; the
+/// front is [`nests_in_front`]. A block on further lines is always opened by one of them, so a
+/// line break alone makes a tactic worth entering (as it always did) but not a holder of
+/// tactic children.
+const NESTING_INSIDE: [&str; 4] = ["<;>", ";", "=>", "|"];
+
+/// Whether a tactic's text begins with a bullet, bracket or combinator keyword that holds
+/// tactics.
+fn nests_in_front(text: &str) -> bool {
     const FRONT: [&str; 21] = [
         "·",
         ".",
@@ -329,7 +392,7 @@ fn may_nest_tactics(text: &str) -> bool {
         "match",
         "calc",
     ];
-    INSIDE.iter().any(|s| text.contains(s)) || FRONT.iter().any(|s| text.starts_with(s))
+    FRONT.iter().any(|s| text.starts_with(s))
 }
 
 /// Tactic heads that structure a proof rather than name a tactic: focusing bullets, the `<;>`
@@ -372,6 +435,7 @@ impl Outline {
                 comments: Vec::new(),
             },
             markers,
+            nesting: None,
         };
         builder.commands(file.root());
         builder.outline.header = builder.header();
@@ -397,6 +461,8 @@ struct Builder<'f> {
     scopes: Vec<Scope>,
     outline: Outline,
     markers: Occurrences,
+    /// Where the strings of [`NESTING_INSIDE`] begin, found when a proof is first scanned.
+    nesting: Option<Occurrences>,
 }
 
 /// Where in a file what a proof scan looks for may begin: holes begin with `sorry`/`admit`,
@@ -404,6 +470,49 @@ struct Builder<'f> {
 /// structure, so a term whose text holds none of these strings can be skipped whole.
 fn markers(text: &str) -> Occurrences {
     Occurrences::of_each(&["by", "--", "/-", "sorry", "admit"], text)
+}
+
+/// Lookups in ascending positions (a marker list), for a walk in document order: each
+/// lookup starts where the last one ended and gallops forward, so a walk pays about a step
+/// per marker passed instead of a binary search per question. A lookup behind the last one
+/// is answered by a binary search.
+struct Finger<'m> {
+    starts: &'m [usize],
+    /// Every position before this index is below the last position asked.
+    at: usize,
+}
+
+impl<'m> Finger<'m> {
+    fn new(starts: &'m [usize]) -> Self {
+        Finger { starts, at: 0 }
+    }
+
+    /// The index of the first position at or after `from`.
+    fn seek(&mut self, from: usize) -> usize {
+        let s = self.starts;
+        if self.at > 0 && s[self.at - 1] >= from {
+            return s.partition_point(|&p| p < from);
+        }
+        // Gallop: the answer is within the first `step` positions from `at`.
+        let mut step = 1;
+        while self.at + step <= s.len() && s[self.at + step - 1] < from {
+            step *= 2;
+        }
+        let hi = (self.at + step).min(s.len());
+        let lo = self.at + step / 2;
+        self.at = lo.min(hi) + s[lo.min(hi)..hi].partition_point(|&p| p < from);
+        self.at
+    }
+
+    /// The first position inside `range`.
+    fn first_in(&mut self, range: Range<usize>) -> Option<usize> {
+        let i = self.seek(range.start);
+        self.starts.get(i).copied().filter(|&p| p < range.end)
+    }
+
+    fn any_in(&mut self, range: Range<usize>) -> bool {
+        self.first_in(range).is_some()
+    }
 }
 
 impl<'f> Builder<'f> {
@@ -525,24 +634,23 @@ impl<'f> Builder<'f> {
     }
 
     fn declaration(&mut self, node: Node<'f>) {
-        let Some(kind_node) = node.child_by_field_name("kind") else {
+        let fields = Fields::of(node);
+        let Some(kind_node) = fields.kind else {
             // Without its keyword the declaration is an error fragment; its holes still count.
             self.holes_outside_declarations(node);
             return;
         };
         let kind = collapse_whitespace(self.text(kind_node));
         let theorem_like = theorem_kind(&kind);
-        let name_node = node.child_by_field_name("name");
-        let body = node.child_by_field_name("body").map(|b| b.byte_range());
         let head = Head {
             kind,
             kind_end: kind_node.end_byte(),
-            name_node,
-            body,
+            name_node: fields.name,
+            body: fields.body.map(|b| b.byte_range()),
             user_command: false,
             theorem_like,
         };
-        self.record_declaration(node, head);
+        self.record_declaration(node, head, fields);
     }
 
     /// A `user_command` of a declaration's shape, recorded as a declaration whose kind is its
@@ -559,11 +667,11 @@ impl<'f> Builder<'f> {
             user_command: true,
             theorem_like: shape.theorem_like(&self.file.text),
         };
-        self.record_declaration(node, head);
+        self.record_declaration(node, head, Fields::of(node));
         true
     }
 
-    fn record_declaration(&mut self, node: Node<'f>, head: Head<'f>) {
+    fn record_declaration(&mut self, node: Node<'f>, head: Head<'f>, fields: Fields<'f>) {
         let text = &self.file.text;
         let Head {
             kind,
@@ -582,13 +690,13 @@ impl<'f> Builder<'f> {
         let statement_start = name_node.map_or(kind_end, |n| n.start_byte());
         let statement_end = body.as_ref().map_or(node.end_byte(), |b| b.start);
 
-        let mut cursor = node.walk();
-        let modifiers = node
-            .children_by_field_name("modifier", &mut cursor)
-            .map(|m| self.text(m).to_string())
+        let modifiers = fields
+            .modifiers
+            .iter()
+            .map(|&m| self.text(m).to_string())
             .collect();
-        let attributes = node
-            .child_by_field_name("attributes")
+        let attributes = fields
+            .attributes
             .map(|attrs| {
                 let mut c = attrs.walk();
                 attrs
@@ -655,6 +763,15 @@ impl<'f> Builder<'f> {
 
     /// Counts holes and tactic heads anywhere inside a declaration and records its comments,
     /// in one cursor walk.
+    ///
+    /// The walk enters a node when something it looks for can be inside: a marker
+    /// ([`markers`]) in its text, an error, or tactic structure. It then reads either every
+    /// child, where a child can be a tactic (the children of a `by` block or of tactic
+    /// structure) or where the node has an error, or else only the children in which a marker
+    /// begins, reached by the cursor's jump to the child holding a byte: a child without a
+    /// marker there holds no hole, comment or opaque code, and cannot be a tactic (the grammar
+    /// puts tactics only in `by` blocks and tactic structure), so nothing in it counts. A
+    /// sibling step costs hundreds of instructions where a proof is a long tactic sequence.
     fn scan_proof(
         &mut self,
         node: Node<'f>,
@@ -663,20 +780,79 @@ impl<'f> Builder<'f> {
         proof_start: usize,
     ) {
         let k = kinds();
-        let mut cursor = node.walk();
         let markers = std::mem::take(&mut self.markers);
         let text = &self.file.text;
-        let worth_entering = |n: Node<'_>| {
-            if n.is_error() || markers.any_in(n.byte_range()) {
+        let nesting = self
+            .nesting
+            .take()
+            .unwrap_or_else(|| Occurrences::of_each(&NESTING_INSIDE, text));
+        let mut finger = Finger::new(markers.starts());
+        // How a node's children are read: `None`, not at all; `Some(true)`, every one (a child
+        // may be a tactic, or the node has an error); `Some(false)`, only those in which a
+        // marker begins. Whether it is entered at all is decided as before this walk read
+        // children sparsely: a marker, an error, or tactic structure (a tactic's own text,
+        // its line breaks read only for a tactic with no other reason to be entered).
+        let children = |n: Node<'_>, finger: &mut Finger<'_>| -> Option<bool> {
+            let id = n.kind_id();
+            let range = n.byte_range();
+            let marked = n.is_error() || finger.any_in(range.clone());
+            if id == k.tactic {
+                let holds = nests_in_front(&text[range.clone()]) || nesting.any_in(range.clone());
+                let entered = marked || holds || text[range].contains('\n');
+                return entered.then(|| holds || n.has_error());
+            }
+            let structure = k.tactic_structure.contains(&id);
+            (marked || structure).then(|| structure || id == k.by_block || n.has_error())
+        };
+        // Moves the cursor from a node to its first child that ends after the first marker in
+        // `from..end` (the child holding it, unless the marker is in a token the tree hides);
+        // false, the cursor staying on the node, when no marker begins there. Every child
+        // this passes over ends after `from` and holds no marker.
+        let marked_child = |cursor: &mut tree_sitter::TreeCursor<'f>,
+                            finger: &mut Finger<'_>,
+                            from: usize,
+                            end: usize| {
+            let Some(at) = finger.first_in(from..end) else {
+                return false;
+            };
+            if cursor.goto_first_child_for_byte(at).is_some() {
                 return true;
             }
-            let id = n.kind_id();
-            if id == k.tactic {
-                return may_nest_tactics(&text[n.byte_range()]);
+            // The jump finds no child when the byte is in a hidden node none of whose visible
+            // children reaches it: step to the first child ending after `from` instead (a
+            // child read without need costs time, never a difference).
+            if !cursor.goto_first_child() {
+                return false;
             }
-            k.tactic_structure.contains(&id)
+            while cursor.node().end_byte() <= from {
+                if !cursor.goto_next_sibling() {
+                    cursor.goto_parent();
+                    return false;
+                }
+            }
+            true
         };
-        for_each_descendant_where(&mut cursor, worth_entering, |n| {
+        let mut cursor = node.walk();
+        // For each node entered above the cursor: its end, whether every child is read, and
+        // whether it has an error (without one, a child ending at its end is its last one that
+        // counts: only zero-width tokens can follow).
+        let mut entered: Vec<(usize, bool, bool)> = Vec::new();
+        let root_dense = node.has_error()
+            || k.tactic_structure.contains(&node.kind_id())
+            || node.kind_id() == k.by_block;
+        let first = if root_dense {
+            cursor.goto_first_child()
+        } else {
+            marked_child(&mut cursor, &mut finger, node.start_byte(), node.end_byte())
+        };
+        if !first {
+            self.markers = markers;
+            self.nesting = Some(nesting);
+            return;
+        }
+        entered.push((node.end_byte(), root_dense, node.has_error()));
+        'walk: loop {
+            let n = cursor.node();
             let id = n.kind_id();
             if let Some(kind) = k.comment(id) {
                 self.outline.comments.push(Comment {
@@ -687,7 +863,7 @@ impl<'f> Builder<'f> {
                 decl.sorry_count += 1;
                 self.sorry(n, owner.clone());
             } else if id == k.tactic && n.start_byte() >= proof_start {
-                if let Some(head) = n.child_by_field_name("head") {
+                if let Some(head) = k.field_head.and_then(|f| n.child_by_field_id(f.get())) {
                     let head = self.text(head);
                     if !STRUCTURAL_HEADS.contains(&head) {
                         // The name is copied only the first time it is counted.
@@ -699,11 +875,60 @@ impl<'f> Builder<'f> {
                         }
                     }
                 }
-            } else if k.opaque.contains(&id) && markers.any_in(n.byte_range()) {
+            } else if k.opaque.contains(&id) && finger.any_in(n.byte_range()) {
                 decl.sorry_count += self.opaque_holes(n, owner.clone());
             }
-        });
+            if n.child_count() > 0 {
+                if let Some(dense) = children(n, &mut finger) {
+                    let down = if dense && id == k.by_block && !n.has_error() {
+                        // Its first child is the `by` keyword, which counts for nothing: start
+                        // at the first child after it (one jump instead of two steps).
+                        cursor
+                            .goto_first_child_for_byte(n.start_byte() + "by".len())
+                            .is_some()
+                            || cursor.goto_first_child()
+                    } else if dense {
+                        cursor.goto_first_child()
+                    } else {
+                        marked_child(&mut cursor, &mut finger, n.start_byte(), n.end_byte())
+                    };
+                    if down {
+                        entered.push((n.end_byte(), dense, n.has_error()));
+                        continue;
+                    }
+                }
+            }
+            // The next child to read: of the same parent, else of an ancestor's.
+            let mut from = n.end_byte();
+            loop {
+                let &(end, dense, error) = entered.last().expect("the walk stays below the node");
+                let moved = if dense {
+                    (from < end || error) && cursor.goto_next_sibling()
+                } else {
+                    cursor.goto_parent();
+                    marked_child(&mut cursor, &mut finger, from, end) || {
+                        // No marked child left: stay on the parent, as a failed step leaves it.
+                        entered.pop();
+                        if entered.is_empty() {
+                            break 'walk;
+                        }
+                        from = end;
+                        continue;
+                    }
+                };
+                if moved {
+                    continue 'walk;
+                }
+                cursor.goto_parent();
+                entered.pop();
+                if entered.is_empty() {
+                    break 'walk;
+                }
+                from = end;
+            }
+        }
         self.markers = markers;
+        self.nesting = Some(nesting);
     }
 
     /// The holes in the code of `node` when it is opaque text ([`super::opaque`]), read

@@ -552,7 +552,9 @@ impl Occurrences {
             .iter()
             .flat_map(|n| memchr::memmem::find_iter(text.as_bytes(), n.as_bytes()))
             .collect();
-        starts.sort_unstable();
+        // One ascending run per needle: the stable sort merges runs (the unstable one sorts
+        // from scratch, a cost that shows on a file of 50,000 holes).
+        starts.sort();
         Occurrences { starts }
     }
 
@@ -568,6 +570,11 @@ impl Occurrences {
     pub(crate) fn any_in(&self, range: std::ops::Range<usize>) -> bool {
         let i = self.starts.partition_point(|&p| p < range.start);
         self.starts.get(i).is_some_and(|&p| p < range.end)
+    }
+
+    /// Every start, ascending.
+    pub(crate) fn starts(&self) -> &[usize] {
+        &self.starts
     }
 }
 
