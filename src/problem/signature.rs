@@ -207,6 +207,9 @@ pub fn defined_names(bytes: &[u8]) -> Vec<String> {
 /// The name a definition starting at the beginning of `line` defines.
 fn definition_at(line: &str) -> Option<&str> {
     let line = line.split('\n').next().unwrap_or("");
+    if line.starts_with(char::is_whitespace) {
+        return None;
+    }
     let mut rest = line;
     // `@[simp, reducible] noncomputable def …`
     if let Some(after) = rest.strip_prefix("@[") {
