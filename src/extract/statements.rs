@@ -18,9 +18,8 @@
 //!   such sketch states the same theorem. A declaration the file itself disproves is never a
 //!   statement of the problem.
 //! - **Variants.** A theorem with a `variants` component in its name (`erdos_1.variants.weak`),
-//!   or whose name extends the main theorem's (`erdos_1.parts.i` beside `erdos_1`), or whose
-//!   own name is the problem's id with a case after it (`tau_le_8_path4` of `tau_le_8`, asked
-//!   or not), is a variant: listed under the problem with its own status, never its statement.
+//!   or whose name extends the main theorem's (`erdos_1.parts.i` beside `erdos_1`), is a
+//!   variant: listed under the problem with its own status, never its statement.
 //! - **Literature status.** `@[category research open]` says `open`, `research solved` (and
 //!   `research formally solved …`) says `solved`: the catalogue's word, stored apart from ours.
 
@@ -249,10 +248,7 @@ pub fn of_file(
     disproved: &[usize],
 ) -> Vec<StatementRecord> {
     let decls = &outline.declarations;
-    // A case of the problem (`tau_le_8_path4` of `tau_le_8`) is a variant, never its statement.
-    let usable = |i: usize| {
-        is_claim(&decls[i]) && !disproved.contains(&i) && !is_case_of(&decls[i], problem)
-    };
+    let usable = |i: usize| is_claim(&decls[i]) && !disproved.contains(&i);
     let by_name = |name: &str| {
         (0..decls.len()).find(|&i| usable(i) && !is_variant(&decls[i]) && names(&decls[i], name))
     };
@@ -281,7 +277,7 @@ pub fn of_file(
     // step, a special case), not the problem's statement. (A sketch's leading comment names
     // what it asks and what it uses, not which theorem is the problem's.)
     let mut asked_variant = None;
-    let main: Option<(usize, i64)> = match asked.filter(|&i| !is_case_of(&decls[i], problem)) {
+    let main: Option<(usize, i64)> = match asked {
         Some(i) if is_variant(&decls[i]) => base_name(display_name(&decls[i]))
             .and_then(&by_name)
             .map(|j| (j, ASKED)),
@@ -350,38 +346,22 @@ pub fn of_file(
     }
     let main_name = main.map(|(i, _)| display_name(&decls[i]).to_string());
     for (i, decl) in decls.iter().enumerate() {
-        let case = is_claim(decl) && !disproved.contains(&i) && is_case_of(decl, problem);
-        if !(usable(i) || case) || main.is_some_and(|(m, _)| m == i) {
+        if !usable(i) || main.is_some_and(|(m, _)| m == i) {
             continue;
         }
         let name = display_name(decl);
         let under_main = main_name.as_deref().is_some_and(|m| {
             name.len() > m.len() && name.starts_with(m) && name[m.len()..].starts_with('.')
         });
-        if is_variant(decl) || under_main || asked_variant == Some(i) || case {
-            let rank = match main {
-                Some((_, r)) => r,
-                None if asked == Some(i) => ASKED,
-                None => NAMED_AFTER_PROBLEM,
-            };
-            out.push(record(i, true, rank));
+        if is_variant(decl) || under_main || asked_variant == Some(i) {
+            out.push(record(
+                i,
+                true,
+                main.map_or(NAMED_AFTER_PROBLEM, |(_, r)| r),
+            ));
         }
     }
     out
-}
-
-/// Whether `d` states a case or a part of `problem`: its own name is the problem's id with
-/// more after it (`tau_le_8_path4` of `tau_le_8`, `erdos_850_bound` of `erdos_850`), compared
-/// atom by atom in any spelling, and no scheme reads the whole name as the problem itself
-/// (`imo1964_p1b` is part b of `imo_1964_p1`, its statement).
-fn is_case_of(d: &Declaration, problem: &str) -> bool {
-    let own = d.name.rsplit('.').next().unwrap_or(&d.name);
-    let name = crate::problem::scheme::atoms(own);
-    let id = crate::problem::scheme::atoms(problem);
-    !id.is_empty()
-        && name.len() > id.len()
-        && name.iter().zip(&id).all(|(a, b)| a.text == b.text)
-        && crate::problem::named_after_problem(own, problem).is_none()
 }
 
 /// `erdos_1.variants.weak` → `erdos_1`: the theorem a variant belongs to.
@@ -470,34 +450,6 @@ mod tests {
             .unwrap();
         let got = of_file(&o, "t", "erdos_7", None, None, &[], &[main]);
         assert!(got.iter().all(|r| r.variant), "{got:?}");
-    }
-
-    #[test]
-    fn a_case_of_the_problem_is_a_variant_never_its_statement() {
-        // `tau_le_8_path4` is the PATH_4 case of `tau_le_8` (its name is the problem's and a
-        // case's): asked or not, a variant; the problem's own theorem beside it is the main.
-        let text = "theorem tau_le_8_path4 (n : ℕ) (h : n = 4) : n ≤ 8 := by\n  sorry\n\n\
-            theorem tau_le_8 (n : ℕ) (h : n ≤ 4) : n ≤ 8 := by\n  omega\n";
-        let o = outline(text);
-        let got = of_file(&o, "t", "tau_le_8", Some(0), None, &[], &[]);
-        assert_eq!(
-            summary(&got),
-            [
-                ("tau_le_8".into(), false, 0, None),
-                ("tau_le_8_path4".into(), true, 0, None),
-            ]
-        );
-        // Alone, the case is still no statement of the problem, only a variant of it.
-        let alone = outline("theorem tau_le_8_cycle4 (n : ℕ) (h : n = 4) : n ≤ 8 := by\n  sorry\n");
-        let got = of_file(&alone, "t", "tau_le_8", Some(0), Some(0), &[], &[]);
-        assert_eq!(summary(&got), [("tau_le_8_cycle4".into(), true, 0, None)]);
-        // For the problem that is the case (`path_4`), it is the statement; a scheme's part
-        // (`imo1964_p1b` of `imo_1964_p1`) is the problem's own theorem, not a case.
-        let got = of_file(&o, "t", "path_4", Some(0), None, &[], &[]);
-        assert_eq!(summary(&got), [("tau_le_8_path4".into(), false, 0, None)]);
-        let part = outline("theorem imo1964_p1b (n : ℕ) : 7 ∣ 2 ^ n + 1 → False := by\n  sorry\n");
-        let got = of_file(&part, "t", "imo_1964_p1", Some(0), None, &[], &[]);
-        assert_eq!(summary(&got), [("imo1964_p1b".into(), false, 0, None)]);
     }
 
     #[test]

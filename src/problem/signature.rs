@@ -227,9 +227,7 @@ fn definition_at(line: &str) -> Option<&str> {
     if word == "class" && name == "inductive" {
         name = words.next()?;
     }
-    let end = name
-        .find(|c: char| matches!(c, '(' | '{' | '[' | ':' | '⦃'))
-        .unwrap_or(name.len());
+    let end = name.find(['(', '{', '[', ':', '⦃']).unwrap_or(name.len());
     let name = &name[..end];
     let identifier = name
         .chars()
