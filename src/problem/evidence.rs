@@ -18,8 +18,10 @@
 //!    sketch name names a problem outright only when it is a campaign target or fits a
 //!    scheme; a word about the file or the run (`self_contained`, `extraction`) gives way to
 //!    the problem its slot siblings' names give (`slot224d_…` beside `slot224b_tau8_final`),
-//!    else to the campaign target its folders name (`tuza/nu4/`), and is the file's problem
-//!    only when neither says anything (the last resort).
+//!    else to the campaign target its folders name (`tuza/nu4/`), else to the known problem
+//!    whose files' definitions its own are ([`super::signature`]; of several problems'
+//!    equally, it is a step of their campaign and of no problem), and is the file's problem
+//!    only when none of these says anything (the last resort, evidence `topic`).
 //!
 //! A file none of these names is about no problem: its facts are facts without a problem.
 //!
