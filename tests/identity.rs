@@ -280,7 +280,7 @@ fn users_campaigns_tests_and_tracking() {
             (
                 "users/submissions/slot303_helper_idea.lean",
                 Some("helper_idea"),
-                Some("sketch"),
+                Some("topic"),
             ),
             (
                 "users/submissions/slot304_erdos364_pell_result.lean",
@@ -307,11 +307,11 @@ fn users_campaigns_tests_and_tracking() {
                 Some("theorem"),
             ),
             // A step's "main theorem" of no campaign's family names nothing: the last resort,
-            // the sketch name, stays.
+            // the sketch name of topic words, stays (evidence `topic`).
             (
                 "users/submissions/slot307_edge_step.lean",
                 Some("edge_step"),
-                Some("sketch"),
+                Some("topic"),
             ),
             (
                 "users/math-forge/tests/fixtures/sample_proven.lean",
@@ -338,6 +338,57 @@ fn users_campaigns_tests_and_tracking() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A sketch named by topic words whose own definitions are a campaign's is a step of it: of one
+/// target's files more than any other's (`isChain3`, which only `tau_le_5`'s submissions keep
+/// defining), it joins that target; of several targets' equally (what every target of the
+/// campaign defines), it is a step of the campaign and a problem of none, never of its topic
+/// words. A sketch whose definitions are no known problem's keeps its name, the last resort
+/// (`topic`). A definition in a comment defines nothing.
+#[test]
+fn a_sketch_whose_definitions_are_a_campaigns_is_a_step_of_it() {
+    let l = Layout::of(&["steps"]);
+    l.extract(&[]);
+    let s = "steps/submissions/";
+    expect(
+        &l.problems(),
+        &[
+            (
+                &format!("{s}slot500_tau_le_5_main.lean"),
+                Some("tau_le_5"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}slot501_tau_le_5_cases.lean"),
+                Some("tau_le_5"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}slot502_cycle_3_main.lean"),
+                Some("cycle_3"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}slot503_cycle_3_bound.lean"),
+                Some("cycle_3"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}slot510_bridge_lemma.lean"),
+                Some("tau_le_5"),
+                Some("definitions"),
+            ),
+            (&format!("{s}slot511_apex_core.lean"), None, Some("step")),
+            (
+                &format!("{s}slot512_grimm_conjecture.lean"),
+                Some("grimm_conjecture"),
+                Some("topic"),
+            ),
+        ],
+    );
+    // No problem is named after a step's topic words.
+    assert_eq!(l.problem_ids(), ["cycle_3", "grimm_conjecture", "tau_le_5"]);
 }
 
 /// A folder's label that the file's own title contradicts decides nothing, across copies too:

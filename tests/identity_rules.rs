@@ -135,19 +135,19 @@ fn campaign_slot_files_join_their_target() {
             (
                 &format!("{s}slot404_helper_idea.lean"),
                 Some("helper_idea"),
-                Some("sketch"),
+                Some("topic"),
             ),
             // `gap_7` names one submission (an input and its output): no campaign target, so
             // another file's title naming it does not join it.
             (
                 &format!("{s}slot405_gap_7_main_aristotle.lean"),
                 Some("gap_7"),
-                Some("sketch"),
+                Some("topic"),
             ),
             (
                 &format!("{s}slot406_gap_bridge.lean"),
                 Some("gap_bridge"),
-                Some("sketch"),
+                Some("topic"),
             ),
         ],
     );

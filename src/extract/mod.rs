@@ -55,7 +55,10 @@ const BATCH: usize = 256;
 /// scheme label of its path, across copies.
 /// Also 6: a file's domain rests on Mathlib's names in its statements only (not its own or
 /// its project's names, nor proofs), and ties decide nothing.
-pub const EXTRACTOR_VERSION: i64 = 6;
+/// 7: a sketch of topic words whose own definitions are a known problem's files' joins it
+/// (`definitions`), of several problems' equally is a step of no problem (`step`); its topic
+/// name is the last resort (`topic`).
+pub const EXTRACTOR_VERSION: i64 = 7;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
@@ -616,6 +619,8 @@ struct SurveyedFile<'a> {
     key: String,
     hash: Option<String>,
     imports: Vec<String>,
+    /// The names it defines ([`problem::signature::defined_names`]).
+    definitions: Vec<String>,
     naming: FileNaming,
     /// The request uuid (lowercase): its Aristotle header's, else its project directory's.
     uuid: Option<String>,
@@ -642,6 +647,10 @@ impl<'a> Survey<'a> {
                     imports: bytes
                         .as_deref()
                         .map(problem::layout::imports)
+                        .unwrap_or_default(),
+                    definitions: bytes
+                        .as_deref()
+                        .map(problem::signature::defined_names)
                         .unwrap_or_default(),
                     uuid: header_uuid
                         .or_else(|| naming.uuid.clone())
@@ -724,6 +733,14 @@ fn identity_context(
         .chain(stored)
         .filter_map(|n| Some((n.slot?, n.problem_id?)));
     context.name_slots(slots);
+    context.read_definitions(survey.files.iter().map(|f| {
+        (
+            f.path,
+            &f.naming,
+            f.uuid.as_deref(),
+            f.definitions.as_slice(),
+        )
+    }));
     context
 }
 

@@ -18,8 +18,10 @@
 //!    sketch name names a problem outright only when it is a campaign target or fits a
 //!    scheme; a word about the file or the run (`self_contained`, `extraction`) gives way to
 //!    the problem its slot siblings' names give (`slot224d_…` beside `slot224b_tau8_final`),
-//!    else to the campaign target its folders name (`tuza/nu4/`), and is the file's problem
-//!    only when neither says anything (the last resort).
+//!    else to the campaign target its folders name (`tuza/nu4/`), else to the known problem
+//!    whose files' definitions its own are ([`super::signature`]; of several problems'
+//!    equally, it is a step of their campaign and of no problem), and is the file's problem
+//!    only when none of these says anything (the last resort, evidence `topic`).
 //!
 //! A file none of these names is about no problem: its facts are facts without a problem.
 //!
@@ -40,6 +42,7 @@ use super::campaign::Campaigns;
 use super::layout::{self, Layout};
 use super::naming::{self, FileNaming};
 use super::scheme::{self, Mode};
+use super::signature::{self, Signatures};
 use crate::lean::outline::{CommentKind, Declaration};
 use crate::lean::Outline;
 
@@ -80,6 +83,15 @@ pub enum Evidence {
     Slot,
     /// A folder above the file names a campaign target of the users' naming (`tuza/nu4/`).
     CampaignFolder,
+    /// The file's own definitions are those of one known problem's files more than any
+    /// other's (a step of that problem, [`super::signature`]).
+    Definitions,
+    /// No problem: the file's own definitions are equally those of several known problems'
+    /// files, and nothing else names its problem (a step of their campaign, of none of them).
+    Step,
+    /// The users' sketch name of topic words (`classification`), naming no target and no
+    /// scheme, where nothing else names the file's problem: the last resort.
+    Topic,
     /// No problem: the file's title names a conjecture that the label of its path or its
     /// users' naming is not (`Selfridge's Conjecture` in a folder labelled `e938`).
     Title,
@@ -107,6 +119,10 @@ const STRENGTH: &[Evidence] = &[
     Evidence::Slot,
     Evidence::CampaignFolder,
     Evidence::Sketch,
+    Evidence::Definitions,
+    // A step of several problems names none, and outranks only its topic words.
+    Evidence::Step,
+    Evidence::Topic,
     Evidence::Copy,
     Evidence::Collection,
 ];
@@ -127,6 +143,9 @@ impl Evidence {
             Evidence::Sketch => "sketch",
             Evidence::Slot => "slot",
             Evidence::CampaignFolder => "campaign_folder",
+            Evidence::Definitions => "definitions",
+            Evidence::Step => "step",
+            Evidence::Topic => "topic",
             Evidence::Title => "title",
             Evidence::Copy => "copy",
             Evidence::Collection => "collection",
@@ -204,7 +223,7 @@ pub fn of_copies<'a>(
             continue;
         };
         if matches!(evidence, Evidence::Copy | Evidence::Collection)
-            || (id.is_none() && evidence != Evidence::Title)
+            || (id.is_none() && !matches!(evidence, Evidence::Title | Evidence::Step))
         {
             continue;
         }
@@ -233,6 +252,8 @@ pub struct Context {
     pub layout: Layout,
     /// Slot number → the problem its files' names give ([`Context::name_slots`]).
     pub slots: HashMap<i64, String>,
+    /// The definitions of the files of known problems ([`Context::read_definitions`]).
+    pub signatures: Signatures,
 }
 
 impl Context {
@@ -261,6 +282,35 @@ impl Context {
                 top.next().is_none().then_some((slot, id))
             })
             .collect();
+    }
+
+    /// Reads which known problems' files define which names: `files` gives each file's
+    /// naming, request uuid and the names it defines ([`super::signature::defined_names`]); a
+    /// file's problem
+    /// is known here when its users' name names one ([`Context::named_problem`]: a campaign
+    /// target or a scheme's id) or its path does in a scheme. Needs the campaign targets.
+    pub fn read_definitions<'a>(
+        &mut self,
+        files: impl IntoIterator<Item = (&'a Path, &'a FileNaming, Option<&'a str>, &'a [String])>,
+    ) {
+        let known: Vec<(String, String, Vec<String>)> = files
+            .into_iter()
+            .filter(|(_, _, _, names)| !names.is_empty())
+            .filter_map(|(path, naming, uuid, names)| {
+                let problem = naming
+                    .problem_id
+                    .as_deref()
+                    .and_then(|n| self.named_problem(n))
+                    .or_else(|| by_path(path).and_then(|i| i.problem_id))?;
+                let submission = match (naming.slot, uuid) {
+                    (Some(slot), _) => format!("slot {slot}"),
+                    (None, Some(uuid)) => format!("uuid {uuid}"),
+                    (None, None) => path.display().to_string(),
+                };
+                Some((problem, submission, names.to_vec()))
+            })
+            .collect();
+        self.signatures = Signatures::new(known);
     }
 
     /// The problem a name of the users' naming names: a campaign target, or the canonical id
@@ -812,12 +862,35 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
     if let Some(target) = by_folder_campaign(file.path, &ctx.campaigns) {
         return Identity::of(target, Evidence::CampaignFolder);
     }
+    // A file whose own definitions are a known problem's files' is a step of it; of several
+    // problems' equally, a step of their campaign and a problem of none.
+    let own = defined_by(file);
+    match ctx.signatures.problem_of(own.iter().copied()) {
+        signature::Match::One(id) => return Identity::of(id, Evidence::Definitions),
+        signature::Match::Several(_) => {
+            return Identity {
+                evidence: Some(Evidence::Step),
+                ..Identity::default()
+            }
+        }
+        signature::Match::None => {}
+    }
     // Last, the users' sketch name itself, for a file that states something (or a project
     // Aristotle returned, named by its directory): the problem it was submitted for.
     match named {
-        Some(id) if states || file.naming.problem_from_dir => Identity::of(id, Evidence::Sketch),
+        Some(id) if states || file.naming.problem_from_dir => Identity::of(id, Evidence::Topic),
         _ => Identity::default(),
     }
+}
+
+/// The names the file's own Lean definitions give (`def`, `abbrev`, `structure`, …).
+fn defined_by<'a>(file: &'a FileView<'_>) -> Vec<&'a str> {
+    file.outline
+        .declarations
+        .iter()
+        .filter(|d| !d.user_command && !d.is_theorem_like() && signature::is_defining(&d.kind))
+        .map(|d| d.name.as_str())
+        .collect()
 }
 
 /// The theorems and lemmas the file states (Lean's declarations only).

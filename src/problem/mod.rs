@@ -14,6 +14,7 @@ pub mod evidence;
 pub mod layout;
 pub mod naming;
 pub mod scheme;
+pub mod signature;
 
 pub use evidence::{
     identify, named_after_problem, Context, Evidence, FileView, Identity, NamedAfter,
