@@ -2022,19 +2022,17 @@ void tree_sitter_lean_external_scanner_destroy(void *payload) { free(payload); }
  * per token). The header is followed by the runs as they are kept (see `Run`): a shallow
  * state fits in a few words, and blocks nested on one long line (whose columns are clamped to
  * COL_MASK, so their entries repeat) cost one word whatever their depth. */
-/* overflow, last, notation_depth, len (MAX_DEPTH fits a byte) */
-#define STATE_HEADER (2 * sizeof(uint16_t) + 2)
+/* overflow, last, notation_depth */
+#define STATE_HEADER (2 * sizeof(uint16_t) + 1)
 _Static_assert(STATE_HEADER + sizeof(Run) * MAX_DEPTH <= TREE_SITTER_SERIALIZATION_BUFFER_SIZE,
                "the deepest state fits the buffer");
-_Static_assert(MAX_DEPTH <= 255 && MAX_DEPTH <= (1u << (32 - RUN_SHIFT)),
-               "the depth fits a byte, a run's length its bits");
+_Static_assert(MAX_DEPTH <= (1u << (32 - RUN_SHIFT)), "a run's length fits its bits");
 
 unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer) {
   Scanner *s = (Scanner *)payload;
   memcpy(buffer, &s->overflow, sizeof(uint16_t));
   memcpy(buffer + sizeof(uint16_t), &s->last, sizeof(uint16_t));
   buffer[2 * sizeof(uint16_t)] = (char)s->notation_depth;
-  buffer[2 * sizeof(uint16_t) + 1] = (char)s->len;
   /* `append` merges equal neighbours, so the runs are already maximal: equal stacks give
    * equal bytes (tree-sitter compares states by their bytes). */
   memcpy(buffer + STATE_HEADER, s->runs, s->nruns * sizeof(Run));
@@ -2044,9 +2042,9 @@ unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer
 void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *buffer,
                                                    unsigned length) {
   Scanner *s = (Scanner *)payload;
+  s->len = 0;
+  s->nruns = 0;
   if (length < STATE_HEADER) {
-    s->len = 0;
-    s->nruns = 0;
     s->overflow = 0;
     s->last = 0xFFFF;
     s->notation_depth = 0;
@@ -2059,26 +2057,23 @@ void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *bu
   memcpy(&s->overflow, buffer, sizeof(uint16_t));
   memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
   s->notation_depth = (uint8_t)buffer[2 * sizeof(uint16_t)];
-  unsigned len = (uint8_t)buffer[2 * sizeof(uint16_t) + 1];
   unsigned n = (length - STATE_HEADER) / sizeof(Run);
   if (n > MAX_DEPTH) n = MAX_DEPTH;
   memcpy(s->runs, buffer + STATE_HEADER, n * sizeof(Run));
-  s->nruns = (uint16_t)n;
-  s->len = (uint16_t)len;
-  /* Bytes that `serialize` did not write (tree-sitter never passes such): the runs' lengths
-   * are summed again, capped at MAX_DEPTH, so that the stack is consistent. */
-  if (len > MAX_DEPTH || len < n || (n == 0) != (len == 0)) {
-    len = 0;
-    s->nruns = 0;
-    for (unsigned i = 0; i < n && len < MAX_DEPTH; i++) {
-      unsigned count = (s->runs[i] >> RUN_SHIFT) + 1;
-      if (count > MAX_DEPTH - len) count = MAX_DEPTH - len;
+  /* The depth is the runs' lengths summed (a few runs), capped at MAX_DEPTH, so that any bytes
+   * give a consistent stack. */
+  unsigned len = 0, i = 0;
+  for (; i < n; i++) {
+    unsigned count = (s->runs[i] >> RUN_SHIFT) + 1;
+    if (count > MAX_DEPTH - len) {
+      if (len == MAX_DEPTH) break;
+      count = MAX_DEPTH - len;
       s->runs[i] = (s->runs[i] & ENTRY_MASK) | (uint32_t)(count - 1) << RUN_SHIFT;
-      len += count;
-      s->nruns = (uint16_t)(i + 1);
     }
-    s->len = (uint16_t)len;
+    len += count;
   }
+  s->nruns = (uint16_t)i;
+  s->len = (uint16_t)len;
 }
 
 bool tree_sitter_lean_external_scanner_scan(void *payload, TSLexer *lexer,
