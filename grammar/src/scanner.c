@@ -64,11 +64,13 @@ enum TokenType {
 
 /* A run of equal block entries: blocks opened on one long line past column COL_MASK all have
  * the same entry, so the stack is kept (and serialized) as runs, whose number, not the depth,
- * is what each token pays for. */
-typedef struct {
-  uint32_t entry;
-  uint16_t count;
-} Run;
+ * is what each token pays for. A run is one word: the entry in the low RUN_SHIFT bits (an
+ * entry has 23 bits: PROOF_FLAG is bit 22), the run's length minus 1 above them (at most
+ * MAX_DEPTH - 1 = 249 fits the 8 bits left there). The state is restored before every scan,
+ * so it is copied in and out as it is kept, with no decoding. */
+typedef uint32_t Run;
+#define RUN_SHIFT 23
+#define ENTRY_MASK ((1u << RUN_SHIFT) - 1)
 
 typedef struct {
   /* number of block entries (the sum of the runs' counts) */
@@ -161,14 +163,12 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
 #define IFC_SHIFT 17
 #define IFC_MASK (7u << IFC_SHIFT)
 
-/* Appends `count` entries to the runs (no overflow check). */
+/* Appends `count` entries to the runs (no overflow check: `len + count <= MAX_DEPTH`). */
 static inline void append(Scanner *s, uint32_t entry, unsigned count) {
-  if (s->nruns > 0 && s->runs[s->nruns - 1].entry == entry) {
-    s->runs[s->nruns - 1].count += (uint16_t)count;
+  if (s->nruns > 0 && (s->runs[s->nruns - 1] & ENTRY_MASK) == entry) {
+    s->runs[s->nruns - 1] += (uint32_t)count << RUN_SHIFT;
   } else {
-    s->runs[s->nruns].entry = entry;
-    s->runs[s->nruns].count = (uint16_t)count;
-    s->nruns++;
+    s->runs[s->nruns++] = entry | (uint32_t)(count - 1) << RUN_SHIFT;
   }
   s->len += (uint16_t)count;
 }
@@ -181,30 +181,38 @@ static inline void push(Scanner *s, uint32_t col) {
   }
 }
 
+/* Removes the innermost entry; `s->len >= 1`. */
+static inline void drop_top(Scanner *s) {
+  s->len--;
+  if ((s->runs[s->nruns - 1] >> RUN_SHIFT) == 0) {
+    s->nruns--;
+  } else {
+    s->runs[s->nruns - 1] -= 1u << RUN_SHIFT;
+  }
+}
+
 static inline void pop(Scanner *s) {
   if (s->overflow > 0) {
     s->overflow--;
   } else if (s->len > 0) {
-    s->len--;
-    if (--s->runs[s->nruns - 1].count == 0) s->nruns--;
+    drop_top(s);
   }
 }
 
 /* The innermost block's entry (0 when none is open). */
 static inline uint32_t top_entry_of(const Scanner *s) {
-  return s->len > 0 ? s->runs[s->nruns - 1].entry : 0;
+  return s->len > 0 ? s->runs[s->nruns - 1] & ENTRY_MASK : 0;
 }
 
 /* The entry of the block around the innermost one; `s->len >= 2`. */
 static inline uint32_t below_entry_of(const Scanner *s) {
-  const Run *top = &s->runs[s->nruns - 1];
-  return top->count >= 2 ? top->entry : s->runs[s->nruns - 2].entry;
+  Run top = s->runs[s->nruns - 1];
+  return (top >> RUN_SHIFT) >= 1 ? top & ENTRY_MASK : s->runs[s->nruns - 2] & ENTRY_MASK;
 }
 
 /* Replaces the innermost block's entry; `s->len >= 1`. */
 static inline void set_top_entry(Scanner *s, uint32_t entry) {
-  s->len--;
-  if (--s->runs[s->nruns - 1].count == 0) s->nruns--;
+  drop_top(s);
   append(s, entry, 1);
 }
 
@@ -1186,6 +1194,41 @@ static bool binary_ascii_run(TSLexer *lx, int32_t first) {
   return false;
 }
 
+/* Whether `scan` emits nothing at `c` in the middle of a line where no block can open (no
+ * LAYOUT_START, CALC_START, CALC_STEPS_START, TACTIC_START, WHERE_START, ALTS_START valid):
+ * what it decides there needs one of a `|`, a `,`, `/` or `-` (comments), `<` (an HTML
+ * element, `<;>`), `@`, `#`, `%`, a closing bracket that may end a block (E), a bracket
+ * notation's bracket, a `then` / `else` after a space, a term's `open` / `set_option`, an
+ * operator where an operator at the end of the line or the end of `e |>.f a` is possible, or
+ * the end of the file. Everything else answers here; the rest of `scan` would read it to the
+ * same end. */
+static inline bool inert_mid_line(int32_t c, bool ws, bool has, const bool *valid) {
+  if (c < 0x80) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9')) {
+      if ((c == 't' || c == 'e') && ws && (valid[LAYOUT_END] || valid[THEN] || valid[ELSE]))
+        return false;
+      if ((c == 'o' || c == 's') && valid[TERM_PREFIX_START]) return false;
+      return true;
+    }
+    switch (c) {
+      case '(': case '[': case '{': case ':': case ';': case '.': case '"': case '\'':
+        return true;
+      case ')': case ']': case '}':
+        return !(has && valid[LAYOUT_END]);
+      case '=': case '+': case '*': case '^': case '!': case '?': case '&': case '$': case '~':
+      case '>': case '\\':
+        return !valid[OP_EOL] && !valid[PIPE_CHECK];
+      default:
+        return false;
+    }
+  }
+  if (c == 0x27E8 /* ⟨ */) return true;
+  if (is_closer(c)) return !(has && valid[LAYOUT_END]);
+  if (c == 0xB7 /* · */ || notation_closer(c) || is_notation_closer(c)) return false;
+  if (is_sym(c) || binary_symbol(c)) return !valid[OP_EOL] && !valid[PIPE_CHECK];
+  return true;
+}
+
 static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool recovery = valid[ERROR_SENTINEL];
 
@@ -1365,6 +1408,13 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   }
 
   bool has = s->len > 0 || s->overflow > 0;
+  /* Most tokens are in the middle of a line where no block can open, and most of those decide
+   * nothing (see `inert_mid_line`): answered before the rest, since bracket-dense text
+   * (`((((x))))`) is a token per byte. */
+  if (!nl && !valid[LAYOUT_START] && !valid[CALC_START] && !valid[CALC_STEPS_START] &&
+      !valid[TACTIC_START] && !valid[WHERE_START] && !valid[ALTS_START] &&
+      inert_mid_line(lx->lookahead, ws, has, valid))
+    return false;
   uint32_t top_entry = top_entry_of(s);
   uint32_t top = top_entry & COL_MASK;
   bool top_calc = (top_entry & CALC_FLAG) != 0 && s->overflow == 0;
@@ -1968,57 +2018,25 @@ void *tree_sitter_lean_external_scanner_create(void) {
 void tree_sitter_lean_external_scanner_destroy(void *payload) { free(payload); }
 
 /* The state is serialized after every external token and restored before every scan, so its
- * size is paid per token (and above 24 bytes tree-sitter allocates a copy per token). Block
- * entries are written compactly: each run of equal entries as a varint of `entry << 1 | more`,
- * followed, when `more` is set, by a varint of the run's length minus 2. A shallow state fits
- * in a few bytes, and blocks nested on one long line (whose columns are clamped to COL_MASK,
- * so their entries repeat) cost a few bytes whatever their depth. An entry has at most 23
- * bits (PROOF_FLAG is bit 22), so a run takes at most 4 + 2 bytes and covers at least 2 entries: MAX_DEPTH entries
- * always fit in the buffer. */
-static unsigned put_varint(char *buffer, unsigned size, uint32_t v) {
-  while (v >= 0x80) {
-    buffer[size++] = (char)(0x80 | (v & 0x7F));
-    v >>= 7;
-  }
-  buffer[size++] = (char)v;
-  return size;
-}
-
-/* Reads a varint at `*at`; false when the buffer ends inside it. */
-static bool get_varint(const char *buffer, unsigned length, unsigned *at, uint32_t *v) {
-  uint32_t out = 0;
-  for (unsigned shift = 0; *at < length && shift < 32; shift += 7) {
-    uint8_t b = (uint8_t)buffer[(*at)++];
-    out |= (uint32_t)(b & 0x7F) << shift;
-    if (!(b & 0x80)) {
-      *v = out;
-      return true;
-    }
-  }
-  return false;
-}
-
+ * size and its decoding are paid per token (and above 24 bytes tree-sitter allocates a copy
+ * per token). The header is followed by the runs as they are kept (see `Run`): a shallow
+ * state fits in a few words, and blocks nested on one long line (whose columns are clamped to
+ * COL_MASK, so their entries repeat) cost one word whatever their depth. */
+/* overflow, last, notation_depth */
 #define STATE_HEADER (2 * sizeof(uint16_t) + 1)
-_Static_assert(STATE_HEADER + 4 * MAX_DEPTH <= TREE_SITTER_SERIALIZATION_BUFFER_SIZE,
+_Static_assert(STATE_HEADER + sizeof(Run) * MAX_DEPTH <= TREE_SITTER_SERIALIZATION_BUFFER_SIZE,
                "the deepest state fits the buffer");
+_Static_assert(MAX_DEPTH <= (1u << (32 - RUN_SHIFT)), "a run's length fits its bits");
 
 unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer) {
   Scanner *s = (Scanner *)payload;
-  unsigned size = 0;
-  memcpy(buffer + size, &s->overflow, sizeof(uint16_t));
-  size += sizeof(uint16_t);
-  memcpy(buffer + size, &s->last, sizeof(uint16_t));
-  size += sizeof(uint16_t);
-  buffer[size++] = (char)s->notation_depth;
+  memcpy(buffer, &s->overflow, sizeof(uint16_t));
+  memcpy(buffer + sizeof(uint16_t), &s->last, sizeof(uint16_t));
+  buffer[2 * sizeof(uint16_t)] = (char)s->notation_depth;
   /* `append` merges equal neighbours, so the runs are already maximal: equal stacks give
    * equal bytes (tree-sitter compares states by their bytes). */
-  for (unsigned i = 0; i < s->nruns; i++) {
-    uint32_t entry = s->runs[i].entry;
-    unsigned run = s->runs[i].count;
-    size = put_varint(buffer, size, entry << 1 | (run > 1));
-    if (run > 1) size = put_varint(buffer, size, run - 2);
-  }
-  return size;
+  memcpy(buffer + STATE_HEADER, s->runs, s->nruns * sizeof(Run));
+  return STATE_HEADER + s->nruns * sizeof(Run);
 }
 
 void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *buffer,
@@ -2026,28 +2044,36 @@ void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *bu
   Scanner *s = (Scanner *)payload;
   s->len = 0;
   s->nruns = 0;
-  s->overflow = 0;
-  s->last = 0xFFFF;
-  s->notation_depth = 0;
-  if (length == 0) { /* a new parse */
-    s->jsx_failed_until = 0;
-    s->then_free_from = s->then_free_to = 0;
+  if (length < STATE_HEADER) {
+    s->overflow = 0;
+    s->last = 0xFFFF;
+    s->notation_depth = 0;
+    if (length == 0) { /* a new parse */
+      s->jsx_failed_until = 0;
+      s->then_free_from = s->then_free_to = 0;
+    }
+    return;
   }
-  if (length < STATE_HEADER) return;
   memcpy(&s->overflow, buffer, sizeof(uint16_t));
   memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
   s->notation_depth = (uint8_t)buffer[2 * sizeof(uint16_t)];
-  unsigned at = STATE_HEADER;
-  uint32_t head, run;
-  while (at < length && get_varint(buffer, length, &at, &head)) {
-    run = 1;
-    if (head & 1) {
-      if (!get_varint(buffer, length, &at, &run)) break;
-      run += 2;
+  unsigned n = (length - STATE_HEADER) / sizeof(Run);
+  if (n > MAX_DEPTH) n = MAX_DEPTH;
+  memcpy(s->runs, buffer + STATE_HEADER, n * sizeof(Run));
+  /* The depth is the runs' lengths summed (a few runs), capped at MAX_DEPTH, so that any bytes
+   * give a consistent stack. */
+  unsigned len = 0, i = 0;
+  for (; i < n; i++) {
+    unsigned count = (s->runs[i] >> RUN_SHIFT) + 1;
+    if (count > MAX_DEPTH - len) {
+      if (len == MAX_DEPTH) break;
+      count = MAX_DEPTH - len;
+      s->runs[i] = (s->runs[i] & ENTRY_MASK) | (uint32_t)(count - 1) << RUN_SHIFT;
     }
-    if (run > (uint32_t)(MAX_DEPTH - s->len)) run = MAX_DEPTH - s->len;
-    if (run > 0) append(s, head >> 1, run);
+    len += count;
   }
+  s->nruns = (uint16_t)i;
+  s->len = (uint16_t)len;
 }
 
 bool tree_sitter_lean_external_scanner_scan(void *payload, TSLexer *lexer,

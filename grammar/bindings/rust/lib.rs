@@ -51,14 +51,14 @@ mod tests {
     }
 
     /// The scanner's state: a 5-byte header (overflow, last token, notation depth), then the
-    /// block stack as runs of equal entries, each `varint(entry << 1 | more)` and, when
-    /// `more`, `varint(count - 2)`.
-    fn varint(out: &mut Vec<u8>, mut v: u32) {
-        while v >= 0x80 {
-            out.push(0x80 | (v & 0x7F) as u8);
-            v >>= 7;
+    /// block stack as runs of equal entries, each one little-endian word: the entry in the low
+    /// 23 bits, the run's length minus 1 above them.
+    fn state(runs: &[(u32, u32)]) -> Vec<u8> {
+        let mut out = vec![0, 0, 0xFF, 0xFF, 0];
+        for &(entry, count) in runs {
+            out.extend_from_slice(&(entry | (count - 1) << 23).to_le_bytes());
         }
-        out.push(v as u8);
+        out
     }
 
     /// Deserializes `state` and serializes it again.
@@ -79,39 +79,30 @@ mod tests {
         }
     }
 
-    const HEADER: [u8; 5] = [0, 0, 0xFF, 0xFF, 0];
-
     #[test]
     fn equal_blocks_serialize_in_a_few_bytes_whatever_their_depth() {
         // 250 blocks (the most the scanner keeps) at the clamped column with the same flags,
-        // as nested `by`s on one long line give.
-        let mut state = HEADER.to_vec();
-        varint(&mut state, (0x05FF << 1) | 1);
-        varint(&mut state, 250 - 2);
-        assert_eq!(round_trip(&state), state);
-        assert!(state.len() <= 10, "{} bytes", state.len());
-        // More than the scanner keeps: cut at its depth.
-        let mut deeper = HEADER.to_vec();
-        varint(&mut deeper, (0x05FF << 1) | 1);
-        varint(&mut deeper, 1000 - 2);
-        assert_eq!(round_trip(&deeper), state);
+        // as nested `by`s on one long line give: one word.
+        let deepest = state(&[(0x05FF, 250)]);
+        assert_eq!(round_trip(&deepest), deepest);
+        assert_eq!(deepest.len(), 9);
+        // Bytes the scanner did not write (more entries than it keeps) are cut at its depth.
+        let too_deep = state(&[(0x05FF, 200), (0x05FF, 200), (0x0400, 5)]);
+        assert_eq!(round_trip(&too_deep), state(&[(0x05FF, 200), (0x05FF, 50)]));
     }
 
     #[test]
     fn the_deepest_state_of_distinct_blocks_fits_the_buffer() {
-        // Distinct entries with every flag bit up to bit 21: the largest encoding.
-        let mut state = HEADER.to_vec();
-        for i in 0..250u32 {
-            varint(&mut state, ((0x3F_FE00 | i) << 1) & !1);
-        }
-        assert!(state.len() <= 1024, "{} bytes", state.len());
-        assert_eq!(round_trip(&state), state);
+        // Distinct entries with every flag bit up to bit 22: the largest state.
+        let runs: Vec<(u32, u32)> = (0..250u32).map(|i| (0x7F_FE00 | i, 1)).collect();
+        let deepest = state(&runs);
+        assert!(deepest.len() <= 1024, "{} bytes", deepest.len());
+        assert_eq!(round_trip(&deepest), deepest);
         // Runs and single entries mixed keep their order.
-        let mut mixed = HEADER.to_vec();
-        varint(&mut mixed, 2 << 1);
-        varint(&mut mixed, (4 << 1) | 1);
-        varint(&mut mixed, 3 - 2);
-        varint(&mut mixed, 2 << 1);
+        let mixed = state(&[(2, 1), (4, 3), (2, 1)]);
         assert_eq!(round_trip(&mixed), mixed);
+        // No block: the header alone.
+        let empty = state(&[]);
+        assert_eq!(round_trip(&empty), empty);
     }
 }
