@@ -389,6 +389,26 @@ fn a_sketch_whose_definitions_are_a_campaigns_is_a_step_of_it() {
     );
     // No problem is named after a step's topic words.
     assert_eq!(l.problem_ids(), ["cycle_3", "grimm_conjecture", "tau_le_5"]);
+    // A step extracted again alone, edited, is judged against the stored files' definitions:
+    // a run of one file gives what the run of all gave.
+    let before = l.problems();
+    for step in ["slot510_bridge_lemma.lean", "slot511_apex_core.lean"] {
+        let path = l.root().join(s).join(step);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("\n-- edited\n");
+        std::fs::write(&path, text).unwrap();
+        Command::cargo_bin("mf")
+            .unwrap()
+            .current_dir(l.dir.path())
+            .env_remove("MATH_FORGE_TRACKING_DB")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .args(["extract", "--db"])
+            .arg(l.db())
+            .arg(&path)
+            .assert()
+            .success();
+    }
+    assert_eq!(l.problems(), before);
 }
 
 /// A folder's label that the file's own title contradicts decides nothing, across copies too:

@@ -733,14 +733,47 @@ fn identity_context(
         .chain(stored)
         .filter_map(|n| Some((n.slot?, n.problem_id?)));
     context.name_slots(slots);
-    context.read_definitions(survey.files.iter().map(|f| {
-        (
-            f.path,
-            &f.naming,
-            f.uuid.as_deref(),
-            f.definitions.as_slice(),
-        )
-    }));
+    // Definitions decide only for a file whose name names no problem (no campaign target, no
+    // scheme id). When such a file is in a run of some files only, the stored files' names are
+    // read again from disk, so that it gets the problem a run of all of them gives it.
+    let topic_words = survey.files.iter().any(|f| {
+        f.naming
+            .problem_id
+            .as_deref()
+            .is_none_or(|n| context.named_problem(n).is_none())
+    });
+    let stored: Vec<(PathBuf, FileNaming, Option<String>, Vec<String>)> = if topic_words {
+        known
+            .par_iter()
+            .filter(|(path, k)| k.problem_id.is_some() && !surveyed.contains(*path))
+            .filter_map(|(path, k)| {
+                let path = PathBuf::from(path);
+                let bytes = crate::lean::source::read_source_bytes(&path).ok()?;
+                let names = problem::signature::defined_names(&bytes);
+                let uuid = k.aristotle_uuid.as_ref().map(|u| u.to_ascii_lowercase());
+                (!names.is_empty()).then(|| (naming::from_path(&path), uuid, names, path))
+            })
+            .map(|(naming, uuid, names, path)| (path, naming, uuid, names))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    context.read_definitions(
+        survey
+            .files
+            .iter()
+            .map(|f| {
+                (
+                    f.path,
+                    &f.naming,
+                    f.uuid.as_deref(),
+                    f.definitions.as_slice(),
+                )
+            })
+            .chain(stored.iter().map(|(path, naming, uuid, names)| {
+                (path.as_path(), naming, uuid.as_deref(), names.as_slice())
+            })),
+    );
     context
 }
 
