@@ -681,13 +681,9 @@ fn identity_context(
         }
         fixed.extend(t.candidate_problems().into_iter().filter_map(|c| c.id));
     }
-    // The users' name of each file, with its submission (its slot, else its request, else the
-    // file): of the files stored before and of this run's.
-    let submission = |path: &str, slot: Option<i64>, uuid: Option<&str>| match (slot, uuid) {
-        (Some(slot), _) => format!("slot {slot}"),
-        (None, Some(uuid)) => format!("uuid {}", uuid.to_ascii_lowercase()),
-        (None, None) => path.to_string(),
-    };
+    // The users' name of each file, with its submission: of the files stored before and of
+    // this run's.
+    let submission = problem::campaign::submission;
     let mut named: HashMap<String, (String, String)> = known
         .iter()
         .filter_map(|(path, k)| {

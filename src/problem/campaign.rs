@@ -39,6 +39,17 @@ struct Target {
     atoms: Vec<String>,
 }
 
+/// The submission a file belongs to, as campaign targets and definitions count them: its slot,
+/// else its request uuid (an input and its `_aristotle` output are one submission), else the
+/// file itself.
+pub fn submission(file: &str, slot: Option<i64>, uuid: Option<&str>) -> String {
+    match (slot, uuid) {
+        (Some(slot), _) => format!("slot {slot}"),
+        (None, Some(uuid)) => format!("uuid {}", uuid.to_ascii_lowercase()),
+        (None, None) => file.to_string(),
+    }
+}
+
 impl Campaigns {
     /// `named`: the users' problem name of each file (one entry per file), with the
     /// submission the file belongs to (its slot, else its request uuid, else the file itself);

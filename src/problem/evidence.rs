@@ -302,11 +302,8 @@ impl Context {
                     .as_deref()
                     .and_then(|n| self.named_problem(n))
                     .or_else(|| by_path(path).and_then(|i| i.problem_id))?;
-                let submission = match (naming.slot, uuid) {
-                    (Some(slot), _) => format!("slot {slot}"),
-                    (None, Some(uuid)) => format!("uuid {uuid}"),
-                    (None, None) => path.display().to_string(),
-                };
+                let submission =
+                    super::campaign::submission(&path.display().to_string(), naming.slot, uuid);
                 Some((problem, submission, names.to_vec()))
             })
             .collect();
