@@ -17,6 +17,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::lean::lexical;
+
 /// Definition names a file must share with a problem's files before they say anything.
 const MIN_SHARED: usize = 2;
 
@@ -149,56 +151,29 @@ fn counts(name: &str) -> bool {
 
 /// The names a Lean file defines at column 0 (`def isPath4`, `noncomputable def
 /// trianglePackingNumber`, `@[simp] abbrev V12`, `structure Cycle4`), read lexically: outside
-/// (nested) block comments, line comments and string literals; the first [`SCAN_BYTES`] only.
+/// comments, strings and character literals ([`lexical::non_code_at`]); the first
+/// [`SCAN_BYTES`] only.
 pub fn defined_names(bytes: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SCAN_BYTES)]);
-    let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    let mut depth = 0usize; // block comment nesting
     let mut line_start = true;
-    while i < b.len() {
-        if depth > 0 {
-            if b[i..].starts_with(b"/-") {
-                depth += 1;
-                i += 2;
-            } else if b[i..].starts_with(b"-/") {
-                depth -= 1;
-                i += 2;
-            } else {
-                i += 1;
-            }
-            continue;
-        }
+    while i < text.len() {
         if line_start {
-            line_start = false;
             if let Some(name) = definition_at(&text[i..]) {
                 out.push(name.to_string());
             }
         }
-        match b[i] {
-            b'\n' => {
-                line_start = true;
+        match lexical::non_code_at(&text, i) {
+            // A comment or string ends on its own line or a later one, never at a line start.
+            Some(len) => {
+                line_start = false;
+                i += len.max(1);
+            }
+            None => {
+                line_start = text.as_bytes()[i] == b'\n';
                 i += 1;
             }
-            b'/' if b[i..].starts_with(b"/-") => {
-                depth = 1;
-                i += 2;
-            }
-            b'-' if b[i..].starts_with(b"--") => {
-                i += b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .unwrap_or(b.len() - i);
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            _ => i += 1,
         }
     }
     out
@@ -256,7 +231,9 @@ mod tests {
             def inString := 3\"\n  \
             def indented := 4\n\
             theorem t : True := trivial\n\
-            def x:ℕ := 5\n";
+            def x:ℕ := 5\n\
+            def quote : Char := '\"'\n\
+            def afterChar := 6\n";
         assert_eq!(
             defined_names(text.as_bytes()),
             [
@@ -266,7 +243,9 @@ mod tests {
                 "Cycle4",
                 "Shape",
                 "s",
-                "x"
+                "x",
+                "quote",
+                "afterChar"
             ]
         );
     }
