@@ -732,13 +732,13 @@ fn identity_context(
     // Definitions decide only for a file whose name names no problem (no campaign target, no
     // scheme id). When such a file is in a run of some files only, the stored files' names are
     // read again from disk, so that it gets the problem a run of all of them gives it.
-    let topic_words = survey.files.iter().any(|f| {
+    let unnamed = survey.files.iter().any(|f| {
         f.naming
             .problem_id
             .as_deref()
             .is_none_or(|n| context.named_problem(n).is_none())
     });
-    let stored: Vec<(PathBuf, FileNaming, Option<String>, Vec<String>)> = if topic_words {
+    let stored_definitions: Vec<(PathBuf, FileNaming, Option<&str>, Vec<String>)> = if unnamed {
         known
             .par_iter()
             .filter(|(path, k)| k.problem_id.is_some() && !surveyed.contains(*path))
@@ -746,10 +746,9 @@ fn identity_context(
                 let path = PathBuf::from(path);
                 let bytes = crate::lean::source::read_source_bytes(&path).ok()?;
                 let names = problem::signature::defined_names(&bytes);
-                let uuid = k.aristotle_uuid.as_ref().map(|u| u.to_ascii_lowercase());
-                (!names.is_empty()).then(|| (naming::from_path(&path), uuid, names, path))
+                let naming = naming::from_path(&path);
+                (!names.is_empty()).then_some((path, naming, k.aristotle_uuid.as_deref(), names))
             })
-            .map(|(naming, uuid, names, path)| (path, naming, uuid, names))
             .collect()
     } else {
         Vec::new()
@@ -766,9 +765,13 @@ fn identity_context(
                     f.definitions.as_slice(),
                 )
             })
-            .chain(stored.iter().map(|(path, naming, uuid, names)| {
-                (path.as_path(), naming, uuid.as_deref(), names.as_slice())
-            })),
+            .chain(
+                stored_definitions
+                    .iter()
+                    .map(|(path, naming, uuid, names)| {
+                        (path.as_path(), naming, *uuid, names.as_slice())
+                    }),
+            ),
     );
     context
 }
