@@ -1224,7 +1224,8 @@ pub fn collapse_whitespace(s: &str) -> String {
 mod tests {
     use super::*;
 
-    /// A tactic used on every line of a long proof is counted each time under one name.
+    /// The names-only outline has the same declarations as the full one, and nothing of
+    /// their proofs or statements.
     #[test]
     fn declarations_only_has_the_declarations_of_the_full_outline() {
         let text = "namespace A\n\ntheorem t : True := by\n  have h : 1 = 1 := by sorry\n  sorry\n\nsection\ndef f (n : Nat) : Nat := n -- c\nend\n\nend A\n\naxiom B.ax : False\ninstance : Inhabited Nat := ⟨sorry⟩\n";
@@ -1277,6 +1278,7 @@ mod tests {
         assert!(!outline.declarations[0].parse_error);
     }
 
+    /// A tactic used on every line of a long proof is counted each time under one name.
     #[test]
     fn repeated_tactics_are_counted_under_one_name() {
         let mut text = String::from("theorem t (a : Nat) (h : a = 1) : a = 1 := by\n");
