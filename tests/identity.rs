@@ -397,16 +397,7 @@ fn a_sketch_whose_definitions_are_a_campaigns_is_a_step_of_it() {
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str("\n-- edited\n");
         std::fs::write(&path, text).unwrap();
-        Command::cargo_bin("mf")
-            .unwrap()
-            .current_dir(l.dir.path())
-            .env_remove("MATH_FORGE_TRACKING_DB")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .args(["extract", "--db"])
-            .arg(l.db())
-            .arg(&path)
-            .assert()
-            .success();
+        l.extract_file(&path);
     }
     assert_eq!(l.problems(), before);
 }

@@ -37,15 +37,29 @@ impl Layout {
         self.dir.path().join("knowledge.db")
     }
 
-    /// `mf extract --json [extra] --all work/`: its JSON lines, the summary last.
-    pub fn extract(&self, extra: &[&str]) -> Vec<Value> {
-        let out = Command::cargo_bin("mf")
-            .unwrap()
-            .current_dir(self.dir.path())
+    /// `mf extract --db` into this layout's knowledge base, with no tracking.db or project
+    /// from the environment.
+    fn mf_extract(&self) -> Command {
+        let mut cmd = Command::cargo_bin("mf").unwrap();
+        cmd.current_dir(self.dir.path())
             .env_remove("MATH_FORGE_TRACKING_DB")
             .env_remove("CLAUDE_PROJECT_DIR")
-            .args(["extract", "--json", "--db"])
-            .arg(self.db())
+            .arg("extract")
+            .arg("--db")
+            .arg(self.db());
+        cmd
+    }
+
+    /// `mf extract FILE`: one file alone, as a run of some files.
+    pub fn extract_file(&self, file: &Path) {
+        self.mf_extract().arg(file).assert().success();
+    }
+
+    /// `mf extract --json [extra] --all work/`: its JSON lines, the summary last.
+    pub fn extract(&self, extra: &[&str]) -> Vec<Value> {
+        let out = self
+            .mf_extract()
+            .arg("--json")
             .args(extra)
             .arg("--all")
             .arg(self.root())
