@@ -749,7 +749,7 @@ fn session_start_reads_an_older_tracking_db_defensively() {
         "\n\
          QUEUE: 1 in flight, 4 of 5 slots open\n\
          TOP NEAR-MISS: slot103 (1 sorry, 9 proven)\n\
-         KB: empty (`mk init` migrates tracking.db; `mf extract <results>` adds result files)\n\
+         KB: empty (`mf extract --all RESULTS_DIR` adds result files; `mk init --from-tracking PATH` migrates tracking.db)\n\
          \n\
          ACTION ITEMS:\n\
          1. Close near-miss: slot103 (1 sorry, 9 proven)\n\
@@ -808,7 +808,7 @@ fn session_start_and_the_shell_find_the_same_knowledge_base() {
         briefing_body(&run.context("SessionStart")),
         format!(
             "\nQUEUE: unknown (no tracking.db at {})\n\
-             KB: empty (`mk init` migrates tracking.db; `mf extract <results>` adds result files)\n\
+             KB: empty (`mf extract --all RESULTS_DIR` adds result files; `mk init --from-tracking PATH` migrates tracking.db)\n\
              \n\
              Use `mk search <query>` for KB queries, `mk find <problem>` for one problem, `mk failed <keyword>` before retrying an approach.",
             project.join("submissions/tracking.db").display()

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 const REASON_HEAD: &str =
     "[math-forge] Rule: never replace a proof with sorry/admit, never add an axiom.";
-const REASON_TAIL: &str = "is refused. Instead: keep the existing proof (or finish it without a hole); state a missing fact as a new lemma with its own sorry and use it; never assume what is unproven with an axiom. Check with `mf diff OLD NEW` or `mf sorries FILE`.";
+const REASON_TAIL: &str = "is refused. Instead: keep the existing proof (or finish it without a hole); state a missing fact as a new lemma with its own sorry and use it; never assume what is unproven with an axiom. `mf sorries FILE` lists a file's holes; `git diff` shows what changed since the last commit.";
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(common::fixture("hooks").join(name)).unwrap()

@@ -380,3 +380,56 @@ fn the_plugin_declares_the_server() {
     assert_eq!(server["command"], "${CLAUDE_PLUGIN_ROOT}/bin/mf");
     assert_eq!(server["args"], json!(["mcp"]));
 }
+
+/// An agent asking an empty knowledge base is told it is empty, and how to fill it: "no hits"
+/// would read as "nothing matched". A missing one names the command that makes that file.
+#[test]
+fn an_empty_or_missing_knowledge_base_says_so_and_how_to_fill_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("knowledge.db");
+    let tracking = dir.path().join("tracking.db");
+
+    let mut s = Session::start(&db, &tracking, dir.path());
+    s.initialize("2025-06-18");
+    let (err, text) = s.call("search", json!({"query": "prime"}));
+    let text = text.as_str().unwrap_or_default().to_string();
+    assert!(
+        err && text.starts_with("no knowledge base at ")
+            && text.contains(&format!("`mk init --db {}`", db.display()))
+            && text.contains("`mf extract --db"),
+        "{text}"
+    );
+    drop(s);
+
+    math_forge::kb::Kb::open(&db).unwrap();
+    let mut s = Session::start(&db, &tracking, dir.path());
+    s.initialize("2025-06-18");
+    let fill = "is empty: fill it with `mf extract --all RESULTS_DIR`";
+    let (err, r) = s.call("search", json!({"query": "prime"}));
+    assert!(!err && r["hits"] == json!([]), "{r}");
+    assert!(r["note"].as_str().is_some_and(|n| n.contains(fill)), "{r}");
+    let (err, r) = s.call("failed", json!({}));
+    assert!(!err, "{r}");
+    assert!(r["notes"].to_string().contains(fill), "{r}");
+    for tool in ["problem", "context", "recommend"] {
+        let (err, text) = s.call(tool, json!({"problem": "erdos_850"}));
+        let text = text.as_str().unwrap_or_default();
+        assert!(
+            err && text.starts_with("no problem erdos_850") && text.contains(fill),
+            "{tool}: {text}"
+        );
+    }
+    drop(s);
+
+    // A knowledge base with facts: no note on a search that finds nothing.
+    let full = dir.path().join("full");
+    std::fs::create_dir_all(&full).unwrap();
+    let db = common::build_kb(&full);
+    let mut s = Session::start(&db, &tracking, dir.path());
+    s.initialize("2025-06-18");
+    let (err, r) = s.call("search", json!({"query": "zzzunmatchedword"}));
+    assert!(
+        !err && r["hits"] == json!([]) && r.get("note").is_none(),
+        "{r}"
+    );
+}

@@ -861,3 +861,99 @@ fn a_missing_tracking_db_is_noted_only_when_named_and_once() {
         "{all}"
     );
 }
+
+/// A newcomer's first `mk` before any knowledge base exists: the error names the command that
+/// makes that very file (a bare `mk init` makes the folder's own, not the user-level one the
+/// rule fell to; a `--db` path needs `--db` again), and following it works.
+#[test]
+fn a_missing_knowledge_base_names_the_command_that_makes_that_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mk(dir.path()).args(["stats"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_line(&out);
+    assert!(
+        err.contains("`mf extract --all RESULTS_DIR`") && err.contains("`mk init --user`"),
+        "{err}"
+    );
+    assert!(mk(dir.path())
+        .args(["init", "--user"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let stats = mk_json(dir.path(), &["stats"]);
+    assert!(
+        stats
+            .to_string()
+            .contains(".local/share/math-forge/knowledge.db"),
+        "mk init --user made the file the error named: {stats}"
+    );
+
+    let db = dir.path().join("elsewhere/k.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let db_arg = db.to_str().unwrap();
+    let out = mk(dir.path())
+        .args(["--db", db_arg, "search", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_line(&out);
+    assert!(
+        err.contains(&format!("`mk init --db {db_arg}`"))
+            && err.contains(&format!("`mf extract --db {db_arg} --all RESULTS_DIR`")),
+        "{err}"
+    );
+    assert!(mk(dir.path())
+        .args(["init", "--db", db_arg])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    assert!(db.is_file());
+}
+
+/// An unknown problem asked of an empty knowledge base says it is empty and how to fill it
+/// (there is no nearest id to offer), from every command that takes a problem.
+#[test]
+fn an_unknown_problem_in_an_empty_knowledge_base_says_it_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(mk(dir.path())
+        .args(["init"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    for args in [
+        &["find", "erdos_850"][..],
+        &["context", "erdos_850"],
+        &["failed", "--problem", "erdos_850"],
+        &[
+            "record",
+            "failure",
+            "--problem",
+            "erdos_850",
+            "--approach",
+            "a",
+            "--why",
+            "w",
+        ],
+    ] {
+        let out = mk(dir.path()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr_line(&out);
+        assert!(
+            err.starts_with("mk: no problem erdos_850")
+                && err
+                    .contains("knowledge.db is empty: fill it with `mf extract --all RESULTS_DIR`"),
+            "{args:?}: {err}"
+        );
+    }
+    // A knowledge base with problems offers the nearest ids instead.
+    let db = common::build_kb(dir.path());
+    let out = mk(dir.path())
+        .args(["--db", db.to_str().unwrap(), "find", "erdos_851"])
+        .output()
+        .unwrap();
+    let err = stderr_line(&out);
+    assert!(!err.contains("is empty"), "{err}");
+}

@@ -138,6 +138,16 @@ fn every_hook_command_exists() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // `mf --help` names each of them, so nobody reading it misses one.
+    let help = String::from_utf8(mf().arg("-h").output().unwrap().stdout).unwrap();
+    let line = help
+        .lines()
+        .find(|l| l.trim_start().starts_with("hook "))
+        .expect("mf -h lists hook");
+    for (_, _, command, _) in hooks() {
+        let sub = hook_subcommand(&command);
+        assert!(line.contains(&sub), "`mf -h` names mf hook {sub}: {line}");
+    }
     // …and a name that is not a hook is refused, so the check above can fail.
     assert!(!mf()
         .args(["hook", "pre-edit", "--help"])
@@ -807,4 +817,323 @@ fn launcher_finds_mf_where_cargo_installs_it() {
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mf"), home_bin.join("mf")).unwrap();
     let out = bare_launcher(dir.path(), "mf", &["--version"], "");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("mf "));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every command line the plugin and the messages name exists, with its flags
+
+/// `TOOL ARGS… -h` of the binaries built with the tests (cached: one run per command path).
+struct Helps {
+    cache: std::collections::HashMap<Vec<String>, Option<String>>,
+}
+
+impl Helps {
+    fn new() -> Helps {
+        Helps {
+            cache: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The short help of `path` (`["mk", "record", "failure"]`), or None when it is no command.
+    fn get(&mut self, path: &[String]) -> Option<String> {
+        if let Some(h) = self.cache.get(path) {
+            return h.clone();
+        }
+        let bin = match path[0].as_str() {
+            "mf" => env!("CARGO_BIN_EXE_mf"),
+            _ => env!("CARGO_BIN_EXE_mk"),
+        };
+        let out = std::process::Command::new(bin)
+            .args(&path[1..])
+            .arg("-h")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let help = out
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned());
+        self.cache.insert(path.to_vec(), help.clone());
+        help
+    }
+}
+
+/// The subcommand names of a help text's `Commands:` section.
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// The help line of `flag` (`--type`, `-o`), if the help has it: `  -t, --type <T>  …` or
+/// `      --json  …`.
+fn flag_line<'h>(help: &'h str, flag: &str) -> Option<&'h str> {
+    help.lines().find(|l| {
+        let t = l.trim_start();
+        let words: Vec<&str> = t.split_whitespace().take(2).collect();
+        let (short, long) = match words.as_slice() {
+            [s, l, ..] if s.len() == 3 && s.starts_with('-') && s.ends_with(',') => {
+                (Some(&s[..2]), Some(*l))
+            }
+            [w, ..] if w.starts_with("--") => (None, Some(*w)),
+            [w, ..] if w.len() == 2 && w.starts_with('-') => (Some(*w), None),
+            _ => (None, None),
+        };
+        short == Some(flag) || long == Some(flag)
+    })
+}
+
+/// Whether the flag of a help line takes a value (`--type <T>`).
+fn takes_value(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = if words.first().is_some_and(|w| w.ends_with(',')) {
+        2
+    } else {
+        1
+    };
+    words.get(at).is_some_and(|w| w.starts_with('<'))
+}
+
+/// The values a flag's help line says it takes, when it lists them all: clap's `[possible
+/// values: a, b]`, or a description that is the list (`proven, partial, failed or untried`, or
+/// `(theorem, technique, insight)` without `…`).
+fn values_of(line: &str) -> Option<Vec<String>> {
+    let list = |text: &str| -> Option<Vec<String>> {
+        let words: Vec<String> = text
+            .split(", ")
+            .flat_map(|w| w.split(" or "))
+            .map(str::to_string)
+            .collect();
+        let listed = words.len() > 1
+            && words
+                .iter()
+                .all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+        listed.then_some(words)
+    };
+    if let Some((_, values)) = line.split_once("[possible values: ") {
+        return list(values.split(']').next()?);
+    }
+    let description = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .last()?;
+    if let Some(inner) = description
+        .rsplit_once('(')
+        .and_then(|(_, r)| r.strip_suffix(')'))
+    {
+        return list(inner);
+    }
+    list(description)
+}
+
+/// Checks one command line as the text writes it (`mk record failure --problem P --why "…"`):
+/// each subcommand exists, each flag is one of its command's, and a value written for a flag
+/// with possible values (`--color never`, `--outcome proven|failed`) is one of them. Returns
+/// what is wrong, or None.
+fn check_command_line(helps: &mut Helps, line: &str) -> Option<String> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let mut path = vec![tokens[0].to_string()];
+    let mut help = helps.get(&path)?;
+    let mut i = 1;
+    while i < tokens.len() {
+        let tok = tokens[i].trim_matches(|c| c == '\'' || c == '"');
+        // The end of the command: a pipe, a redirection, another command, end of options.
+        if ["|", "||", "&&", ";", ">", "2>", "<", "--"].contains(&tok) || tok.starts_with('>') {
+            break;
+        }
+        if tok.starts_with('-') && tok.len() > 1 && !tok.starts_with("-=") {
+            let (flag, inline) = match tok.split_once('=') {
+                Some((f, v)) => (f, Some(v)),
+                None => (tok, None),
+            };
+            let Some(fl) = flag_line(&help, flag) else {
+                return Some(format!("`{}` has no flag {flag}", path.join(" ")));
+            };
+            // A flag with a value: check it against the possible values, if any.
+            if takes_value(fl) {
+                let value = inline.or_else(|| {
+                    i += 1;
+                    tokens.get(i).copied()
+                });
+                if let (Some(value), Some(values)) = (value, values_of(fl)) {
+                    for v in value.split('|') {
+                        let concrete = v.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+                        if concrete && !values.iter().any(|x| x == v) {
+                            return Some(format!(
+                                "`{} {flag}` takes {values:?}, not {v}",
+                                path.join(" ")
+                            ));
+                        }
+                    }
+                }
+            }
+        } else if path.len() == 1 || subcommands(&help).contains(&tok.to_string()) {
+            if !subcommands(&help).contains(&tok.to_string()) {
+                // The first word after the tool must be one of its commands.
+                let known = tok.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+                if known {
+                    return Some(format!("`{}` has no command {tok}", path.join(" ")));
+                }
+                return None;
+            }
+            path.push(tok.to_string());
+            help = helps
+                .get(&path)
+                .unwrap_or_else(|| panic!("`{} -h` fails", path.join(" ")));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The `mf …`/`mk …` command lines a text shows in backquotes (and `!`-commands).
+fn command_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices('`') {
+        let rest = &text[i + 1..];
+        if !(rest.starts_with("mk ") || rest.starts_with("mf ")) {
+            continue;
+        }
+        if let Some(end) = rest.find('`') {
+            let span = &rest[..end];
+            if !span.contains('\n') {
+                out.push(span.replace("\\\"", "\""));
+            }
+        }
+    }
+    out
+}
+
+/// What a newcomer or an agent is told to run (slash commands, the skill, the MCP tools'
+/// descriptions, the hooks' and the binaries' messages, the README) runs: every `mf …`/`mk …`
+/// shown in backquotes names a command that exists, with flags it has and values it takes.
+#[test]
+fn every_command_line_shown_to_users_and_agents_exists_with_its_flags() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, files);
+            } else if path
+                .extension()
+                .is_some_and(|e| e == "rs" || e == "md" || e == "json")
+            {
+                files.push(path);
+            }
+        }
+    }
+    walk(&plugin_dir(), &mut files);
+    walk(&root.join("src"), &mut files);
+    let mut helps = Helps::new();
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut lines = command_lines(&text);
+        // A slash command's argument hint: the flags it offers are its `mk` command's.
+        if file.parent().is_some_and(|p| p.ends_with("commands")) {
+            let hint = text.lines().find_map(|l| l.strip_prefix("argument-hint: "));
+            let bash = text
+                .split_once("Bash(mk ")
+                .and_then(|(_, r)| r.split_once(':'))
+                .map(|(sub, _)| sub.to_string());
+            if let (Some(hint), Some(sub)) = (hint, bash) {
+                let flags: String = hint
+                    .split(['[', ']'])
+                    .filter(|p| p.starts_with("--"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                lines.push(format!("mk {sub} {flags}"));
+            }
+        }
+        for line in lines {
+            checked += 1;
+            if let Some(why) = check_command_line(&mut helps, &line) {
+                wrong.push(format!(
+                    "{}: `{line}`: {why}",
+                    file.strip_prefix(root).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} command lines found");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // …and the check can fail.
+    for bad in [
+        "mk search --kind theorem",
+        "mk recall erdos_850",
+        "mk record strategy --problem P --approach A --outcome won",
+        "mf splice F D --hole 2",
+    ] {
+        assert!(check_command_line(&mut helps, bad).is_some(), "{bad}");
+    }
+}
+
+/// The MCP tools that name their command (`Same as \`mk find --json\``) take that
+/// command's arguments: each property is a flag (`new_problem` → `--new-problem`) or an
+/// argument of it, and an enumerated property offers only values the command accepts.
+#[test]
+fn mcp_tools_take_the_arguments_of_their_commands() {
+    let mut helps = Helps::new();
+    for spec in math_forge::mcp::tools::specs() {
+        let desc = spec.description;
+        let Some(cmd) = command_lines(desc).into_iter().next() else {
+            panic!("MCP tool {}: the description names its command", spec.name)
+        };
+        let cmd: Vec<String> = cmd
+            .split_whitespace()
+            .take_while(|w| !w.starts_with('-'))
+            .map(str::to_string)
+            .collect();
+        let help = helps
+            .get(&cmd)
+            .unwrap_or_else(|| panic!("{}: `{}` is no command", spec.name, cmd.join(" ")));
+        let usage = help
+            .lines()
+            .find(|l| l.starts_with("Usage: "))
+            .unwrap()
+            .to_string();
+        let schema = &spec.schema;
+        for (prop, def) in schema["properties"].as_object().unwrap() {
+            let flag = format!("--{}", prop.replace('_', "-"));
+            // A positional argument: its name in the usage line (`<QUERY>`, `[KEYWORD]`), or
+            // the argument it is under another name (`hole` is `--sorry`, `file` `<PATH>`).
+            let positional = usage.to_lowercase().contains(&format!("<{prop}>"))
+                || usage.to_lowercase().contains(&format!("[{prop}]"))
+                || usage.to_lowercase().contains(&format!("<{prop}>..."))
+                || usage.to_lowercase().contains(&format!("[{prop}]..."));
+            let renamed = match (spec.name, prop.as_str()) {
+                ("splice", "hole") => flag_line(&help, "--sorry").is_some(),
+                ("recommend", "problem") => usage.contains("<TARGET>"),
+                ("splice", "declaration") => usage.contains("<DECL"),
+                ("holes" | "outline", "file") => usage.contains("<PATH>"),
+                ("splice", "file") => usage.contains("<FILE"),
+                _ => false,
+            };
+            let line = flag_line(&help, &flag);
+            assert!(
+                positional || renamed || line.is_some(),
+                "MCP tool {}: property {prop} is neither a flag nor an argument of `{}`:\n{help}",
+                spec.name,
+                cmd.join(" ")
+            );
+            if let (Some(values), Some(line)) = (def["enum"].as_array(), line) {
+                for v in values {
+                    let v = v.as_str().unwrap();
+                    assert!(
+                        line.contains(v),
+                        "MCP tool {}: {prop} offers {v}, which `{} {flag}` does not name: {line}",
+                        spec.name,
+                        cmd.join(" ")
+                    );
+                }
+            }
+        }
+    }
 }

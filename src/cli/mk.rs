@@ -475,12 +475,14 @@ impl Ctx {
         Kb::open_existing(&self.db.path).map_err(|e| self.explain(e))
     }
 
-    /// Adds to "missing" which rule picked the path, so the user knows what to change.
+    /// Adds to "missing" which rule picked the path, and the command that makes that very
+    /// file (a bare `mk init` makes the project's, not the user-level one the rule fell to).
     fn explain(&self, e: KbError) -> KbError {
         match e {
-            KbError::Missing { path, reason } => KbError::Missing {
+            KbError::Missing { path, reason, .. } => KbError::Missing {
                 path,
-                reason: format!("{reason}; path {}", self.db.reason),
+                reason: format!("{reason}; {}", self.db.reason),
+                fix: kb::how_to_create(&self.db),
             },
             other => other,
         }
@@ -584,7 +586,9 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Find { problem } => {
             let kb = ctx.kb()?;
             let tracking = ctx.tracking();
-            let report = kb.find_problem(&problem, Some(&tracking))?;
+            let report = kb
+                .find_problem(&problem, Some(&tracking))
+                .map_err(|e| kb.explain_unknown(e))?;
             if ctx.json {
                 json(out, &report)?;
             } else {
@@ -593,7 +597,9 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         }
         Command::Context { problem, limit } => {
             let kb = ctx.kb()?;
-            let context = kb.context(&problem, limit)?;
+            let context = kb
+                .context(&problem, limit)
+                .map_err(|e| kb.explain_unknown(e))?;
             if ctx.json {
                 json(out, &context)?;
             } else {
@@ -609,12 +615,14 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             let tracking = ctx.tracking();
             let keyword = keyword.join(" ");
             let keyword = (!keyword.trim().is_empty()).then_some(keyword);
-            let report = kb.failed(
-                problem.as_deref(),
-                keyword.as_deref(),
-                limit,
-                Some(&tracking),
-            )?;
+            let report = kb
+                .failed(
+                    problem.as_deref(),
+                    keyword.as_deref(),
+                    limit,
+                    Some(&tracking),
+                )
+                .map_err(|e| kb.explain_unknown(e))?;
             if ctx.json {
                 json(out, &report)?;
             } else {
@@ -699,7 +707,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         slot: a.attempt.slot,
                         uuid: a.attempt.uuid,
                         new_problem: a.attempt.new_problem,
-                    })?,
+                    })
+                    .map_err(|e| kb.explain_unknown(e))?,
                 ),
                 RecordCommand::Strategy(a) => (
                     "strategy",
@@ -713,12 +722,17 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         slot: a.attempt.slot,
                         uuid: a.attempt.uuid,
                         new_problem: a.attempt.new_problem,
-                    })?,
+                    })
+                    .map_err(|e| kb.explain_unknown(e))?,
                 ),
-                RecordCommand::Fact(a) => ("fact", record_fact(&mut kb, "fact", a)?),
-                RecordCommand::Constraint(a) => {
-                    ("constraint", record_fact(&mut kb, "constraint", a)?)
-                }
+                RecordCommand::Fact(a) => (
+                    "fact",
+                    record_fact(&mut kb, "fact", a).map_err(|e| kb.explain_unknown(e))?,
+                ),
+                RecordCommand::Constraint(a) => (
+                    "constraint",
+                    record_fact(&mut kb, "constraint", a).map_err(|e| kb.explain_unknown(e))?,
+                ),
                 RecordCommand::Insight(a) => (
                     "insight",
                     kb.record_insight(&InsightInput {
@@ -728,7 +742,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                         domain: a.domain,
                         tags: a.tags,
                         new_problem: a.new_problem,
-                    })?,
+                    })
+                    .map_err(|e| kb.explain_unknown(e))?,
                 ),
             };
             if ctx.json {
@@ -739,7 +754,9 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         }
         Command::Recommend { target, limit } => {
             let kb = ctx.kb()?;
-            let recs = kb.recommend(&target, limit)?;
+            let recs = kb
+                .recommend(&target, limit)
+                .map_err(|e| kb.explain_unknown(e))?;
             if ctx.json {
                 json(out, &recs)?;
             } else {
@@ -997,8 +1014,9 @@ fn stats(ctx: &Ctx, out: &mut dyn Write) -> Result<(), Failure> {
     // that findings there are not silently missing from this one.
     let old = kb::pending_legacy(kb::legacy_knowledge_dbs(&ctx.db.path));
     let kb = ctx.kb().map_err(|e| match e {
-        KbError::Missing { path, reason } if !old.is_empty() => KbError::Missing {
+        KbError::Missing { path, reason, fix } if !old.is_empty() => KbError::Missing {
             path,
+            fix,
             reason: format!("{reason}; an earlier version's knowledge base is at {}: set MATH_FORGE_DB to it, or start a Claude Code session to have it copied here", old[0].display()),
         },
         other => other,

@@ -148,7 +148,7 @@ fn kb_line(kb: &Kb, now: i64) -> String {
         Err(e) => return format!("KB: unreadable ({})", clip(&e.to_string(), 160)),
     };
     if count == 0 {
-        return "KB: empty (`mk init` migrates tracking.db; `mf extract <results>` adds result files)"
+        return "KB: empty (`mf extract --all RESULTS_DIR` adds result files; `mk init --from-tracking PATH` migrates tracking.db)"
             .into();
     }
     let newest = kb

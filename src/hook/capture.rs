@@ -80,10 +80,30 @@ fn ask_once(kb: &mut Kb, session: &str, captures: &[Capture]) -> Result<Option<S
     }
     let names: Vec<&str> = failures.iter().map(|c| c.declaration.as_str()).collect();
     Ok(Some(format!(
-        "[math-forge] {} still open after several attempts in this session: {}. If you leave it, record briefly why each approach failed, so the next attempt does not repeat it: `mk record failure --problem P --approach \"…\" --why \"…\"` (or the MCP tool record_failure).",
+        "[math-forge] {} still open after several attempts in this session: {}. If you leave it, record briefly why each approach failed, so the next attempt does not repeat it: {} (or the MCP tool record_failure).",
         if names.len() == 1 { "One declaration is" } else { "Declarations are" },
-        names.join(", ")
+        names.join(", "),
+        record_command(&failures)
     )))
+}
+
+/// The `mk record failure` line to run, with the problem filled in when the failures are all
+/// of one known problem; else a placeholder, and what to add for a problem the knowledge base
+/// does not know.
+fn record_command(failures: &[&Capture]) -> String {
+    let mut problems: Vec<&str> = failures
+        .iter()
+        .filter_map(|c| c.finding.problem_id.as_deref())
+        .collect();
+    problems.sort_unstable();
+    problems.dedup();
+    let all_known = failures.iter().all(|c| c.finding.problem_id.is_some());
+    match problems.as_slice() {
+        [one] if all_known => format!(
+            "`mk record failure --problem {one} --approach \"…\" --why \"…\"`"
+        ),
+        _ => "`mk record failure --problem ID --approach \"…\" --why \"…\"` (`--new-problem` for an id the knowledge base does not know yet)".to_string(),
+    }
 }
 
 /// After an edit was journaled: asks the agent (once per session) why its attempts failed as
@@ -163,5 +183,44 @@ impl Evidence for TreeEvidence<'_> {
                 .map(|(n, _)| n.to_string())
                 .collect(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(problem: Option<&str>) -> Capture {
+        Capture {
+            session_id: "s".into(),
+            file: "F.lean".into(),
+            declaration: "foo".into(),
+            kind: "failure",
+            finding: crate::kb::NewFinding {
+                problem_id: problem.map(str::to_string),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// The agent is asked to run a command it can run as written: the problem filled in when
+    /// the session's failures are of one known problem.
+    #[test]
+    fn the_record_command_names_the_problem_when_there_is_one() {
+        let a = failure(Some("erdos_850"));
+        let b = failure(Some("erdos_850"));
+        assert_eq!(
+            record_command(&[&a, &b]),
+            "`mk record failure --problem erdos_850 --approach \"…\" --why \"…\"`"
+        );
+        let c = failure(Some("erdos_851"));
+        let d = failure(None);
+        for mixed in [vec![&a, &c], vec![&a, &d], vec![&d]] {
+            let text = record_command(&mixed);
+            assert!(
+                text.contains("--problem ID") && text.contains("--new-problem"),
+                "{text}"
+            );
+        }
     }
 }

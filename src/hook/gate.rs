@@ -43,7 +43,8 @@ pub fn reason(what: &str, blocks: &[(String, String)]) -> String {
     out.push_str(&format!(
         "\n{what} is refused. Instead: keep the existing proof (or finish it without a hole); \
          state a missing fact as a new lemma with its own sorry and use it; never assume \
-         what is unproven with an axiom. Check with `mf diff OLD NEW` or `mf sorries FILE`."
+         what is unproven with an axiom. `mf sorries FILE` lists a file's holes; `git diff` \
+         shows what changed since the last commit."
     ));
     clip_keep_lines(&out, MAX_REASON_CHARS)
 }

@@ -8,9 +8,14 @@ use std::path::PathBuf;
 /// there is one, the command that fixes it.
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {
-    /// The database file does not exist.
-    #[error("no knowledge base at {path} ({reason}); run `mk init` to create it")]
-    Missing { path: PathBuf, reason: String },
+    /// The database file does not exist. `fix` is the command that makes this very file
+    /// ([`super::paths::how_to_create`] where the rule that chose it is known).
+    #[error("no knowledge base at {path} ({reason}); {fix}")]
+    Missing {
+        path: PathBuf,
+        reason: String,
+        fix: String,
+    },
 
     /// The file exists but is not an SQLite database (corrupt, truncated, or some other file).
     #[error(

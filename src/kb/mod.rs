@@ -60,10 +60,10 @@ pub use model::{
     Variant,
 };
 pub use paths::{
-    data_dir, data_dir_in, init_knowledge_db, init_knowledge_db_in, legacy_knowledge_dbs,
-    legacy_knowledge_dbs_in, project_dir, resolve_knowledge_db, resolve_knowledge_db_in,
-    resolve_tracking_db, resolve_tracking_db_in, user_knowledge_db, user_knowledge_db_in, Reason,
-    Resolved,
+    data_dir, data_dir_in, how_to_create, init_knowledge_db, init_knowledge_db_in,
+    legacy_knowledge_dbs, legacy_knowledge_dbs_in, project_dir, resolve_knowledge_db,
+    resolve_knowledge_db_in, resolve_tracking_db, resolve_tracking_db_in, user_knowledge_db,
+    user_knowledge_db_in, Reason, Resolved,
 };
 pub use queries::{
     ApproachOutcomes, Conflict, Count, FailedReport, FindingsOfType, Freshness, ProblemReport,
@@ -293,6 +293,50 @@ impl Kb {
         &self.conn
     }
 
+    /// What to tell someone who asks an empty knowledge base (no fact, no problem) anything,
+    /// so that "no hits" or "no problem X" is not read as "nothing matched": it is empty, and
+    /// how to fill it. None when it holds anything.
+    pub fn empty_note(&self) -> Result<Option<String>> {
+        let (facts, problems): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM findings), (SELECT count(*) FROM problems)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .at(&self.path)?;
+        Ok((facts == 0 && problems == 0).then(|| {
+            format!(
+                "the knowledge base {} is empty: fill it with `mf extract --all RESULTS_DIR` \
+                 (or migrate tracking.db with `mk init --from-tracking PATH`)",
+                self.path.display()
+            )
+        }))
+    }
+
+    /// `e`, and when it is an unknown problem asked of an empty knowledge base, that the
+    /// knowledge base is empty and how to fill it (there is no nearest id to offer).
+    pub fn explain_unknown(&self, e: KbError) -> KbError {
+        match e {
+            KbError::UnknownProblem {
+                query,
+                nearest,
+                note,
+            } if nearest.is_empty() => {
+                let note = match (note, self.empty_note().ok().flatten()) {
+                    (Some(n), Some(empty)) => Some(format!("{n}; {empty}")),
+                    (n, empty) => n.or(empty),
+                };
+                KbError::UnknownProblem {
+                    query,
+                    nearest,
+                    note,
+                }
+            }
+            other => other,
+        }
+    }
+
     /// `PRAGMA user_version` of the open database.
     pub fn schema_version(&self) -> Result<i64> {
         schema::user_version(&self.conn, &self.path)
@@ -388,6 +432,7 @@ fn missing(path: &Path, reason: &str) -> KbError {
     KbError::Missing {
         path: path.to_path_buf(),
         reason: reason.to_string(),
+        fix: "run `mk init` to create it".to_string(),
     }
 }
 

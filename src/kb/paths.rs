@@ -109,6 +109,32 @@ pub fn resolve_knowledge_db_in(
     })
 }
 
+/// How to make the knowledge base `resolved` names, when it does not exist: the commands
+/// that create or fill that very file. A bare `mk init` makes the project's
+/// (`./.math-forge/`), so for the user-level one the rule fell to it says `--user`, and for a
+/// `--db` path it repeats the flag.
+pub fn how_to_create(resolved: &Resolved) -> String {
+    let shown = resolved.path.display().to_string();
+    let path = if shown.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+        format!("'{}'", shown.replace('\'', "'\\''"))
+    } else {
+        shown
+    };
+    match resolved.reason {
+        Reason::Flag => format!(
+            "fill it with `mf extract --db {path} --all RESULTS_DIR`, or create it empty with `mk init --db {path}`"
+        ),
+        Reason::UserData | Reason::EnvDir(_) => "fill it with `mf extract --all RESULTS_DIR`, \
+             or create it empty with `mk init --user` (a bare `mk init` makes this folder's \
+             own instead, ./.math-forge/knowledge.db)"
+            .to_string(),
+        Reason::Env(_) | Reason::Ancestor(_) | Reason::Default => {
+            "fill it with `mf extract --all RESULTS_DIR`, or create it empty with `mk init`"
+                .to_string()
+        }
+    }
+}
+
 /// Where `mk init` creates knowledge.db: `--db` > `$MATH_FORGE_DB` > the project knowledge
 /// base [`resolve_knowledge_db`] would find > a new `.math-forge/knowledge.db` in the start
 /// directory (which every tool then finds from there and below).

@@ -143,7 +143,15 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
     let kb_path = || kb::resolve_knowledge_db(ctx.db.as_deref());
     let open = || {
         let r = kb_path();
-        Kb::open_existing(&r.path).map_err(|e| format!("{e} (knowledge.db {})", r.reason))
+        Kb::open_existing(&r.path).map_err(|e| match e {
+            kb::KbError::Missing { path, reason, .. } => kb::KbError::Missing {
+                path,
+                reason: format!("{reason}; {}", r.reason),
+                fix: kb::how_to_create(&r),
+            }
+            .to_string(),
+            other => format!("{other} (knowledge.db {})", r.reason),
+        })
     };
     let tracking = || Tracking::open(&kb::resolve_tracking_db(ctx.tracking.as_deref()).path);
     let to_json = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
@@ -163,42 +171,51 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
                 finding_type,
             };
             let hits = kb.search(&query, &opts).map_err(|e| e.to_string())?;
-            // MCP structured content is an object.
-            Ok(json!({ "hits": hits }))
+            // MCP structured content is an object. No hits in an empty knowledge base is no
+            // answer at all: the note says so, and how to fill it.
+            match kb.empty_note().map_err(|e| e.to_string())? {
+                Some(note) if hits.is_empty() => Ok(json!({ "hits": hits, "note": note })),
+                _ => Ok(json!({ "hits": hits })),
+            }
         }
         "problem" => {
             let kb = open()?;
             let report = kb
                 .find_problem(&required(args, "problem")?, Some(&tracking()))
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| kb.explain_unknown(e).to_string())?;
             to_json(serde_json::to_value(&report))
         }
         "failed" => {
             let kb = open()?;
             let keyword = optional(args, "keyword")?.filter(|k| !k.trim().is_empty());
             let problem = optional(args, "problem")?;
-            let report = kb
+            let mut report = kb
                 .failed(
                     problem.as_deref(),
                     keyword.as_deref(),
                     count(args, "limit", 20)?,
                     Some(&tracking()),
                 )
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| kb.explain_unknown(e).to_string())?;
+            if report.findings.is_empty() {
+                if let Some(note) = kb.empty_note().map_err(|e| e.to_string())? {
+                    report.notes.push(note);
+                }
+            }
             to_json(serde_json::to_value(&report))
         }
         "recommend" => {
             let kb = open()?;
             let recs = kb
                 .recommend(&required(args, "problem")?, count(args, "limit", 10)?)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| kb.explain_unknown(e).to_string())?;
             to_json(serde_json::to_value(&recs))
         }
         "context" => {
             let kb = open()?;
             let context = kb
                 .context(&required(args, "problem")?, count(args, "limit", 8)?)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| kb.explain_unknown(e).to_string())?;
             to_json(serde_json::to_value(&context))
         }
         "record_failure" => {
@@ -216,7 +233,7 @@ pub fn call(name: &str, args: &Map<String, Value>, ctx: &Context) -> Result<Valu
                     uuid: None,
                     new_problem: flag(args, "new_problem")?,
                 })
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| kb.explain_unknown(e).to_string())?;
             to_json(serde_json::to_value(&recorded))
         }
         "holes" => {

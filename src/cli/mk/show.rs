@@ -14,7 +14,7 @@ use crate::tracking::{FalseLemma, Tracking};
 
 type Out<'a> = &'a mut dyn Write;
 
-const EMPTY_HINT: &str = "The knowledge base is empty. Bootstrap it from tracking.db with `mk init --from-tracking PATH`, or extract result files with `mf extract`.";
+const EMPTY_HINT: &str = "The knowledge base is empty. Bootstrap it from tracking.db with `mk init --from-tracking PATH`, or extract result files with `mf extract --all RESULTS_DIR`.";
 const WIDTH: usize = 160;
 
 fn badge(p: Painter, finding_type: &str) -> String {
