@@ -470,6 +470,8 @@ struct Session<'a> {
     path: String,
     env: Vec<(String, String)>,
     plugin_dir: Option<PathBuf>,
+    /// The prompt, instead of the scenario's marker (a slash command).
+    prompt: Option<String>,
 }
 
 impl<'a> Session<'a> {
@@ -481,6 +483,7 @@ impl<'a> Session<'a> {
             path: format!("{}:{}", world.bin().display(), world.default_path()),
             env: Vec::new(),
             plugin_dir: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin")),
+            prompt: None,
         }
     }
 
@@ -499,10 +502,9 @@ impl<'a> Session<'a> {
         }
         cmd.current_dir(w.project())
             .arg("-p")
-            .arg(format!(
-                "scenario:{} (math-forge end-to-end test)",
-                self.scenario
-            ))
+            .arg(self.prompt.clone().unwrap_or_else(|| {
+                format!("scenario:{} (math-forge end-to-end test)", self.scenario)
+            }))
             .args([
                 "--output-format",
                 "stream-json",
@@ -755,6 +757,93 @@ fn the_plugin_in_the_real_claude_code_cli() {
     assert!(!shell_hits.is_empty(), "the shell's search finds findings");
 
     let bin = w.bin().display().to_string();
+
+    // 0. A newcomer's first session, before any knowledge base: the briefing and the MCP
+    //    search say it is empty and how to fill it (not "no hits"); a new Lean file with its
+    //    own hole and a new lemma with a sorry are allowed, silently; /math-forge:stats runs
+    //    `mk stats` through the plugin's bin/ (no mf or mk on the user's PATH).
+    let home0 = w.path("home0");
+    std::fs::create_dir_all(&home0).unwrap();
+    let mut s = Session::new(&w, "newcomer").env("MATH_FORGE_BIN", &bin);
+    s.home = home0.clone();
+    s.path = w.default_path();
+    let proofs = w.proofs().display().to_string();
+    let new_file = w.project().join("New.lean");
+    let run = s.run(vec![
+        tool(
+            "Write",
+            json!({"file_path": new_file.display().to_string(),
+                   "content": "theorem four_eq : 4 = 4 := by\n  sorry\n"}),
+        ),
+        tool("Read", json!({"file_path": proofs})),
+        tool(
+            "Edit",
+            json!({"file_path": proofs, "old_string": "theorem three_eq",
+                   "new_string": "lemma helper : 6 = 6 := by\n  sorry\n\ntheorem three_eq"}),
+        ),
+        tool(&mcp_tool("search"), json!({"query": "prime"})),
+        Step::Text("done"),
+    ]);
+    let briefing = run.hook_outputs("SessionStart").join("\n");
+    assert!(
+        briefing.contains("KB: empty (`mf extract --all RESULTS_DIR` adds result files"),
+        "{}",
+        s.explain(
+            &run,
+            "the briefing says the knowledge base is empty and how to fill it"
+        )
+    );
+    let results = run.tool_results();
+    for step in [0, 2] {
+        let (err, text) = results.get(&id(step)).cloned().unwrap_or_default();
+        assert!(
+            !err && !text.contains("[math-forge]"),
+            "{}",
+            s.explain(
+                &run,
+                &format!("step {step}, a new hole of its own, is allowed: {text}")
+            )
+        );
+    }
+    assert!(new_file.is_file());
+    assert!(std::fs::read_to_string(w.proofs())
+        .unwrap()
+        .contains("lemma helper : 6 = 6 := by\n  sorry"));
+    let (err, text) = results.get(&id(3)).cloned().unwrap_or_default();
+    let answer: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    assert!(
+        !err && answer["hits"] == json!([])
+            && answer["note"].as_str().is_some_and(
+                |n| n.contains("is empty: fill it with `mf extract --all RESULTS_DIR`")
+            ),
+        "{}",
+        s.explain(
+            &run,
+            &format!("MCP search says the knowledge base is empty: {text}")
+        )
+    );
+    let mut s = Session::new(&w, "stats").env("MATH_FORGE_BIN", &bin);
+    s.home = home0.clone();
+    s.path = w.default_path();
+    s.prompt = Some("/math-forge:stats".into());
+    let run = s.run(vec![]);
+    let expanded = w
+        .standin
+        .log()
+        .into_iter()
+        .map(|r| first_user_text(&r["body"]))
+        .find(|t| t.contains("math-forge:stats"))
+        .unwrap_or_default();
+    assert!(
+        expanded.contains("knowledge.db  ") && expanded.contains("Facts: 0"),
+        "{}",
+        s.explain(
+            &run,
+            &format!("/math-forge:stats shows `mk stats`: {expanded}")
+        )
+    );
+    std::fs::remove_file(&new_file).unwrap();
+    git(&w.project(), &["checkout", "-q", "Proofs.lean"]);
 
     // 1. The gate: a gutting Edit and an axiom Write are denied, a harmless Edit applied.
     let s = Session::new(&w, "gate").env("MATH_FORGE_BIN", &bin);
@@ -1061,7 +1150,7 @@ fn the_plugin_in_the_real_claude_code_cli() {
         PROOFS.replace("  sorry", "  rfl")
     );
     eprintln!(
-        "e2e: 7 sessions in {:.1} s",
+        "e2e: 9 sessions in {:.1} s",
         started.elapsed().as_secs_f64()
     );
 }

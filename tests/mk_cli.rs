@@ -957,3 +957,34 @@ fn an_unknown_problem_in_an_empty_knowledge_base_says_it_is_empty() {
     let err = stderr_line(&out);
     assert!(!err.contains("is empty"), "{err}");
 }
+
+/// `mk init` in the home folder warns that it makes the home folder a project (every folder
+/// below it would read that knowledge base), and names `mk init --user`; elsewhere it says
+/// nothing of the kind.
+#[test]
+fn mk_init_in_the_home_folder_warns_it_makes_home_a_project() {
+    let home = tempfile::tempdir().unwrap();
+    let out = mk(home.path()).args(["init"]).output().unwrap();
+    assert!(out.status.success());
+    let err = stderr_line(&out);
+    assert!(
+        err.starts_with("mk: warning: this makes your home folder a project")
+            && err.contains("`mk init --user`"),
+        "{err}"
+    );
+    let project = home.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::remove_dir_all(home.path().join(".math-forge")).unwrap();
+    let out = mk(&project)
+        .env("HOME", home.path())
+        .args(["init"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(project.join(".math-forge/knowledge.db").is_file());
+}

@@ -499,6 +499,18 @@ impl Ctx {
     }
 }
 
+/// Whether `target` is a project knowledge base of the home folder itself (`~/.math-forge/`).
+fn project_at_home(target: &Resolved) -> bool {
+    let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
+        return false;
+    };
+    let dir = target.path.parent().and_then(Path::parent);
+    target.reason == kb::Reason::Default
+        && dir.is_some_and(|d| {
+            d == Path::new(&home) || d.canonicalize().ok() == Path::new(&home).canonicalize().ok()
+        })
+}
+
 /// Whether the user named this tracking.db (flag or `$MATH_FORGE_TRACKING_DB`), rather than
 /// it being where one would be (the project's `submissions/`, `$CLAUDE_PROJECT_DIR`'s).
 pub(crate) fn tracking_asked_for(resolved: &Resolved) -> bool {
@@ -549,7 +561,17 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             } else {
                 kb::init_knowledge_db(None)
             };
-            init(&ctx, &target, from_tracking.as_deref(), out)?
+            let new_at_home = !target.path.exists() && project_at_home(&target);
+            init(&ctx, &target, from_tracking.as_deref(), out)?;
+            if new_at_home {
+                crate::cli::output::warning(
+                    "mk",
+                    Some(&target.path),
+                    "this makes your home folder a project: every folder below it without a \
+                     .math-forge/ of its own now reads this knowledge base, not the user-level \
+                     one (`mk init --user` makes that one; remove ~/.math-forge/ to undo)",
+                );
+            }
         }
         Command::Search {
             query,
