@@ -279,7 +279,7 @@ fn lexical_findings(
         };
         let text = match h.opaque {
             None => format!(
-                "- `{}` at line {line} is in a part of the file mf could not parse, so it is read as {what} in code it cannot check. Fix the syntax there (`mf parse --errors`) or remove it.",
+                "- `{}` at line {line} is in a part of the file mf could not parse, so it is read as {what} in code it cannot check. Fix the syntax there (`mf parse --errors FILE` lists where it fails) or remove it.",
                 h.word
             ),
             Some(_) => format!(

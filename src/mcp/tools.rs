@@ -54,7 +54,7 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "search",
-            description: "Full-text search of the knowledge base (theorems, techniques, failures, false lemmas); exact names and problem ids rank first. `hits` is what `mk search --json` prints.",
+            description: "Full-text search of the knowledge base (theorems, techniques, failures, false lemmas); exact names and problem ids rank first. `hits` is what `mk search --json` prints; an empty knowledge base adds a `note` saying how to fill it.",
             schema: schema(
                 json!({
                     "query": string("words, \"phrases\", partial names; OR and NOT work between terms"),

@@ -243,7 +243,7 @@ fn structural_reasons(path: &str, parsed: &ParsedFile) -> Vec<Reason> {
         reasons.push(Reason {
             check: Check::ParseError,
             message: format!(
-                "mf could not parse this part of the file{parts}, so it cannot check it; fix the syntax (`mf parse --errors`)"
+                "mf could not parse this part of the file{parts}, so it cannot check it; fix the syntax (`mf parse --errors FILE` lists where it fails)"
             ),
             line: Some(at.line),
             column: Some(at.column),
