@@ -5,13 +5,17 @@
 //! HOME (so `~/.claude`, the plugin data folder and the user-level knowledge base) is a
 //! temporary directory.
 //!
-//! Sessions: a gutting Edit and an axiom Write are denied, a harmless Edit is applied; a
+//! Sessions: a newcomer's first, before any knowledge base (the briefing and MCP search say it
+//! is empty and how to fill it, new holes of one's own are allowed, `/math-forge:stats` runs
+//! `mk stats` through the plugin's bin/); a gutting Edit and an axiom Write are denied, a
+//! harmless Edit is applied; a
 //! subagent's prompt carries knowledge-base context; MCP `search` answers from the knowledge
 //! base `mf extract` filled from the shell in the same folder; a gutting MCP `splice`, and a
 //! `splice` of a file outside the project, are refused; a Bash `sed` that guts a proof is
 //! blocked at Stop, blocked again at the next stop, then announced; the plugin installed from
 //! the repository's marketplace (no `--plugin-dir`, binaries where `cargo install` puts them)
-//! gates the same; a METAFONT stand-in first on PATH does not turn the gate off; without
+//! gates the same, and takes a changed plugin of the same version on reinstall (not on
+//! `claude plugin update`); a METAFONT stand-in first on PATH does not turn the gate off; without
 //! math-forge the MCP server stays connected and says how to install.
 //!
 //! Skipped, saying so, where `claude` is not on PATH (`.ci/run` installs it). Tested with
@@ -1078,6 +1082,38 @@ fn the_plugin_in_the_real_claude_code_cli() {
         servers.contains("\"plugin:math-forge:math-forge\"") && servers.contains("connected"),
         "{}",
         s.explain(&run, &format!("its MCP server is connected: {servers}"))
+    );
+    // After a pull that changed the plugin under the same version, `claude plugin update`
+    // keeps the cached copy; uninstall and install again (as the README says) takes the new.
+    let cached = home2.join(format!(
+        ".claude/plugins/cache/math-forge/math-forge/{}/commands/stats.md",
+        env!("CARGO_PKG_VERSION")
+    ));
+    assert!(
+        cached.is_file(),
+        "{} is the installed copy",
+        cached.display()
+    );
+    let pulled = w.path("clone/plugin/commands/stats.md");
+    let mut text = std::fs::read_to_string(&pulled).unwrap();
+    text.push_str("\n<!-- pulled -->\n");
+    std::fs::write(&pulled, text).unwrap();
+    let plugin_cli = |args: &[&str]| {
+        let mut cmd = w.command(&w.claude, &home2, &w.default_path());
+        cmd.current_dir(w.project()).args(args);
+        let (stdout, stderr, code) = run_with_timeout(cmd, &format!("claude {}", args.join(" ")));
+        assert_eq!(code, Some(0), "claude {}: {stdout}{stderr}", args.join(" "));
+    };
+    plugin_cli(&["plugin", "update", "math-forge@math-forge"]);
+    assert!(
+        !std::fs::read_to_string(&cached).unwrap().contains("pulled"),
+        "`claude plugin update` now refreshes a same-version copy: the README's reinstall step can go"
+    );
+    plugin_cli(&["plugin", "uninstall", "math-forge@math-forge"]);
+    plugin_cli(&["plugin", "install", "math-forge@math-forge"]);
+    assert!(
+        std::fs::read_to_string(&cached).unwrap().contains("pulled"),
+        "uninstall and install take the changed plugin"
     );
 
     // 6. TeX's METAFONT first on PATH (named mf, as in every TeX distribution): never run,
