@@ -419,6 +419,17 @@ fn an_empty_or_missing_knowledge_base_says_so_and_how_to_fill_it() {
             "{tool}: {text}"
         );
     }
+
+    // A file that is not there: said in words, with the directory relative paths are read from.
+    let (err, text) = s.call("holes", json!({"file": "Nope.lean"}));
+    let text = text.as_str().unwrap_or_default();
+    let root = dir.path().canonicalize().unwrap();
+    assert!(
+        err && text
+            .starts_with("Nope.lean: no such file (paths are read from the project directory")
+            && text.contains(&root.display().to_string()),
+        "{text}"
+    );
     drop(s);
 
     // A knowledge base with facts: no note on a search that finds nothing.

@@ -324,7 +324,14 @@ pub fn project_file(file: &str, ctx: &Context) -> Result<PathBuf, String> {
     } else {
         real_root.join(given)
     };
-    let real = joined.canonicalize().map_err(|e| format!("{file}: {e}"))?;
+    let real = joined.canonicalize().map_err(|e| match e.kind() {
+        // Relative paths are the project's, whatever the agent's shell is in: say which.
+        std::io::ErrorKind::NotFound => format!(
+            "{file}: no such file (paths are read from the project directory {})",
+            real_root.display()
+        ),
+        _ => format!("{file}: cannot read: {e}"),
+    })?;
     if !real.starts_with(&real_root) {
         return Err(format!(
             "{file}: refused, outside the project {} (the math-forge tools act on .lean files under the project only)",
