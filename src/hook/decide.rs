@@ -163,6 +163,11 @@ fn compare(
     if old_text == new.text {
         return (Findings::new(), Findings::new(), Vec::new());
     }
+    if old_text.is_empty() && new.parse == Parse::Windows {
+        if let Some(found) = compare_new_file(new, origin) {
+            return found;
+        }
+    }
     let journal_wanted = new.journal;
     let old_layout = Layout::of(old_text);
     let cut = window::change_windows(old_text, &old_layout, new.text, &new.layout)
@@ -219,6 +224,50 @@ fn compare(
     (blocks, advice, events)
 }
 
+/// The words without which a command of a file with no earlier text gives no finding and no
+/// journal event: every declaration of such a file is added, and an added declaration is
+/// judged only for being an `axiom` or (in the journal) for holding a `sorry`/`admit` hole,
+/// and the lexical scan looks for these words only.
+const ESCAPE_WORDS: [&str; 3] = ["sorry", "admit", "axiom"];
+
+/// [`compare`] for a file with no earlier text (a Write creating it): only the commands around
+/// the occurrences of [`ESCAPE_WORDS`] (anywhere: in code, comments or strings, so the
+/// grammar's reading decides) are parsed, as windows, and judged as the whole file would be;
+/// the other commands cannot give a finding or an event. `None` when the file has `#exit`, a
+/// Verso document, or a window that does not parse cleanly: the caller then parses the whole file, so what could not
+/// be parsed is judged as before.
+fn compare_new_file(new: &NewFile<'_>, origin: Origin) -> Option<(Findings, Findings, Vec<Event>)> {
+    let bytes = new.text.as_bytes();
+    // A Verso document's markup (`#doc … =>`, `#docs … :=`) runs over command lines to the
+    // end of the file or its closing fence, where the layout sees boundaries.
+    if new.layout.exit.is_some() || memchr::memmem::find(bytes, b"#doc").is_some() {
+        return None;
+    }
+    let mut at: Vec<usize> = ESCAPE_WORDS
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(bytes, w.as_bytes()))
+        .collect();
+    at.sort_unstable();
+    let (mut blocks, mut advice, mut events) = (Findings::new(), Findings::new(), Vec::new());
+    if at.is_empty() {
+        return Some((blocks, advice, events));
+    }
+    let empty = window::whole(new.name, "");
+    let mut windows = window::WindowCursor::new(new.text, &new.layout);
+    for range in window::covering(&new.layout, new.text, &at) {
+        let w = windows.parse(new.name, range)?;
+        let c = FileComparison::of("", &empty.outline, &w.text, &w.outline);
+        let (b, a) = findings(&c, ("", &empty.outline), (&w.text, &w.outline), origin);
+        blocks.extend(b);
+        advice.extend(a);
+        lexical_findings(&empty, &w, origin, &mut blocks, &mut advice);
+        if new.journal {
+            events.extend(journal::events(&c, &w.file, &w.outline));
+        }
+    }
+    Some((blocks, advice, events))
+}
+
 /// Hashes of the trimmed lines of a file, by line start.
 #[derive(Default)]
 struct LineHashes(HashMap<usize, u64>);
@@ -271,7 +320,8 @@ fn lexical_findings(
             }
             _ => {}
         }
-        let line = new.file.position(h.span.start).line;
+        // The file's line: a window's text starts with its scope header.
+        let line = new.file_line(new.file.position(h.span.start).line);
         let what = if h.escape == Escape::Axiom {
             "an axiom"
         } else {
