@@ -90,10 +90,21 @@ pub fn decide_journaled(
     journal: bool,
 ) -> (Decision, Vec<Event>) {
     let mut events = Vec::new();
+    // The first earlier version's layout is read once: the new text's is derived from it (an
+    // edit changes a few lines of a file both scans would read whole).
+    let first = match before {
+        Baseline::Known { texts, .. } => texts.first(),
+        Baseline::Unknown { .. } => None,
+    };
+    let mut first_layout = first.map(|t| Layout::of(t));
+    let layout = match (first, &first_layout) {
+        (Some(old), Some(l)) => l.edited(old, current),
+        _ => Layout::of(current),
+    };
     let mut new = NewFile {
         name,
         text: current,
-        layout: Layout::of(current),
+        layout,
         whole: None,
         parse,
         journal,
@@ -106,7 +117,7 @@ pub fn decide_journaled(
         let mut every_blocks = true;
         let mut any_block = Findings::new();
         for text in texts {
-            let (blocks, advice, changes) = compare(text, &mut new, *origin);
+            let (blocks, advice, changes) = compare(text, first_layout.take(), &mut new, *origin);
             if texts.len() == 1 {
                 events = changes;
             }
@@ -157,6 +168,7 @@ impl NewFile<'_> {
 /// parse cleanly, the whole files otherwise.
 fn compare(
     old_text: &str,
+    old_layout: Option<Layout>,
     new: &mut NewFile<'_>,
     origin: Origin,
 ) -> (Findings, Findings, Vec<Event>) {
@@ -169,7 +181,7 @@ fn compare(
         }
     }
     let journal_wanted = new.journal;
-    let old_layout = Layout::of(old_text);
+    let old_layout = old_layout.unwrap_or_else(|| Layout::of(old_text));
     let cut = window::change_windows(old_text, &old_layout, new.text, &new.layout)
         .filter(|_| new.parse == Parse::Windows);
     // A window that is the whole file is parsed once: when it (or the other side's window)

@@ -67,13 +67,100 @@ impl Layout {
     /// Scans `text` once: comments (nested `/- -/`, `--`), strings (`"…"` with escapes, raw
     /// `r#"…"#`), character literals, and the boundaries between them.
     pub fn of(text: &str) -> Layout {
+        let mut layout = Layout::default();
+        layout.scan(text, 0, |_| false);
+        layout
+    }
+
+    /// The layout of `new`, an edit of `old` whose layout is `self`: what comes before the
+    /// line of the first changed byte, and what comes after the first line start past the
+    /// change where both scans stand at the start of the same line in the same state, is
+    /// taken from `self` (the bytes from there on are the same, and the scan looks back at
+    /// most one byte, a line break); only the lines between are scanned. Equal to
+    /// [`Layout::of`]`(new)`.
+    pub fn edited(&self, old: &str, new: &str) -> Layout {
+        if self.exit.is_some() {
+            return Layout::of(new);
+        }
+        let (o, n) = (old.as_bytes(), new.as_bytes());
+        let prefix = common_prefix(o, n);
+        let suffix = common_suffix(o, n, o.len().min(n.len()) - prefix);
+        // A line start of the shared prefix at which the old scan stood in its top state:
+        // not inside a comment or string (nor just after one that ends with the line break).
+        let line_start = |at: usize| {
+            o[..at]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |k| k + 1)
+        };
+        let crossed = |at: usize| {
+            let k = self.non_code.partition_point(|r| r.end < at);
+            self.non_code
+                .get(k)
+                .filter(|r| r.start < at)
+                .map(|r| r.start)
+        };
+        let mut from = line_start(prefix);
+        while let Some(start) = crossed(from) {
+            from = line_start(start);
+        }
+        let mut layout = Layout {
+            boundaries: self
+                .boundaries
+                .iter()
+                .copied()
+                .take_while(|&b| b < from)
+                .collect(),
+            non_code: self
+                .non_code
+                .iter()
+                .take_while(|r| r.start < from)
+                .cloned()
+                .collect(),
+            exit: None,
+        };
+        // Scans the new text until a line start in the shared suffix that the old scan also
+        // stood at: from there on both are the same, shifted by the change in length.
+        let (new_change_end, delta) = (n.len() - suffix, n.len() as isize - o.len() as isize);
+        let resync = layout.scan(new, from, |j| {
+            let at = (j as isize - delta) as usize;
+            j >= new_change_end && (at == 0 || o[at - 1] == b'\n') && crossed(at).is_none()
+        });
+        if let Some(j) = resync {
+            let at = (j as isize - delta) as usize;
+            let shift = |p: usize| (p as isize + delta) as usize;
+            let b = self.boundaries.partition_point(|&b| b < at);
+            layout
+                .boundaries
+                .extend(self.boundaries[b..].iter().map(|&b| shift(b)));
+            let r = self.non_code.partition_point(|r| r.start < at);
+            layout.non_code.extend(
+                self.non_code[r..]
+                    .iter()
+                    .map(|r| shift(r.start)..shift(r.end)),
+            );
+        }
+        layout
+    }
+
+    /// Scans `text` from `from`, a line start where the scan is in its top state, adding to
+    /// this layout; at each line start, stops there when `stop` says so (returns it).
+    fn scan(
+        &mut self,
+        text: &str,
+        from: usize,
+        mut stop: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
         let b = text.as_bytes();
         let n = b.len();
-        let mut layout = Layout::default();
-        let mut i = 0;
+        let layout = self;
+        let mut i = from;
         let mut line_start = true;
         while i < n {
             if line_start {
+                if stop(i) {
+                    return Some(i);
+                }
                 line_start = false;
                 if starts_command(&b[i..]) {
                     layout.boundaries.push(i);
@@ -81,7 +168,7 @@ impl Layout {
                 if b[i..].starts_with(b"#exit") && !b.get(i + 5).is_some_and(|c| is_ident_byte(*c))
                 {
                     layout.exit = Some(i);
-                    break;
+                    return None;
                 }
             }
             // Only these bytes can open a comment, string or character literal, and only with
@@ -111,7 +198,7 @@ impl Layout {
                 i += 1;
             }
         }
-        layout
+        None
     }
 
     /// Whether byte `pos` is inside a comment or string.
@@ -665,6 +752,76 @@ mod tests {
         assert_eq!((d.full_name.as_str(), d.line, d.end_line), ("A.B.t1", 7, 8));
         assert_eq!(w.outline.sorries[0].line, 8);
         assert_eq!(change_windows(old, &lo, old, &lo), None);
+    }
+
+    /// The layout derived from an earlier version's is the one scanned whole, for edits that
+    /// open or close comments and strings, add or remove lines, commands and `#exit`, on every
+    /// fixture.
+    #[test]
+    fn an_edited_layout_is_the_scanned_one() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut texts = vec![TEXT.to_string()];
+        for entry in ignore::Walk::new(dir).flatten() {
+            if entry.path().extension().is_some_and(|e| e == "lean") {
+                if let Ok(t) = std::fs::read_to_string(entry.path()) {
+                    texts.push(t);
+                }
+            }
+        }
+        let inserts = [
+            "",
+            "x",
+            "\n",
+            "/-",
+            "-/",
+            "/- a\nb -/",
+            "\"",
+            "--",
+            "-- c\n",
+            "'",
+            "r#\"",
+            "\"#",
+            "theorem x : True := trivial\n",
+            "\nnamespace N\n",
+            "#exit\n",
+            "\n#exit\n",
+            "«",
+        ];
+        let mut compared = 0;
+        for old in &texts {
+            let layout = Layout::of(old);
+            let mut cuts: Vec<usize> = (0..=8).map(|k| old.len() * k / 8).collect();
+            cuts.extend(
+                layout
+                    .non_code
+                    .iter()
+                    .take(3)
+                    .flat_map(|r| [r.start, r.end]),
+            );
+            cuts.extend(layout.boundaries.iter().take(3).copied());
+            for &at in &cuts {
+                let at = (0..=at.min(old.len()))
+                    .rev()
+                    .find(|&k| old.is_char_boundary(k))
+                    .unwrap();
+                let end = (at..=(at + 7).min(old.len()))
+                    .rev()
+                    .find(|&k| old.is_char_boundary(k))
+                    .unwrap();
+                for ins in inserts {
+                    for cut_to in [at, end] {
+                        let new = format!("{}{ins}{}", &old[..at], &old[cut_to..]);
+                        assert_eq!(
+                            layout.edited(old, &new),
+                            Layout::of(&new),
+                            "{old:?} -> {new:?}"
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared}");
     }
 
     /// Windows parsed in order by one cursor are those [`parse`] gives one by one: the same
