@@ -801,6 +801,29 @@ mod tests {
         assert!(check("def axiomatic : Nat := 1\n"));
     }
 
+    /// A hole put into a metaprogram's code (read lexically) inside an edit's window is
+    /// reported at its line in the file, as parsing the whole file reports it (the window's
+    /// text starts with its scope header, lines earlier).
+    #[test]
+    fn lexical_findings_in_a_window_give_the_files_line() {
+        let before = format!(
+            "namespace A\n\n{}elab \"foo\" : tactic => do\n  pure ()\n\nend A\n",
+            "theorem t : True := trivial\n\n".repeat(10)
+        );
+        let after = before.replace("  pure ()\n", "  let _ := sorry\n  pure ()\n");
+        let baseline = Baseline::Known {
+            texts: vec![before.clone()],
+            origin: Origin::ToolResponse,
+        };
+        let windows = decide_with("f.lean", &after, &baseline, &[], Parse::Windows);
+        let whole = decide_with("f.lean", &after, &baseline, &[], Parse::Whole);
+        assert_eq!(windows, whole);
+        assert!(
+            windows.blocks[0].contains("`sorry` at line 24 "),
+            "{windows:?}"
+        );
+    }
+
     /// Journal events are read off only when a journal is written; the decision is the same.
     #[test]
     fn events_only_when_journaled() {
