@@ -137,3 +137,86 @@ fn windows_decide_like_whole_files_on_the_corpus() {
         "only {blocked} of {compared} blocked"
     );
 }
+
+/// A Write that creates a file (no earlier text) is judged on the commands holding `sorry`,
+/// `admit` or `axiom` only. On real files of every corpus (results, public projects,
+/// metaprograms: opaque text), as they are and with an axiom, a parse error, a hole and
+/// escape words in comments and strings added, the decision and the journal's events must be
+/// those of parsing the whole file.
+#[test]
+fn new_files_decide_and_journal_like_whole_files() {
+    use math_forge::hook::decide::decide_journaled;
+    let mut files = Vec::new();
+    for corpus in [Corpus::Results, Corpus::Public, Corpus::Meta] {
+        let Some(dir) = corpus.dir() else {
+            continue;
+        };
+        let (found, _) = lean_files(&[dir], IgnoreRules::HiddenOnly);
+        files.extend(found.into_iter().step_by(11));
+    }
+    if files.is_empty() {
+        return;
+    }
+    let additions = [
+        "",
+        "\n\naxiom hook_new_axiom : False\n",
+        "\n\ntheorem hook_new_broken : True := by\n  exact ( [ sorry\n",
+        "\n\ntheorem hook_new_hole (n : Nat) : n = n := by\n  have h := Nat.le_refl n\n  sorry\n",
+        "\n\n-- sorry admit axiom\n/- sorry -/\ndef hook_new_s : String := \"axiom sorry\"\n",
+    ];
+    let baseline = Baseline::Known {
+        texts: vec![String::new()],
+        origin: Origin::Nothing,
+    };
+    let (mut compared, mut events, mut blocked) = (0usize, 0usize, 0usize);
+    let mut mismatches: Vec<String> = Vec::new();
+    for path in &files {
+        let Ok(source) = Source::read(path) else {
+            continue;
+        };
+        if source.text.len() > 300_000 {
+            continue;
+        }
+        for (k, add) in additions.iter().enumerate() {
+            // A change in the middle too: a parse error between two commands.
+            let text = if k == 2 {
+                let mut mid = source.text.len() / 2;
+                while !source.text.is_char_boundary(mid) {
+                    mid -= 1;
+                }
+                let cut = source.text[mid..].find("\ntheorem ").map(|i| mid + i + 1);
+                match cut {
+                    Some(c) => format!("{}{add}\n{}", &source.text[..c], &source.text[c..]),
+                    None => format!("{}{add}", source.text),
+                }
+            } else {
+                format!("{}{add}", source.text)
+            };
+            let fast = decide_journaled("f.lean", &text, &baseline, &[], Parse::Windows, true);
+            let slow = decide_journaled("f.lean", &text, &baseline, &[], Parse::Whole, true);
+            compared += 1;
+            events += slow.1.len();
+            blocked += usize::from(!slow.0.blocks.is_empty());
+            if fast != slow {
+                mismatches.push(format!(
+                    "{} (+{k}):\n  windows: {:?}\n  whole:   {:?}",
+                    path.display(),
+                    fast,
+                    slow
+                ));
+            }
+        }
+    }
+    eprintln!("{compared} new files compared, {events} events, {blocked} blocked");
+    assert!(compared > 100, "only {compared} new files compared");
+    assert!(
+        mismatches.is_empty(),
+        "{} of {compared} new files decided differently:\n{}",
+        mismatches.len(),
+        mismatches[..mismatches.len().min(3)].join("\n")
+    );
+    assert!(
+        events > 0 && blocked > 0,
+        "{events} events, {blocked} blocked"
+    );
+}

@@ -61,29 +61,42 @@ fn apply_one(text: &str, e: &EditOp) -> Result<String, String> {
     if e.old_string.is_empty() {
         return Err("an empty old_string on an existing file".into());
     }
-    let (old, new) = if text.contains(&e.old_string) {
-        (e.old_string.clone(), e.new_string.clone())
-    } else if text.contains("\r\n") && !e.old_string.contains('\r') {
-        (
-            e.old_string.replace('\n', "\r\n"),
-            e.new_string.replace('\n', "\r\n"),
-        )
-    } else {
-        return Err("old_string is not in the file, so the edit will fail".into());
-    };
-    let count = text.matches(old.as_str()).count();
-    if count == 0 {
+    // The occurrences are found once, by a vectorized search (a hook applies an edit to a
+    // whole result file), and the replacement is built from them: the same non-overlapping,
+    // leftmost occurrences as `str::matches` and `str::replace`.
+    let (mut old, mut new) = (
+        std::borrow::Cow::Borrowed(e.old_string.as_str()),
+        std::borrow::Cow::Borrowed(e.new_string.as_str()),
+    );
+    let mut at = occurrences(text, &old);
+    if at.is_empty() && text.contains("\r\n") && !e.old_string.contains('\r') {
+        old = e.old_string.replace('\n', "\r\n").into();
+        new = e.new_string.replace('\n', "\r\n").into();
+        at = occurrences(text, &old);
+    }
+    if at.is_empty() {
         return Err("old_string is not in the file, so the edit will fail".into());
     }
-    if e.replace_all {
-        return Ok(text.replace(old.as_str(), &new));
-    }
-    if count > 1 {
+    if !e.replace_all && at.len() > 1 {
         return Err(format!(
-            "old_string occurs {count} times without replace_all, so the edit will fail"
+            "old_string occurs {} times without replace_all, so the edit will fail",
+            at.len()
         ));
     }
-    Ok(text.replacen(old.as_str(), &new, 1))
+    let mut out = String::with_capacity(text.len() + at.len() * new.len());
+    let mut from = 0;
+    for p in at {
+        out.push_str(&text[from..p]);
+        out.push_str(&new);
+        from = p + old.len();
+    }
+    out.push_str(&text[from..]);
+    Ok(out)
+}
+
+/// Byte offsets of the non-overlapping occurrences of `needle` in `text`, leftmost first.
+fn occurrences(text: &str, needle: &str) -> Vec<usize> {
+    memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes()).collect()
 }
 
 #[cfg(test)]
@@ -102,6 +115,42 @@ mod tests {
         ToolInput {
             edit: Some(e),
             ..Default::default()
+        }
+    }
+
+    /// The edit is applied as `str::replacen`/`str::replace` would, overlapping and repeated
+    /// needles included.
+    #[test]
+    fn replacement_matches_std() {
+        let texts = [
+            "aaaa",
+            "abab aba",
+            "x\r\ny\r\nx\r\ny",
+            "αβα β",
+            "theorem t := by\n  rfl\n",
+        ];
+        let needles = ["a", "aa", "aba", "b", "x\ny", "β", "rfl", "α", "zz"];
+        for t in texts {
+            for n in needles {
+                for all in [false, true] {
+                    let got = apply_one(t, &op(n, "<>", all));
+                    let count = t.matches(n).count();
+                    if count == 0 {
+                        if !t.contains("\r\n") {
+                            assert!(got.is_err(), "{t:?} {n:?}");
+                        }
+                        continue;
+                    }
+                    let want = if all {
+                        Ok(t.replace(n, "<>"))
+                    } else if count > 1 {
+                        Err(format!("old_string occurs {count} times without replace_all, so the edit will fail"))
+                    } else {
+                        Ok(t.replacen(n, "<>", 1))
+                    };
+                    assert_eq!(got, want, "{t:?} {n:?} {all}");
+                }
+            }
         }
     }
 

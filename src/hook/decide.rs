@@ -90,10 +90,21 @@ pub fn decide_journaled(
     journal: bool,
 ) -> (Decision, Vec<Event>) {
     let mut events = Vec::new();
+    // The first earlier version's layout is read once: the new text's is derived from it (an
+    // edit changes a few lines of a file both scans would read whole).
+    let first = match before {
+        Baseline::Known { texts, .. } => texts.first(),
+        Baseline::Unknown { .. } => None,
+    };
+    let mut first_layout = first.map(|t| Layout::of(t));
+    let layout = match (first, &first_layout) {
+        (Some(old), Some(l)) => l.edited(old, current),
+        _ => Layout::of(current),
+    };
     let mut new = NewFile {
         name,
         text: current,
-        layout: Layout::of(current),
+        layout,
         whole: None,
         parse,
         journal,
@@ -106,7 +117,7 @@ pub fn decide_journaled(
         let mut every_blocks = true;
         let mut any_block = Findings::new();
         for text in texts {
-            let (blocks, advice, changes) = compare(text, &mut new, *origin);
+            let (blocks, advice, changes) = compare(text, first_layout.take(), &mut new, *origin);
             if texts.len() == 1 {
                 events = changes;
             }
@@ -157,14 +168,20 @@ impl NewFile<'_> {
 /// parse cleanly, the whole files otherwise.
 fn compare(
     old_text: &str,
+    old_layout: Option<Layout>,
     new: &mut NewFile<'_>,
     origin: Origin,
 ) -> (Findings, Findings, Vec<Event>) {
     if old_text == new.text {
         return (Findings::new(), Findings::new(), Vec::new());
     }
+    if old_text.is_empty() && new.parse == Parse::Windows {
+        if let Some(found) = compare_new_file(new, origin) {
+            return found;
+        }
+    }
     let journal_wanted = new.journal;
-    let old_layout = Layout::of(old_text);
+    let old_layout = old_layout.unwrap_or_else(|| Layout::of(old_text));
     let cut = window::change_windows(old_text, &old_layout, new.text, &new.layout)
         .filter(|_| new.parse == Parse::Windows);
     // A window that is the whole file is parsed once: when it (or the other side's window)
@@ -219,6 +236,50 @@ fn compare(
     (blocks, advice, events)
 }
 
+/// The words without which a command of a file with no earlier text gives no finding and no
+/// journal event: every declaration of such a file is added, and an added declaration is
+/// judged only for being an `axiom` or (in the journal) for holding a `sorry`/`admit` hole,
+/// and the lexical scan looks for these words only.
+const ESCAPE_WORDS: [&str; 3] = ["sorry", "admit", "axiom"];
+
+/// [`compare`] for a file with no earlier text (a Write creating it): only the commands around
+/// the occurrences of [`ESCAPE_WORDS`] (anywhere: in code, comments or strings, so the
+/// grammar's reading decides) are parsed, as windows, and judged as the whole file would be;
+/// the other commands cannot give a finding or an event. `None` when the file has `#exit`, a
+/// Verso document, or a window that does not parse cleanly: the caller then parses the whole file, so what could not
+/// be parsed is judged as before.
+fn compare_new_file(new: &NewFile<'_>, origin: Origin) -> Option<(Findings, Findings, Vec<Event>)> {
+    let bytes = new.text.as_bytes();
+    // A Verso document's markup (`#doc … =>`, `#docs … :=`) runs over command lines to the
+    // end of the file or its closing fence, where the layout sees boundaries.
+    if new.layout.exit.is_some() || memchr::memmem::find(bytes, b"#doc").is_some() {
+        return None;
+    }
+    let mut at: Vec<usize> = ESCAPE_WORDS
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(bytes, w.as_bytes()))
+        .collect();
+    at.sort_unstable();
+    let (mut blocks, mut advice, mut events) = (Findings::new(), Findings::new(), Vec::new());
+    if at.is_empty() {
+        return Some((blocks, advice, events));
+    }
+    let empty = window::whole(new.name, "");
+    let mut windows = window::WindowCursor::new(new.text, &new.layout);
+    for range in window::covering(&new.layout, new.text, &at) {
+        let w = windows.parse(new.name, range)?;
+        let c = FileComparison::of("", &empty.outline, &w.text, &w.outline);
+        let (b, a) = findings(&c, ("", &empty.outline), (&w.text, &w.outline), origin);
+        blocks.extend(b);
+        advice.extend(a);
+        lexical_findings(&empty, &w, origin, &mut blocks, &mut advice);
+        if new.journal {
+            events.extend(journal::events(&c, &w.file, &w.outline));
+        }
+    }
+    Some((blocks, advice, events))
+}
+
 /// Hashes of the trimmed lines of a file, by line start.
 #[derive(Default)]
 struct LineHashes(HashMap<usize, u64>);
@@ -271,7 +332,8 @@ fn lexical_findings(
             }
             _ => {}
         }
-        let line = new.file.position(h.span.start).line;
+        // The file's line: a window's text starts with its scope header.
+        let line = new.file_line(new.file.position(h.span.start).line);
         let what = if h.escape == Escape::Axiom {
             "an axiom"
         } else {
@@ -737,6 +799,29 @@ mod tests {
         assert!(check("-- sorry\ntheorem a : True := trivial\n"));
         assert!(check("def s : String := \"sorry\"\n"));
         assert!(check("def axiomatic : Nat := 1\n"));
+    }
+
+    /// A hole put into a metaprogram's code (read lexically) inside an edit's window is
+    /// reported at its line in the file, as parsing the whole file reports it (the window's
+    /// text starts with its scope header, lines earlier).
+    #[test]
+    fn lexical_findings_in_a_window_give_the_files_line() {
+        let before = format!(
+            "namespace A\n\n{}elab \"foo\" : tactic => do\n  pure ()\n\nend A\n",
+            "theorem t : True := trivial\n\n".repeat(10)
+        );
+        let after = before.replace("  pure ()\n", "  let _ := sorry\n  pure ()\n");
+        let baseline = Baseline::Known {
+            texts: vec![before.clone()],
+            origin: Origin::ToolResponse,
+        };
+        let windows = decide_with("f.lean", &after, &baseline, &[], Parse::Windows);
+        let whole = decide_with("f.lean", &after, &baseline, &[], Parse::Whole);
+        assert_eq!(windows, whole);
+        assert!(
+            windows.blocks[0].contains("`sorry` at line 24 "),
+            "{windows:?}"
+        );
     }
 
     /// Journal events are read off only when a journal is written; the decision is the same.

@@ -67,13 +67,100 @@ impl Layout {
     /// Scans `text` once: comments (nested `/- -/`, `--`), strings (`"…"` with escapes, raw
     /// `r#"…"#`), character literals, and the boundaries between them.
     pub fn of(text: &str) -> Layout {
+        let mut layout = Layout::default();
+        layout.scan(text, 0, |_| false);
+        layout
+    }
+
+    /// The layout of `new`, an edit of `old` whose layout is `self`: what comes before the
+    /// line of the first changed byte, and what comes after the first line start past the
+    /// change where both scans stand at the start of the same line in the same state, is
+    /// taken from `self` (the bytes from there on are the same, and the scan looks back at
+    /// most one byte, a line break); only the lines between are scanned. Equal to
+    /// [`Layout::of`]`(new)`.
+    pub fn edited(&self, old: &str, new: &str) -> Layout {
+        if self.exit.is_some() {
+            return Layout::of(new);
+        }
+        let (o, n) = (old.as_bytes(), new.as_bytes());
+        let prefix = common_prefix(o, n);
+        let suffix = common_suffix(o, n, o.len().min(n.len()) - prefix);
+        // A line start of the shared prefix at which the old scan stood in its top state:
+        // not inside a comment or string (nor just after one that ends with the line break).
+        let line_start = |at: usize| {
+            o[..at]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |k| k + 1)
+        };
+        let crossed = |at: usize| {
+            let k = self.non_code.partition_point(|r| r.end < at);
+            self.non_code
+                .get(k)
+                .filter(|r| r.start < at)
+                .map(|r| r.start)
+        };
+        let mut from = line_start(prefix);
+        while let Some(start) = crossed(from) {
+            from = line_start(start);
+        }
+        let mut layout = Layout {
+            boundaries: self
+                .boundaries
+                .iter()
+                .copied()
+                .take_while(|&b| b < from)
+                .collect(),
+            non_code: self
+                .non_code
+                .iter()
+                .take_while(|r| r.start < from)
+                .cloned()
+                .collect(),
+            exit: None,
+        };
+        // Scans the new text until a line start in the shared suffix that the old scan also
+        // stood at: from there on both are the same, shifted by the change in length.
+        let (new_change_end, delta) = (n.len() - suffix, n.len() as isize - o.len() as isize);
+        let resync = layout.scan(new, from, |j| {
+            let at = (j as isize - delta) as usize;
+            j >= new_change_end && (at == 0 || o[at - 1] == b'\n') && crossed(at).is_none()
+        });
+        if let Some(j) = resync {
+            let at = (j as isize - delta) as usize;
+            let shift = |p: usize| (p as isize + delta) as usize;
+            let b = self.boundaries.partition_point(|&b| b < at);
+            layout
+                .boundaries
+                .extend(self.boundaries[b..].iter().map(|&b| shift(b)));
+            let r = self.non_code.partition_point(|r| r.start < at);
+            layout.non_code.extend(
+                self.non_code[r..]
+                    .iter()
+                    .map(|r| shift(r.start)..shift(r.end)),
+            );
+        }
+        layout
+    }
+
+    /// Scans `text` from `from`, a line start where the scan is in its top state, adding to
+    /// this layout; at each line start, stops there when `stop` says so (returns it).
+    fn scan(
+        &mut self,
+        text: &str,
+        from: usize,
+        mut stop: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
         let b = text.as_bytes();
         let n = b.len();
-        let mut layout = Layout::default();
-        let mut i = 0;
+        let layout = self;
+        let mut i = from;
         let mut line_start = true;
         while i < n {
             if line_start {
+                if stop(i) {
+                    return Some(i);
+                }
                 line_start = false;
                 if starts_command(&b[i..]) {
                     layout.boundaries.push(i);
@@ -81,7 +168,7 @@ impl Layout {
                 if b[i..].starts_with(b"#exit") && !b.get(i + 5).is_some_and(|c| is_ident_byte(*c))
                 {
                     layout.exit = Some(i);
-                    break;
+                    return None;
                 }
             }
             // Only these bytes can open a comment, string or character literal, and only with
@@ -111,7 +198,7 @@ impl Layout {
                 i += 1;
             }
         }
-        layout
+        None
     }
 
     /// Whether byte `pos` is inside a comment or string.
@@ -182,54 +269,79 @@ fn may_change_scope(rest: &[u8]) -> bool {
 
 /// The `namespace`/`section` commands open at `pos`, as text that reopens them.
 pub fn scope_header(text: &str, layout: &Layout, pos: usize) -> String {
-    enum Scope<'t> {
-        Namespace(&'t str),
-        Section,
-    }
-    let mut stack: Vec<Scope<'_>> = Vec::new();
-    let mut in_mutual = false;
-    for &b in layout.boundaries.iter().take_while(|&&b| b < pos) {
-        // Most commands are declarations: only a line that starts with a scope word or a
-        // modifier (`noncomputable section`) can open or close a scope.
-        if !may_change_scope(&text.as_bytes()[b..]) {
-            continue;
-        }
-        let line = text[b..].lines().next().unwrap_or("");
-        let line = line.split("--").next().unwrap_or("").trim_end();
-        let mut words = line.split_whitespace().peekable();
-        while words.peek().is_some_and(|w| MODIFIERS.contains(w)) {
-            words.next();
-        }
-        match words.next() {
-            Some("mutual") => in_mutual = true,
-            Some("namespace") => {
-                if let Some(name) = words.next() {
-                    stack.extend(components(name).into_iter().map(Scope::Namespace));
+    let mut scopes = Scopes::default();
+    scopes.advance(text, layout, pos);
+    scopes.header()
+}
+
+/// A scope open at some point of a file.
+enum Scope<'t> {
+    Namespace(&'t str),
+    Section,
+}
+
+/// The scopes open at a point of a file, read off its boundaries in order: moving on to a
+/// later point reads only the boundaries in between.
+#[derive(Default)]
+struct Scopes<'t> {
+    stack: Vec<Scope<'t>>,
+    in_mutual: bool,
+    /// Boundaries read so far (an index into the layout's).
+    read: usize,
+}
+
+impl<'t> Scopes<'t> {
+    /// Reads the boundaries before `pos` not read yet.
+    fn advance(&mut self, text: &'t str, layout: &Layout, pos: usize) {
+        while let Some(&b) = layout.boundaries.get(self.read).filter(|&&b| b < pos) {
+            self.read += 1;
+            // Most commands are declarations: only a line that starts with a scope word or a
+            // modifier (`noncomputable section`) can open or close a scope.
+            if !may_change_scope(&text.as_bytes()[b..]) {
+                continue;
+            }
+            let line = text[b..].lines().next().unwrap_or("");
+            let line = line.split("--").next().unwrap_or("").trim_end();
+            let mut words = line.split_whitespace().peekable();
+            while words.peek().is_some_and(|w| MODIFIERS.contains(w)) {
+                words.next();
+            }
+            match words.next() {
+                Some("mutual") => self.in_mutual = true,
+                Some("namespace") => {
+                    if let Some(name) = words.next() {
+                        self.stack
+                            .extend(components(name).into_iter().map(Scope::Namespace));
+                    }
                 }
-            }
-            Some("section") => stack.push(Scope::Section),
-            Some("end") if in_mutual => in_mutual = false,
-            Some("end") => {
-                let depth = words.next().map_or(1, |n| components(n).len());
-                for _ in 0..depth {
-                    stack.pop();
+                Some("section") => self.stack.push(Scope::Section),
+                Some("end") if self.in_mutual => self.in_mutual = false,
+                Some("end") => {
+                    let depth = words.next().map_or(1, |n| components(n).len());
+                    for _ in 0..depth {
+                        self.stack.pop();
+                    }
                 }
+                _ => {}
             }
-            _ => {}
         }
     }
-    let mut header = String::new();
-    for s in stack {
-        match s {
-            Scope::Namespace(n) => {
-                header.push_str("namespace ");
-                header.push_str(n);
-                header.push('\n');
+
+    /// Text that reopens the scopes.
+    fn header(&self) -> String {
+        let mut header = String::new();
+        for s in &self.stack {
+            match s {
+                Scope::Namespace(n) => {
+                    header.push_str("namespace ");
+                    header.push_str(n);
+                    header.push('\n');
+                }
+                Scope::Section => header.push_str("section\n"),
             }
-            Scope::Section => header.push_str("section\n"),
         }
+        header
     }
-    header
 }
 
 /// The windows of an old and a new text around their difference: `(old range, new range)`,
@@ -278,10 +390,20 @@ pub fn change_windows(
     Some((start..old_end, start..new_end))
 }
 
+/// Bytes compared at once by [`common_prefix`] and [`common_suffix`] (a slice comparison is a
+/// vectorized `memcmp`; an edit leaves most of a file equal on both sides).
+const CHUNK: usize = 64;
+
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let max = a.len().min(b.len());
+    let mut n = 0;
+    while n + CHUNK <= max && a[n..n + CHUNK] == b[n..n + CHUNK] {
+        n += CHUNK;
+    }
+    while n < max && a[n] == b[n] {
+        n += 1;
+    }
     // Never split a UTF-8 character: back up to a character start.
-    let mut n = n;
     while n > 0 && n < a.len() && (a[n] & 0xC0) == 0x80 {
         n -= 1;
     }
@@ -289,13 +411,15 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 }
 
 fn common_suffix(a: &[u8], b: &[u8], max: usize) -> usize {
-    let mut n = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max)
-        .take_while(|(x, y)| x == y)
-        .count();
+    let max = max.min(a.len()).min(b.len());
+    let (la, lb) = (a.len(), b.len());
+    let mut n = 0;
+    while n + CHUNK <= max && a[la - n - CHUNK..la - n] == b[lb - n - CHUNK..lb - n] {
+        n += CHUNK;
+    }
+    while n < max && a[la - n - 1] == b[lb - n - 1] {
+        n += 1;
+    }
     while n > 0 && (a[a.len() - n] & 0xC0) == 0x80 {
         n -= 1;
     }
@@ -336,8 +460,57 @@ pub fn parse_or_whole(
     layout: &Layout,
     range: Range<usize>,
 ) -> Result<Window, Option<Box<Window>>> {
-    let is_whole = range.start == 0 && range.end == text.len();
     let header = scope_header(text, layout, range.start);
+    let lines_before = memchr::memchr_iter(b'\n', &text.as_bytes()[..range.start]).count();
+    parse_behind(name, text, range, header, lines_before)
+}
+
+/// Windows of one file parsed in order: each [`WindowCursor::parse`] reads only the
+/// boundaries and lines between the previous window and its own, where [`parse`] reads all
+/// of them from the file's start (a new file can have a window per declaration).
+pub struct WindowCursor<'t> {
+    text: &'t str,
+    layout: &'t Layout,
+    scopes: Scopes<'t>,
+    /// Lines ending before byte `counted`.
+    lines: usize,
+    counted: usize,
+}
+
+impl<'t> WindowCursor<'t> {
+    pub fn new(text: &'t str, layout: &'t Layout) -> WindowCursor<'t> {
+        WindowCursor {
+            text,
+            layout,
+            scopes: Scopes::default(),
+            lines: 0,
+            counted: 0,
+        }
+    }
+
+    /// [`parse`] of `range`, which must start at or after the previous range's start.
+    pub fn parse(&mut self, name: &str, range: Range<usize>) -> Option<Window> {
+        let (text, start) = (self.text, range.start);
+        if start < self.counted {
+            return None;
+        }
+        self.scopes.advance(text, self.layout, start);
+        self.lines += memchr::memchr_iter(b'\n', &text.as_bytes()[self.counted..start]).count();
+        self.counted = start;
+        parse_behind(name, text, range, self.scopes.header(), self.lines).ok()
+    }
+}
+
+/// Parses `text[range]` behind `header` (the scopes open at its start); `lines_before` is
+/// the number of lines of `text` before the range.
+fn parse_behind(
+    name: &str,
+    text: &str,
+    range: Range<usize>,
+    header: String,
+    lines_before: usize,
+) -> Result<Window, Option<Box<Window>>> {
+    let is_whole = range.start == 0 && range.end == text.len();
     let header_lines = header.matches('\n').count();
     let mut window_text = header;
     window_text.push_str(text.get(range.clone()).ok_or(None)?);
@@ -362,10 +535,6 @@ pub fn parse_or_whole(
         })));
     }
     let mut outline = Outline::of(name, &file);
-    let lines_before = text.as_bytes()[..range.start]
-        .iter()
-        .filter(|&&c| c == b'\n')
-        .count();
     let line_shift = lines_before as isize - header_lines as isize;
     let shift = |line: &mut usize| {
         *line = (*line as isize + line_shift).max(1) as usize;
@@ -583,6 +752,152 @@ mod tests {
         assert_eq!((d.full_name.as_str(), d.line, d.end_line), ("A.B.t1", 7, 8));
         assert_eq!(w.outline.sorries[0].line, 8);
         assert_eq!(change_windows(old, &lo, old, &lo), None);
+    }
+
+    /// The layout derived from an earlier version's is the one scanned whole, for edits that
+    /// open or close comments and strings, add or remove lines, commands and `#exit`, on every
+    /// fixture.
+    #[test]
+    fn an_edited_layout_is_the_scanned_one() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut texts = vec![TEXT.to_string()];
+        for entry in ignore::Walk::new(dir).flatten() {
+            if entry.path().extension().is_some_and(|e| e == "lean") {
+                if let Ok(t) = std::fs::read_to_string(entry.path()) {
+                    texts.push(t);
+                }
+            }
+        }
+        let inserts = [
+            "",
+            "x",
+            "\n",
+            "/-",
+            "-/",
+            "/- a\nb -/",
+            "\"",
+            "--",
+            "-- c\n",
+            "'",
+            "r#\"",
+            "\"#",
+            "theorem x : True := trivial\n",
+            "\nnamespace N\n",
+            "#exit\n",
+            "\n#exit\n",
+            "«",
+        ];
+        let mut compared = 0;
+        for old in &texts {
+            let layout = Layout::of(old);
+            let mut cuts: Vec<usize> = (0..=8).map(|k| old.len() * k / 8).collect();
+            cuts.extend(
+                layout
+                    .non_code
+                    .iter()
+                    .take(3)
+                    .flat_map(|r| [r.start, r.end]),
+            );
+            cuts.extend(layout.boundaries.iter().take(3).copied());
+            for &at in &cuts {
+                let at = (0..=at.min(old.len()))
+                    .rev()
+                    .find(|&k| old.is_char_boundary(k))
+                    .unwrap();
+                let end = (at..=(at + 7).min(old.len()))
+                    .rev()
+                    .find(|&k| old.is_char_boundary(k))
+                    .unwrap();
+                for ins in inserts {
+                    for cut_to in [at, end] {
+                        let new = format!("{}{ins}{}", &old[..at], &old[cut_to..]);
+                        assert_eq!(
+                            layout.edited(old, &new),
+                            Layout::of(&new),
+                            "{old:?} -> {new:?}"
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+    }
+
+    /// Windows parsed in order by one cursor are those [`parse`] gives one by one: the same
+    /// text (scope header), names and file lines.
+    #[test]
+    fn a_cursor_parses_windows_as_parse_does() {
+        let text = format!("{TEXT}\nnamespace C\nsection\ntheorem t9 : True := by\n  sorry\nend\nend C\ntheorem t10 : True := sorry\n");
+        let layout = Layout::of(&text);
+        let at: Vec<usize> = text.match_indices("True").map(|(p, _)| p).collect();
+        let ranges = covering(&layout, &text, &at);
+        assert!(ranges.len() >= 3, "{ranges:?}");
+        let mut cursor = WindowCursor::new(&text, &layout);
+        for r in ranges {
+            let one = parse("t", &text, &layout, r.clone()).unwrap();
+            let ordered = cursor.parse("t", r).unwrap();
+            assert_eq!(one.text, ordered.text);
+            assert_eq!(one.line_shift, ordered.line_shift);
+            let names = |w: &Window| {
+                w.outline
+                    .declarations
+                    .iter()
+                    .map(|d| (d.full_name.clone(), d.line, d.end_line))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(names(&one), names(&ordered));
+            assert!(!names(&one).is_empty());
+        }
+        assert!(
+            cursor.parse("t", 0..4).is_none(),
+            "a range before the last one"
+        );
+    }
+
+    /// The chunked prefix and suffix are the byte-by-byte ones, backed up to a character
+    /// start.
+    #[test]
+    fn common_prefix_and_suffix_are_bytewise() {
+        let base = "αβγ theorem x : 1 = 1 := by\n  rfl\n".repeat(9);
+        let mut cases = Vec::new();
+        for at in [0, 1, 2, 5, 63, 64, 65, 130, base.len() / 2, base.len() - 1] {
+            let at = (0..=at).rev().find(|&k| base.is_char_boundary(k)).unwrap();
+            for insert in ["", "x", "ω", "sorry\n"] {
+                cases.push(format!("{}{insert}{}", &base[..at], &base[at..]));
+                cases.push(format!("{}{insert}", &base[..at]));
+                cases.push(format!("{insert}{}", &base[at..]));
+            }
+        }
+        let naive_prefix = |a: &[u8], b: &[u8]| {
+            let mut n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            while n > 0 && n < a.len() && (a[n] & 0xC0) == 0x80 {
+                n -= 1;
+            }
+            n
+        };
+        let naive_suffix = |a: &[u8], b: &[u8], max: usize| {
+            let mut n = a
+                .iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take(max)
+                .take_while(|(x, y)| x == y)
+                .count();
+            while n > 0 && (a[a.len() - n] & 0xC0) == 0x80 {
+                n -= 1;
+            }
+            n
+        };
+        for a in cases.iter().chain([&base]) {
+            for b in cases.iter().chain([&base]) {
+                let (a, b) = (a.as_bytes(), b.as_bytes());
+                let p = common_prefix(a, b);
+                assert_eq!(p, naive_prefix(a, b));
+                let max = a.len().min(b.len()) - p;
+                assert_eq!(common_suffix(a, b, max), naive_suffix(a, b, max));
+            }
+        }
     }
 
     #[test]
