@@ -402,6 +402,85 @@ fn a_sketch_whose_definitions_are_a_campaigns_is_a_step_of_it() {
     assert_eq!(l.problems(), before);
 }
 
+/// A run of one file judges identity by the definitions the knowledge base stores for the other
+/// files: with every other file gone from disk, a step extracted alone, edited, still gets what
+/// the run of all gave it. A knowledge base of the schema before definitions were stored
+/// migrates; its rows without definitions are read from disk until a run of all files (their
+/// extractor is older) stores them.
+#[test]
+fn a_run_of_one_file_judges_identity_by_the_stored_definitions() {
+    let l = Layout::of(&["steps"]);
+    l.extract(&[]);
+    let s = l.root().join("steps/submissions");
+    let before = l.problems();
+    let steps = ["slot510_bridge_lemma.lean", "slot511_apex_core.lean"];
+    let edit = |name: &str| {
+        let path = s.join(name);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("\n-- edited\n");
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    // What a run stored for a named file: the names it defines, not those in its comments.
+    let definitions = |conn: &rusqlite::Connection, name: &str| -> Option<String> {
+        conn.query_row(
+            "SELECT definitions FROM sources WHERE path LIKE '%/' || ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let stored = definitions(&l.conn(), "slot500_tau_le_5_main.lean").expect("stored");
+    assert!(stored.lines().any(|n| n == "isChain3"), "{stored}");
+
+    // An old knowledge base: no definitions column, schema 9, rows of extractor 7.
+    let conn = l.conn();
+    conn.execute_batch(
+        "ALTER TABLE sources DROP COLUMN definitions;
+         UPDATE sources SET extractor = 7;
+         PRAGMA user_version = 9;",
+    )
+    .unwrap();
+    drop(conn);
+    for step in steps {
+        l.extract_file(&edit(step));
+    }
+    assert_eq!(l.problems(), before, "migrated, files read from disk");
+    let conn = l.conn();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, math_forge::kb::SCHEMA_VERSION);
+    assert_eq!(definitions(&conn, "slot500_tau_le_5_main.lean"), None);
+    drop(conn);
+
+    // A run of all stores every file's definitions again.
+    l.extract(&[]);
+    let conn = l.conn();
+    let missing: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sources WHERE definitions IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(missing, 0);
+    drop(conn);
+
+    // Every file but the steps gone from disk: the knowledge base alone decides.
+    for entry in std::fs::read_dir(&s).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !steps.contains(&name.as_str()) {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+    for step in steps {
+        l.extract_file(&edit(step));
+    }
+    assert_eq!(l.problems(), before, "from the stored definitions");
+}
+
 /// A folder's label that the file's own title contradicts decides nothing, across copies too:
 /// "Selfridge's Conjecture" labelled `e938` (and its same-request copy in a folder that names
 /// nothing) is no Erdős problem; a title that names the label's scheme keeps the label.
