@@ -481,6 +481,71 @@ fn a_run_of_one_file_judges_identity_by_the_stored_definitions() {
     assert_eq!(l.problems(), before, "from the stored definitions");
 }
 
+/// A theorem named as the file's problem and then as another known problem states a case of
+/// it: `tau_le_6_star3` in a file of `tau_le_6`, where `star_3` is a campaign target, is a
+/// variant of `tau_le_6`, never its statement, and the statement of `star_3` in a file of
+/// that one; `star3_tau_le_6` there is what is claimed of the star (a name stating a relation
+/// names no case). The name alone decides nothing: `tau_le_6_small` (no problem is `small`)
+/// stays what its file asks.
+#[test]
+fn a_case_named_after_another_known_problem_is_a_variant() {
+    let l = Layout::of(&["cases"]);
+    l.extract(&[]);
+    let conn = l.conn();
+    let mut stmt = conn
+        .prepare(
+            "SELECT s.path, ps.problem_id, ps.theorem_name, ps.variant FROM problem_statements ps
+             JOIN sources s ON s.id = ps.source_id ORDER BY s.path, ps.theorem_name",
+        )
+        .unwrap();
+    let got: Vec<(String, String, String, bool)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .map(|(p, id, name, v): (String, String, String, bool)| {
+            let file = p.rsplit('/').next().unwrap().to_string();
+            (file, id, name, v)
+        })
+        .collect();
+    let want = [
+        ("slot600_tau_le_6_main.lean", "tau_le_6", "tau_le_6", false),
+        (
+            "slot601_tau_le_6_star3.lean",
+            "tau_le_6",
+            "tau_le_6_star3",
+            true,
+        ),
+        (
+            "slot602_star_3_cover.lean",
+            "star_3",
+            "tau_le_6_star3",
+            false,
+        ),
+        (
+            "slot603_star_3_bound.lean",
+            "star_3",
+            "star3_tau_le_6",
+            false,
+        ),
+        (
+            "slot604_tau_le_6_small.lean",
+            "tau_le_6",
+            "tau_le_6_small",
+            false,
+        ),
+    ]
+    .map(|(f, id, name, v)| (f.to_string(), id.to_string(), name.to_string(), v));
+    assert_eq!(got, want);
+    let main: String = conn
+        .query_row(
+            "SELECT statement_theorem FROM problems WHERE id = 'tau_le_6'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(main, "tau_le_6");
+}
+
 /// A folder's label that the file's own title contradicts decides nothing, across copies too:
 /// "Selfridge's Conjecture" labelled `e938` (and its same-request copy in a folder that names
 /// nothing) is no Erdős problem; a title that names the label's scheme keeps the label.

@@ -60,7 +60,9 @@ const BATCH: usize = 256;
 /// name is the last resort (`topic`).
 /// 8: each file's defined names are stored (`sources.definitions`), for a run of other files
 /// to judge identity by without reading it again.
-pub const EXTRACTOR_VERSION: i64 = 8;
+/// 9: a claim named as the file's problem and then as another known problem states a case of
+/// it (`tau_le_8_path4` of `tau_le_8`, `path_4` known): a variant, never its statement.
+pub const EXTRACTOR_VERSION: i64 = 9;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
@@ -847,6 +849,19 @@ fn extract_source(
     let (slot, uuid) = (naming.slot, naming.uuid);
     let problem_id = found.problem_id;
     let others = found.stated;
+    // The claims naming a case of the file's problem after it (`tau_le_8_path4` of
+    // `tau_le_8`, where `path_4` is a known problem).
+    let cases: Vec<usize> = problem_id
+        .as_deref()
+        .map(|p| {
+            (outline.declarations.iter().enumerate())
+                .filter(|(_, d)| {
+                    d.is_theorem_like() && identity.0.problem.states_case_of(&d.name, p)
+                })
+                .map(|(i, _)| i)
+                .collect()
+        })
+        .unwrap_or_default();
     let facts = findings::FileFacts {
         origin: Origin::of(&path, outline),
         dependencies: &analysis.dependencies,
@@ -859,6 +874,7 @@ fn extract_source(
         proofs: &analysis.proofs,
         definitions: &analysis.definitions,
         stated: &others,
+        cases: &cases,
     };
     let (mut findings, problem) =
         profile::charge(&profile::FINDINGS, || findings::generate(outline, &facts));

@@ -94,6 +94,17 @@ impl Campaigns {
         self.targets.iter().any(|t| t.id == id)
     }
 
+    /// The target whose name `text` is, atom by atom in any spelling (`path4` for `path_4`).
+    pub fn named_exactly(&self, text: &str) -> Option<&str> {
+        let atoms: Vec<String> = scheme::atoms(text).into_iter().map(|a| a.text).collect();
+        self.by_first
+            .get(atoms.first()?)?
+            .iter()
+            .map(|&t| &self.targets[t])
+            .find(|target| target.atoms == atoms)
+            .map(|target| target.id.as_str())
+    }
+
     /// Whether `name` starts with the family word of a target (`tuza_nu_le_3`: the family of
     /// `tuza_nu3`), and then holds a parameter.
     pub fn has_family(&self, name: &str) -> bool {

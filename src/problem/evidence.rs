@@ -319,7 +319,43 @@ impl Context {
         }
         scheme::canonical(name)
     }
+
+    /// Whether the declaration named `name` states a case of `problem` rather than `problem`
+    /// itself: its own name is the problem's id followed by a name of another known problem
+    /// (`tau_le_8_path4` in a file of `tau_le_8`, where `path_4` is a campaign target; a
+    /// scheme's id counts too) that names a case, not a claim: a name stating a relation
+    /// (`path4_tau_le_8` in a file of `path_4`: τ ≤ 8 is what is claimed of the path) is the
+    /// problem's own claim. The name alone decides nothing: `hit_target` of `hit` names no
+    /// problem after `hit`, and stays what the file's other evidence makes it.
+    pub fn states_case_of(&self, name: &str, problem: &str) -> bool {
+        let own = name.rsplit('.').next().unwrap_or(name);
+        let atoms = scheme::atoms(own);
+        let id = scheme::atoms(problem);
+        if id.is_empty()
+            || atoms.len() <= id.len()
+            || !atoms.iter().zip(&id).all(|(a, b)| a.text == b.text)
+        {
+            return false;
+        }
+        // The rest of the name, as written (`path4`, `Path4`, `path_4`).
+        let rest = own[atoms[id.len()].span.start..].trim_start_matches(['_', '.', '-']);
+        let other = self
+            .campaigns
+            .named_exactly(rest)
+            .map(str::to_string)
+            .or_else(|| scheme::whole(rest));
+        let claims = atoms[id.len()..]
+            .iter()
+            .any(|a| RELATION_WORDS.contains(&a.text.as_str()));
+        !claims
+            && other
+                .is_some_and(|q| crate::sql::problem_key(&q) != crate::sql::problem_key(problem))
+    }
 }
+
+/// Atoms of a name that state a relation (`≤` and `≥` read as `le` and `ge`): a name holding one
+/// is a claim (`tau_le_8`), never a case of another.
+const RELATION_WORDS: &[&str] = &["le", "ge", "lt", "gt", "eq", "ne"];
 
 /// One file, as much as identity needs of it.
 pub struct FileView<'a> {
@@ -996,6 +1032,47 @@ mod tests {
             &Context::default(),
             None,
         )
+    }
+
+    #[test]
+    fn a_case_is_the_problem_then_another_known_problem() {
+        let submissions = [
+            ("1", "path_4"),
+            ("2", "path_4"),
+            ("3", "tau_le_8"),
+            ("4", "tau_le_8"),
+        ]
+        .map(|(s, id)| (s.to_string(), id.to_string()));
+        let context = Context {
+            campaigns: super::super::campaign::Campaigns::new(submissions, []),
+            ..Context::default()
+        };
+        // Another target after the problem's id, in any spelling, or a scheme's id.
+        for name in [
+            "tau_le_8_path4",
+            "TauLe8.tau_le_8_path_4",
+            "tauLe8Path4",
+            "tau_le_8_erdos_850",
+        ] {
+            assert!(context.states_case_of(name, "tau_le_8"), "{name}");
+        }
+        // The problem itself, a word that names no problem, another problem's case, a case
+        // of itself.
+        for (name, problem) in [
+            ("tau_le_8", "tau_le_8"),
+            ("tau_le_8_small", "tau_le_8"),
+            ("hit_target", "hit"),
+            ("tau_le_8_path4", "path_4"),
+            ("tau_le_8_tau_le_8", "tau_le_8"),
+            ("path4", "tau_le_8"),
+            // What is claimed of the path, not a case of it.
+            ("path4_tau_le_8", "path_4"),
+        ] {
+            assert!(
+                !context.states_case_of(name, problem),
+                "{name} of {problem}"
+            );
+        }
     }
 
     #[test]
