@@ -546,6 +546,48 @@ fn a_case_named_after_another_known_problem_is_a_variant() {
     assert_eq!(main, "tau_le_6");
 }
 
+/// A file named by topic words whose title names someone's conjecture and which states a theorem
+/// named after it is about that conjecture (`kovacs_conjecture`, evidence `theorem`): its own
+/// words twice. The title alone, or the theorem name alone, decides nothing (the topic words
+/// stay the last resort); a file of a campaign target stating the conjecture for its case keeps
+/// its target.
+#[test]
+fn a_conjecture_named_by_title_and_theorem_is_the_problem() {
+    let l = Layout::of(&["conjecture"]);
+    l.extract(&[]);
+    let s = "conjecture/submissions/";
+    expect(
+        &l.problems(),
+        &[
+            (
+                &format!("{s}kovacs_nu3_cases.lean"),
+                Some("kovacs_nu3"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}kovacs_nu3_main.lean"),
+                Some("kovacs_nu3"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}packing_full_v2.lean"),
+                Some("kovacs_conjecture"),
+                Some("theorem"),
+            ),
+            (
+                &format!("{s}packing_full_v3.lean"),
+                Some("packing_full"),
+                Some("topic"),
+            ),
+            (
+                &format!("{s}packing_idea_v4.lean"),
+                Some("packing_idea"),
+                Some("topic"),
+            ),
+        ],
+    );
+}
+
 /// A folder's label that the file's own title contradicts decides nothing, across copies too:
 /// "Selfridge's Conjecture" labelled `e938` (and its same-request copy in a folder that names
 /// nothing) is no Erdős problem; a title that names the label's scheme keeps the label.

@@ -488,9 +488,24 @@ fn title_contradicts(title: &str, id: &str) -> bool {
         return false;
     }
     let atoms = scheme::atoms(title);
-    let named = atoms.iter().enumerate().any(|(i, a)| {
+    let named = !conjectures_named(title).is_empty();
+    let words: Vec<String> = scheme::atoms(id)
+        .into_iter()
+        .filter(|a| !a.digits)
+        .map(|a| a.text)
+        .collect();
+    named && !words.iter().any(|w| atoms.iter().any(|a| a.text == *w))
+}
+
+/// The people whose conjecture `title` names (`Selfridge's Conjecture` → `selfridge`, `TUZA'S
+/// CONJECTURE` → `tuza`, `the Collatz conjecture` → `collatz`), lowercase: a capitalized name
+/// before "conjecture", not a word that names no one (`the main conjecture`).
+fn conjectures_named(title: &str) -> Vec<String> {
+    let atoms = scheme::atoms(title);
+    let mut out = Vec::new();
+    for (i, a) in atoms.iter().enumerate() {
         if !a.text.starts_with("conjecture") || i == 0 {
-            return false;
+            continue;
         }
         // `Selfridge's`: the name is before the possessive `s`.
         let mut k = i - 1;
@@ -502,14 +517,34 @@ fn title_contradicts(title: &str, id: &str) -> bool {
             .get(name.span.clone())
             .and_then(|t| t.chars().next())
             .is_some_and(char::is_uppercase);
-        capital && !name.digits && !NOT_NAMES.contains(&name.text.as_str())
-    });
-    let words: Vec<String> = scheme::atoms(id)
-        .into_iter()
-        .filter(|a| !a.digits)
-        .map(|a| a.text)
-        .collect();
-    named && !words.iter().any(|w| atoms.iter().any(|a| a.text == *w))
+        if capital && !name.digits && !NOT_NAMES.contains(&name.text.as_str()) {
+            out.push(name.text.clone());
+        }
+    }
+    out
+}
+
+/// The conjecture a file is about by its own words, twice: its title names someone's
+/// conjecture (`TUZA'S CONJECTURE - FULL PROBLEM`) and it states a theorem named after that
+/// conjecture (`theorem tuza_conjecture`). The problem is `<name>_conjecture`. Either alone
+/// decides nothing (a title may name the conjecture a case belongs to, a theorem name is only
+/// a name).
+fn by_named_conjecture(file: &FileView<'_>, words: &str) -> Option<String> {
+    let names = conjectures_named(&title(words, file.path));
+    file.outline
+        .declarations
+        .iter()
+        .filter(|d| d.is_theorem_like())
+        .find_map(|d| {
+            let own = d.name.rsplit('.').next().unwrap_or(&d.name);
+            let atoms = scheme::atoms(own);
+            match atoms.as_slice() {
+                [name, c] if c.text == "conjecture" && names.contains(&name.text) => {
+                    Some(format!("{}_conjecture", name.text))
+                }
+                _ => None,
+            }
+        })
 }
 
 /// Words before "Conjecture" in a title that name no one.
@@ -895,6 +930,11 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
     if let Some(target) = by_folder_campaign(file.path, &ctx.campaigns) {
         return Identity::of(target, Evidence::CampaignFolder);
     }
+    // A conjecture its title names and a theorem it states is named after: its own words
+    // twice, before what its definitions share with other problems' files.
+    if let Some(id) = by_named_conjecture(file, words) {
+        return Identity::of(id, Evidence::Theorem);
+    }
     // A file whose own definitions are a known problem's files' is a step of it; of several
     // problems' equally, a step of their campaign and a problem of none.
     let own = defined_by(file);
@@ -1167,6 +1207,22 @@ mod tests {
             "Tuza's Conjecture for ν ≤ 3",
             "tuza_nu3"
         ));
+    }
+
+    #[test]
+    fn a_title_names_whose_conjecture() {
+        for (title, want) in [
+            ("TUZA'S CONJECTURE - FULL PROBLEM", &["tuza"][..]),
+            (
+                "Selfridge's Conjecture: odd squarefree numbers",
+                &["selfridge"],
+            ),
+            ("the Collatz conjecture for n < 100", &["collatz"]),
+            ("The main conjecture, step 2", &[]),
+            ("a conjecture of ours", &[]),
+        ] {
+            assert_eq!(conjectures_named(title), want, "{title}");
+        }
     }
 
     #[test]
