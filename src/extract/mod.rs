@@ -62,7 +62,9 @@ const BATCH: usize = 256;
 /// to judge identity by without reading it again.
 /// 9: a claim named as the file's problem and then as another known problem states a case of
 /// it (`tau_le_8_path4` of `tau_le_8`, `path_4` known): a variant, never its statement.
-pub const EXTRACTOR_VERSION: i64 = 9;
+/// 10: a file of topic words whose title names someone's conjecture and which states a theorem
+/// named after it is about that conjecture (`tuza_conjecture`).
+pub const EXTRACTOR_VERSION: i64 = 10;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
