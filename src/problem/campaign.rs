@@ -94,14 +94,16 @@ impl Campaigns {
         self.targets.iter().any(|t| t.id == id)
     }
 
-    /// The target whose name `text` is, atom by atom in any spelling (`path4` for `path_4`).
-    pub fn named_exactly(&self, text: &str) -> Option<&str> {
+    /// The target `text` starts with, atom by atom in any spelling (`path4_adaptive` starts
+    /// with `path_4`); of two, the longer.
+    pub fn named_first(&self, text: &str) -> Option<&str> {
         let atoms: Vec<String> = scheme::atoms(text).into_iter().map(|a| a.text).collect();
         self.by_first
             .get(atoms.first()?)?
             .iter()
             .map(|&t| &self.targets[t])
-            .find(|target| target.atoms == atoms)
+            .filter(|target| atoms.starts_with(&target.atoms))
+            .max_by_key(|target| target.atoms.len())
             .map(|target| target.id.as_str())
     }
 

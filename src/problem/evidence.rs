@@ -322,8 +322,9 @@ impl Context {
 
     /// Whether the declaration named `name` states a case of `problem` rather than `problem`
     /// itself: its own name is the problem's id followed by a name of another known problem
-    /// (`tau_le_8_path4` in a file of `tau_le_8`, where `path_4` is a campaign target; a
-    /// scheme's id counts too) that names a case, not a claim: a name stating a relation
+    /// (`tau_le_8_path4` in a file of `tau_le_8`, where `path_4` is a campaign target, and
+    /// more words after it, `tau_le_8_path4_adaptive`; a scheme's id counts too) that names a
+    /// case, not a claim: a name stating a relation
     /// (`path4_tau_le_8` in a file of `path_4`: τ ≤ 8 is what is claimed of the path) is the
     /// problem's own claim. The name alone decides nothing: `hit_target` of `hit` names no
     /// problem after `hit`, and stays what the file's other evidence makes it.
@@ -341,7 +342,7 @@ impl Context {
         let rest = own[atoms[id.len()].span.start..].trim_start_matches(['_', '.', '-']);
         let other = self
             .campaigns
-            .named_exactly(rest)
+            .named_first(rest)
             .map(str::to_string)
             .or_else(|| scheme::whole(rest));
         let claims = atoms[id.len()..]
@@ -1090,6 +1091,7 @@ mod tests {
         // Another target after the problem's id, in any spelling, or a scheme's id.
         for name in [
             "tau_le_8_path4",
+            "tau_le_8_path4_adaptive",
             "TauLe8.tau_le_8_path_4",
             "tauLe8Path4",
             "tau_le_8_erdos_850",
