@@ -402,6 +402,192 @@ fn a_sketch_whose_definitions_are_a_campaigns_is_a_step_of_it() {
     assert_eq!(l.problems(), before);
 }
 
+/// A run of one file judges identity by the definitions the knowledge base stores for the other
+/// files: with every other file gone from disk, a step extracted alone, edited, still gets what
+/// the run of all gave it. A knowledge base of the schema before definitions were stored
+/// migrates; its rows without definitions are read from disk until a run of all files (their
+/// extractor is older) stores them.
+#[test]
+fn a_run_of_one_file_judges_identity_by_the_stored_definitions() {
+    let l = Layout::of(&["steps"]);
+    l.extract(&[]);
+    let s = l.root().join("steps/submissions");
+    let before = l.problems();
+    let steps = ["slot510_bridge_lemma.lean", "slot511_apex_core.lean"];
+    let edit = |name: &str| {
+        let path = s.join(name);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("\n-- edited\n");
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    // What a run stored for a named file: the names it defines, not those in its comments.
+    let definitions = |conn: &rusqlite::Connection, name: &str| -> Option<String> {
+        conn.query_row(
+            "SELECT definitions FROM sources WHERE path LIKE '%/' || ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let stored = definitions(&l.conn(), "slot500_tau_le_5_main.lean").expect("stored");
+    assert!(stored.lines().any(|n| n == "isChain3"), "{stored}");
+
+    // An old knowledge base: no definitions column, schema 9, rows of extractor 7.
+    let conn = l.conn();
+    conn.execute_batch(
+        "ALTER TABLE sources DROP COLUMN definitions;
+         UPDATE sources SET extractor = 7;
+         PRAGMA user_version = 9;",
+    )
+    .unwrap();
+    drop(conn);
+    for step in steps {
+        l.extract_file(&edit(step));
+    }
+    assert_eq!(l.problems(), before, "migrated, files read from disk");
+    let conn = l.conn();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, math_forge::kb::SCHEMA_VERSION);
+    assert_eq!(definitions(&conn, "slot500_tau_le_5_main.lean"), None);
+    drop(conn);
+
+    // A run of all stores every file's definitions again.
+    l.extract(&[]);
+    let conn = l.conn();
+    let missing: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sources WHERE definitions IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(missing, 0);
+    drop(conn);
+
+    // Every file but the steps gone from disk: the knowledge base alone decides.
+    for entry in std::fs::read_dir(&s).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !steps.contains(&name.as_str()) {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+    for step in steps {
+        l.extract_file(&edit(step));
+    }
+    assert_eq!(l.problems(), before, "from the stored definitions");
+}
+
+/// A theorem named as the file's problem and then as another known problem states a case of
+/// it: `tau_le_6_star3` in a file of `tau_le_6`, where `star_3` is a campaign target, is a
+/// variant of `tau_le_6`, never its statement, and the statement of `star_3` in a file of
+/// that one; `star3_tau_le_6` there is what is claimed of the star (a name stating a relation
+/// names no case). The name alone decides nothing: `tau_le_6_small` (no problem is `small`)
+/// stays what its file asks.
+#[test]
+fn a_case_named_after_another_known_problem_is_a_variant() {
+    let l = Layout::of(&["cases"]);
+    l.extract(&[]);
+    let conn = l.conn();
+    let mut stmt = conn
+        .prepare(
+            "SELECT s.path, ps.problem_id, ps.theorem_name, ps.variant FROM problem_statements ps
+             JOIN sources s ON s.id = ps.source_id ORDER BY s.path, ps.theorem_name",
+        )
+        .unwrap();
+    let got: Vec<(String, String, String, bool)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .map(|(p, id, name, v): (String, String, String, bool)| {
+            let file = p.rsplit('/').next().unwrap().to_string();
+            (file, id, name, v)
+        })
+        .collect();
+    let want = [
+        ("slot600_tau_le_6_main.lean", "tau_le_6", "tau_le_6", false),
+        (
+            "slot601_tau_le_6_star3.lean",
+            "tau_le_6",
+            "tau_le_6_star3",
+            true,
+        ),
+        (
+            "slot602_star_3_cover.lean",
+            "star_3",
+            "tau_le_6_star3",
+            false,
+        ),
+        (
+            "slot603_star_3_bound.lean",
+            "star_3",
+            "star3_tau_le_6",
+            false,
+        ),
+        (
+            "slot604_tau_le_6_small.lean",
+            "tau_le_6",
+            "tau_le_6_small",
+            false,
+        ),
+    ]
+    .map(|(f, id, name, v)| (f.to_string(), id.to_string(), name.to_string(), v));
+    assert_eq!(got, want);
+    let main: String = conn
+        .query_row(
+            "SELECT statement_theorem FROM problems WHERE id = 'tau_le_6'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(main, "tau_le_6");
+}
+
+/// A file named by topic words whose title names someone's conjecture and which states a theorem
+/// named after it is about that conjecture (`kovacs_conjecture`, evidence `theorem`): its own
+/// words twice. The title alone, or the theorem name alone, decides nothing (the topic words
+/// stay the last resort); a file of a campaign target stating the conjecture for its case keeps
+/// its target.
+#[test]
+fn a_conjecture_named_by_title_and_theorem_is_the_problem() {
+    let l = Layout::of(&["conjecture"]);
+    l.extract(&[]);
+    let s = "conjecture/submissions/";
+    expect(
+        &l.problems(),
+        &[
+            (
+                &format!("{s}kovacs_nu3_cases.lean"),
+                Some("kovacs_nu3"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}kovacs_nu3_main.lean"),
+                Some("kovacs_nu3"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}packing_full_v2.lean"),
+                Some("kovacs_conjecture"),
+                Some("theorem"),
+            ),
+            (
+                &format!("{s}packing_full_v3.lean"),
+                Some("packing_full"),
+                Some("topic"),
+            ),
+            (
+                &format!("{s}packing_idea_v4.lean"),
+                Some("packing_idea"),
+                Some("topic"),
+            ),
+        ],
+    );
+}
+
 /// A folder's label that the file's own title contradicts decides nothing, across copies too:
 /// "Selfridge's Conjecture" labelled `e938` (and its same-request copy in a folder that names
 /// nothing) is no Erdős problem; a title that names the label's scheme keeps the label.

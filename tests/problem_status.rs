@@ -504,6 +504,7 @@ fn an_upgraded_knowledge_base_gets_the_status_its_files_support() {
     e.conn()
         .execute_batch(
             "ALTER TABLE problems DROP COLUMN recorded_status;
+             ALTER TABLE sources DROP COLUMN definitions;
              PRAGMA user_version = 8;
              UPDATE problems SET status = 'proven' WHERE id IN ('gap_primes', 'many_holes');
              UPDATE problems SET status = 'partial' WHERE id = 'false_dep';

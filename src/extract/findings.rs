@@ -82,6 +82,9 @@ pub struct FileFacts<'a> {
     /// declaration index ([`crate::problem::Identity::stated`]): their facts, holes and
     /// statements are that problem's.
     pub stated: &'a [(usize, String)],
+    /// The claims that state a case of the file's problem, by declaration index
+    /// ([`crate::problem::Context::states_case_of`]): variants of it, never its statement.
+    pub cases: &'a [usize],
 }
 
 impl FileFacts<'_> {
@@ -500,6 +503,7 @@ fn stated(outline: &Outline, facts: &FileFacts<'_>, problem: &str) -> Vec<Statem
         sketch,
         &named,
         &excluded,
+        facts.cases,
     )
 }
 
@@ -1148,6 +1152,7 @@ mod tests {
             proofs: &[],
             definitions: &[],
             stated: &[],
+            cases: &[],
         };
         let (findings, problem) = generate(&outline, &facts);
         let wanted = "erdos_901.termination (n : ℕ) (hn : 0 < n) : ∃ k, n ≤ k";
@@ -1206,6 +1211,7 @@ mod tests {
             proofs: &[],
             definitions: &[],
             stated: &[],
+            cases: &[],
         };
         let (findings, problem) = generate(&outline, &facts);
         let theorems: Vec<(&str, Confidence)> = findings
@@ -1308,6 +1314,7 @@ mod tests {
                 proofs: &proofs,
                 definitions: &[],
                 stated: &[],
+                cases: &[],
             };
             let (findings, _) = generate(&outline, &facts);
             findings

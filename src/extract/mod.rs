@@ -58,7 +58,13 @@ const BATCH: usize = 256;
 /// 7: a sketch of topic words whose own definitions are a known problem's files' joins it
 /// (`definitions`), of several problems' equally is a step of no problem (`step`); its topic
 /// name is the last resort (`topic`).
-pub const EXTRACTOR_VERSION: i64 = 7;
+/// 8: each file's defined names are stored (`sources.definitions`), for a run of other files
+/// to judge identity by without reading it again.
+/// 9: a claim named as the file's problem and then as another known problem states a case of
+/// it (`tau_le_8_path4` of `tau_le_8`, `path_4` known): a variant, never its statement.
+/// 10: a file of topic words whose title names someone's conjecture and which states a theorem
+/// named after it is about that conjecture (`tuza_conjecture`).
+pub const EXTRACTOR_VERSION: i64 = 10;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
@@ -437,6 +443,8 @@ fn prepare(
         return Prepared::Unchanged(report);
     }
     let size = bytes.len() as u64;
+    // Stored for later runs of other files to judge identity by (see `identity_context`).
+    let definitions = problem::signature::defined_names(&bytes);
     // The file's own date when it states none (see `dated`).
     let modified = std::fs::metadata(path)
         .and_then(|m| m.modified())
@@ -457,6 +465,7 @@ fn prepare(
             hash,
             size,
             modified,
+            definitions,
         },
         source,
         naming,
@@ -730,8 +739,10 @@ fn identity_context(
         .filter_map(|n| Some((n.slot?, n.problem_id?)));
     context.name_slots(slots);
     // Definitions decide only for a file whose name names no problem (no campaign target, no
-    // scheme id). When such a file is in a run of some files only, the stored files' names are
-    // read again from disk, so that it gets the problem a run of all of them gives it.
+    // scheme id). When such a file is in a run of some files only, the stored files'
+    // definitions come from the knowledge base, so that it gets the problem a run of all of
+    // them gives it. A row an older extractor stored has none recorded: that file is read
+    // again (until the next run of all files stores them).
     let unnamed = survey.files.iter().any(|f| {
         f.naming
             .problem_id
@@ -743,9 +754,13 @@ fn identity_context(
             .par_iter()
             .filter(|(path, k)| k.problem_id.is_some() && !surveyed.contains(*path))
             .filter_map(|(path, k)| {
+                let names = match &k.definitions {
+                    Some(names) => names.clone(),
+                    None => crate::lean::source::read_source_bytes(Path::new(path))
+                        .ok()
+                        .map(|bytes| problem::signature::defined_names(&bytes))?,
+                };
                 let path = PathBuf::from(path);
-                let bytes = crate::lean::source::read_source_bytes(&path).ok()?;
-                let names = problem::signature::defined_names(&bytes);
                 let naming = naming::from_path(&path);
                 (!names.is_empty()).then_some((path, naming, k.aristotle_uuid.as_deref(), names))
             })
@@ -787,12 +802,14 @@ fn naming_of(path: &Path, overrides: &Overrides) -> FileNaming {
 }
 
 /// What identifies a file's version in the knowledge base: its key (canonical path), content
-/// hash, size and modification time (Unix seconds, when known).
+/// hash, size and modification time (Unix seconds, when known); and the names it defines.
 struct Stored {
     key: String,
     hash: String,
     size: u64,
     modified: Option<i64>,
+    /// The names it defines ([`problem::signature::defined_names`]).
+    definitions: Vec<String>,
 }
 
 /// Builds the knowledge-base item for one decoded file; also returns its declaration and
@@ -810,6 +827,7 @@ fn extract_source(
         hash,
         size,
         modified,
+        definitions,
     } = stored;
     let file_name = source
         .path
@@ -833,6 +851,19 @@ fn extract_source(
     let (slot, uuid) = (naming.slot, naming.uuid);
     let problem_id = found.problem_id;
     let others = found.stated;
+    // The claims naming a case of the file's problem after it (`tau_le_8_path4` of
+    // `tau_le_8`, where `path_4` is a known problem).
+    let cases: Vec<usize> = problem_id
+        .as_deref()
+        .map(|p| {
+            (outline.declarations.iter().enumerate())
+                .filter(|(_, d)| {
+                    d.is_theorem_like() && identity.0.problem.states_case_of(&d.name, p)
+                })
+                .map(|(i, _)| i)
+                .collect()
+        })
+        .unwrap_or_default();
     let facts = findings::FileFacts {
         origin: Origin::of(&path, outline),
         dependencies: &analysis.dependencies,
@@ -845,6 +876,7 @@ fn extract_source(
         proofs: &analysis.proofs,
         definitions: &analysis.definitions,
         stated: &others,
+        cases: &cases,
     };
     let (mut findings, problem) =
         profile::charge(&profile::FINDINGS, || findings::generate(outline, &facts));
@@ -889,6 +921,7 @@ fn extract_source(
         domain_id: analysis.domain.map(|d| d.id.to_string()),
         domain_evidence: analysis.domain.map(|d| d.evidence.as_str().to_string()),
         problem_evidence: found.evidence.map(|e| e.as_str().to_string()),
+        definitions,
     };
     (
         FileItem {

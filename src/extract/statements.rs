@@ -18,8 +18,11 @@
 //!   such sketch states the same theorem. A declaration the file itself disproves is never a
 //!   statement of the problem.
 //! - **Variants.** A theorem with a `variants` component in its name (`erdos_1.variants.weak`),
-//!   or whose name extends the main theorem's (`erdos_1.parts.i` beside `erdos_1`), is a
-//!   variant: listed under the problem with its own status, never its statement.
+//!   or whose name extends the main theorem's (`erdos_1.parts.i` beside `erdos_1`), or a case
+//!   of the problem (its name is the problem's id followed by another known problem's,
+//!   `tau_le_8_path4` of `tau_le_8` where `path_4` is known; see
+//!   [`crate::problem::Context::states_case_of`]), asked or not, is a variant: listed under
+//!   the problem with its own status, never its statement.
 //! - **Literature status.** `@[category research open]` says `open`, `research solved` (and
 //!   `research formally solved …`) says `solved`: the catalogue's word, stored apart from ours.
 
@@ -237,7 +240,9 @@ fn key(s: &str) -> String {
 /// What one file states of its problem `problem`. `stem` is the file's name without `.lean`;
 /// `asked` is the index of the theorem an input asks (`None` for other files); `sketch` the
 /// theorem a sketch that asks nothing would ask, the weakest evidence; `named` the names its
-/// leading comment gives.
+/// leading comment gives; `cases` the declarations that state a case of the problem (variants,
+/// never its statement).
+#[allow(clippy::too_many_arguments)]
 pub fn of_file(
     outline: &Outline,
     stem: &str,
@@ -246,9 +251,10 @@ pub fn of_file(
     sketch: Option<usize>,
     named: &[String],
     disproved: &[usize],
+    cases: &[usize],
 ) -> Vec<StatementRecord> {
     let decls = &outline.declarations;
-    let usable = |i: usize| is_claim(&decls[i]) && !disproved.contains(&i);
+    let usable = |i: usize| is_claim(&decls[i]) && !disproved.contains(&i) && !cases.contains(&i);
     let by_name = |name: &str| {
         (0..decls.len()).find(|&i| usable(i) && !is_variant(&decls[i]) && names(&decls[i], name))
     };
@@ -277,7 +283,7 @@ pub fn of_file(
     // step, a special case), not the problem's statement. (A sketch's leading comment names
     // what it asks and what it uses, not which theorem is the problem's.)
     let mut asked_variant = None;
-    let main: Option<(usize, i64)> = match asked {
+    let main: Option<(usize, i64)> = match asked.filter(|i| !cases.contains(i)) {
         Some(i) if is_variant(&decls[i]) => base_name(display_name(&decls[i]))
             .and_then(&by_name)
             .map(|j| (j, ASKED)),
@@ -295,6 +301,19 @@ pub fn of_file(
             }
             _ => Some((i, ASKED)),
         },
+        // A file asking a case (or, without a hole, stating one as its target) states the
+        // problem only by the problem's own theorem beside it: what its comment lists or its
+        // other claims are steps of the case.
+        None if asked.or(sketch).is_some_and(|i| cases.contains(&i)) => after_problem().map(|j| {
+            (
+                j,
+                if asked.is_some() {
+                    ASKED
+                } else {
+                    NAMED_AFTER_PROBLEM
+                },
+            )
+        }),
         None => {
             // A benchmark names its statement as its file: `imo1959_p1_numbertheory` in
             // `imo1959_p1_numbertheory.lean`; the last one.
@@ -346,19 +365,21 @@ pub fn of_file(
     }
     let main_name = main.map(|(i, _)| display_name(&decls[i]).to_string());
     for (i, decl) in decls.iter().enumerate() {
-        if !usable(i) || main.is_some_and(|(m, _)| m == i) {
+        let case = cases.contains(&i) && is_claim(decl) && !disproved.contains(&i);
+        if !(usable(i) || case) || main.is_some_and(|(m, _)| m == i) {
             continue;
         }
         let name = display_name(decl);
         let under_main = main_name.as_deref().is_some_and(|m| {
             name.len() > m.len() && name.starts_with(m) && name[m.len()..].starts_with('.')
         });
-        if is_variant(decl) || under_main || asked_variant == Some(i) {
-            out.push(record(
-                i,
-                true,
-                main.map_or(NAMED_AFTER_PROBLEM, |(_, r)| r),
-            ));
+        if is_variant(decl) || under_main || asked_variant == Some(i) || case {
+            let rank = match main {
+                Some((_, r)) => r,
+                None if asked == Some(i) => ASKED,
+                None => NAMED_AFTER_PROBLEM,
+            };
+            out.push(record(i, true, rank));
         }
     }
     out
@@ -422,7 +443,7 @@ mod tests {
             lemma helper : True := trivial\n\nend Erdos7\n";
         let o = outline(text);
         // An output (nothing asked): the catalogue attribute names the main theorem.
-        let got = of_file(&o, "t", "erdos_7", None, None, &[], &[]);
+        let got = of_file(&o, "t", "erdos_7", None, None, &[], &[], &[]);
         let o_ = |s: &str| Some(s.to_string());
         assert_eq!(
             summary(&got),
@@ -438,7 +459,7 @@ mod tests {
             .iter()
             .position(|d| d.name == "erdos_7.variants.weak")
             .unwrap();
-        let got = of_file(&o, "t", "erdos_7", Some(weak), None, &[], &[]);
+        let got = of_file(&o, "t", "erdos_7", Some(weak), None, &[], &[], &[]);
         assert_eq!(got[0].theorem_name, "Erdos7.erdos_7");
         assert_eq!(got[0].rank, 0);
         assert!(!got[0].variant);
@@ -448,8 +469,41 @@ mod tests {
             .iter()
             .position(|d| d.name == "erdos_7")
             .unwrap();
-        let got = of_file(&o, "t", "erdos_7", None, None, &[], &[main]);
+        let got = of_file(&o, "t", "erdos_7", None, None, &[], &[main], &[]);
         assert!(got.iter().all(|r| r.variant), "{got:?}");
+    }
+
+    #[test]
+    fn an_input_asking_a_case_states_the_problem_only_by_its_own_theorem() {
+        // The case asked is a variant; the component its comment lists is no statement.
+        let text = "/-\n  PROVEN COMPONENTS: helper_lemma\n-/\n\
+            theorem helper_lemma : 1 = 1 := rfl\n\n\
+            theorem tau_le_8_path4 (n : ℕ) (h : n = 4) : n ≤ 8 := by\n  sorry\n";
+        let o = outline(text);
+        let named = ["helper_lemma".to_string()];
+        let got = of_file(&o, "t", "tau_le_8", Some(1), None, &named, &[], &[1]);
+        assert_eq!(
+            summary(&got),
+            [("tau_le_8_path4".into(), true, ASKED, None)]
+        );
+        // Not a case: what it asks is its statement.
+        let got = of_file(&o, "t", "tau_le_8", Some(1), None, &named, &[], &[]);
+        assert_eq!(
+            summary(&got),
+            [("tau_le_8_path4".into(), false, ASKED, None)]
+        );
+        // Beside the problem's own theorem, that one is the statement.
+        let with_own = outline(&format!(
+            "{text}\ntheorem tau_le_8 (n : ℕ) (h : n ≤ 4) : n ≤ 8 := by\n  omega\n"
+        ));
+        let got = of_file(&with_own, "t", "tau_le_8", Some(1), None, &named, &[], &[1]);
+        assert_eq!(
+            summary(&got),
+            [
+                ("tau_le_8".into(), false, ASKED, None),
+                ("tau_le_8_path4".into(), true, ASKED, None)
+            ]
+        );
     }
 
     #[test]
@@ -462,7 +516,7 @@ mod tests {
             .iter()
             .position(|d| d.name == "small_case")
             .unwrap();
-        let got = of_file(&o, "t", "erdos_12", Some(asked), None, &[], &[]);
+        let got = of_file(&o, "t", "erdos_12", Some(asked), None, &[], &[], &[]);
         assert_eq!(
             summary(&got),
             [
@@ -472,17 +526,17 @@ mod tests {
         );
         // The same file for another problem states nothing named after it: what it asks is the
         // statement.
-        let got = of_file(&o, "t", "erdos_13", Some(asked), None, &[], &[]);
+        let got = of_file(&o, "t", "erdos_13", Some(asked), None, &[], &[], &[]);
         assert_eq!(summary(&got), [("small_case".into(), false, 0, None)]);
         // Asking the problem's own theorem states it.
-        let got = of_file(&o, "t", "erdos_12", Some(0), None, &[], &[]);
+        let got = of_file(&o, "t", "erdos_12", Some(0), None, &[], &[], &[]);
         assert_eq!(summary(&got), [("erdos_12".into(), false, 0, None)]);
     }
 
     #[test]
     fn variants_only_state_no_main_statement() {
         let o = outline("theorem foo.variants.a : True := by\n  sorry\n\ntheorem foo.variants.b : 1 = 1 := by\n  sorry\n");
-        let got = of_file(&o, "t", "foo", Some(1), None, &[], &[]);
+        let got = of_file(&o, "t", "foo", Some(1), None, &[], &[], &[]);
         assert!(got.iter().all(|r| r.variant), "{got:?}");
         assert_eq!(got.len(), 2);
     }
@@ -490,14 +544,23 @@ mod tests {
     #[test]
     fn a_file_names_its_main_theorem_by_its_comment_or_the_problem() {
         let o = outline("/- Problem: key_claim -/\ntheorem side : True := trivial\n\ntheorem key_claim : 1 = 1 := rfl\n");
-        let got = of_file(&o, "t", "whatever", None, None, &["key_claim".into()], &[]);
+        let got = of_file(
+            &o,
+            "t",
+            "whatever",
+            None,
+            None,
+            &["key_claim".into()],
+            &[],
+            &[],
+        );
         assert_eq!(summary(&got), [("key_claim".into(), false, 1, None)]);
         let o =
             outline("theorem side : True := trivial\n\ntheorem Putnam_1986_B4 : 1 = 1 := rfl\n");
-        let got = of_file(&o, "t", "putnam_1986_b4", None, None, &[], &[]);
+        let got = of_file(&o, "t", "putnam_1986_b4", None, None, &[], &[], &[]);
         assert_eq!(summary(&got), [("Putnam_1986_B4".into(), false, 2, None)]);
         // Nothing names one: no statement.
-        assert!(of_file(&o, "t", "other", None, None, &[], &[]).is_empty());
+        assert!(of_file(&o, "t", "other", None, None, &[], &[], &[]).is_empty());
     }
 
     #[test]

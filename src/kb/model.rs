@@ -354,6 +354,9 @@ pub struct SourceRecord {
     /// What decided `problem_id` (`tracking`, `theorem`, `file_name`, `sketch`, …; see
     /// [`crate::problem::Evidence`]).
     pub problem_evidence: Option<String>,
+    /// The names the file defines ([`crate::problem::signature::defined_names`]): a later run
+    /// of other files judges their problem by them without reading this file again.
+    pub definitions: Vec<String>,
 }
 
 /// A problem row to create or merge into when a file about it is stored.

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -79,6 +79,13 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 9,
         sql: include_str!("../../schema/migrations/009_recorded_status.sql"),
+        after: None,
+    },
+    // The names each file defines, for a run of some files to judge identity by the stored
+    // files' definitions without reading them again.
+    Migration {
+        version: 10,
+        sql: include_str!("../../schema/migrations/010_source_definitions.sql"),
         after: None,
     },
 ];

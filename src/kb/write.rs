@@ -74,6 +74,9 @@ pub struct KnownSource {
     pub aristotle_uuid: Option<String>,
     /// What decided its problem ([`SourceRecord::problem_evidence`]).
     pub problem_evidence: Option<String>,
+    /// The names it defines ([`SourceRecord::definitions`]); `None` when an extractor before
+    /// they were stored wrote the row.
+    pub definitions: Option<Vec<String>>,
     /// The version of the extractor that stored its findings ([`SourceRecord::extractor`]).
     pub extractor: i64,
     /// Findings stored for it.
@@ -110,6 +113,7 @@ impl Kb {
             .conn
             .prepare(
                 "SELECT path, content_hash, slot, problem_id, extractor, aristotle_uuid, problem_evidence, \
+                 definitions, \
                  (SELECT COUNT(*) FROM findings WHERE findings.source_id = sources.id AND fact_key IS NULL) \
                  + (SELECT COUNT(*) FROM finding_sources WHERE finding_sources.source_id = sources.id) \
                  FROM sources",
@@ -126,7 +130,10 @@ impl Kb {
                         extractor: r.get(4)?,
                         aristotle_uuid: r.get(5)?,
                         problem_evidence: r.get(6)?,
-                        findings: r.get::<_, i64>(7)?.max(0) as usize,
+                        definitions: r
+                            .get::<_, Option<String>>(7)?
+                            .map(|d| d.lines().map(str::to_string).collect()),
+                        findings: r.get::<_, i64>(8)?.max(0) as usize,
                     },
                 ))
             })
@@ -419,6 +426,12 @@ impl Pending {
     }
 }
 
+/// A file's defined names as `sources.definitions` holds them: one per line. A name never
+/// holds a line break (Lean identifiers cannot), so the lines give the names back.
+fn stored_definitions(src: &SourceRecord) -> String {
+    src.definitions.join("\n")
+}
+
 /// Writes one file. Validation errors (`checked`) fail only this file; SQLite errors are
 /// returned, for [`write_chunk`] to decide.
 fn write_file(
@@ -484,7 +497,8 @@ fn write_file(
                     result_date = coalesce(datetime(?13), datetime(?14, 'unixepoch')),
                     result_date_from = CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
                         WHEN ?14 IS NOT NULL THEN 'modified' END,
-                    domain_id = ?15, domain_evidence = ?16, problem_evidence = ?17
+                    domain_id = ?15, domain_evidence = ?16, problem_evidence = ?17,
+                    definitions = ?18
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -504,7 +518,8 @@ fn write_file(
                 src.modified,
                 src.domain_id,
                 src.domain_evidence,
-                src.problem_evidence
+                src.problem_evidence,
+                stored_definitions(src)
             ])?;
             out.status = FileStatus::Replaced;
             (id, old)
@@ -514,19 +529,19 @@ fn write_file(
                 "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
                     lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count,
                     extractor, result_date, result_date_from, domain_id, domain_evidence,
-                    problem_evidence)
+                    problem_evidence, definitions)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
                     coalesce(datetime(?13), datetime(?14, 'unixepoch')),
                     CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
                          WHEN ?14 IS NOT NULL THEN 'modified' END,
-                    ?15, ?16, ?17)",
+                    ?15, ?16, ?17, ?18)",
             )?
             .execute(params![
                 src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
                 src.aristotle_uuid, src.lean_version, src.mathlib_version,
                 src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor,
                 src.stated_date, src.modified, src.domain_id, src.domain_evidence,
-                src.problem_evidence
+                src.problem_evidence, stored_definitions(src)
             ])?;
             out.status = FileStatus::Added;
             (conn.last_insert_rowid(), (0, 0))

@@ -94,6 +94,19 @@ impl Campaigns {
         self.targets.iter().any(|t| t.id == id)
     }
 
+    /// The target `text` starts with, atom by atom in any spelling (`path4_adaptive` starts
+    /// with `path_4`); of two, the longer.
+    pub fn named_first(&self, text: &str) -> Option<&str> {
+        let atoms: Vec<String> = scheme::atoms(text).into_iter().map(|a| a.text).collect();
+        self.by_first
+            .get(atoms.first()?)?
+            .iter()
+            .map(|&t| &self.targets[t])
+            .filter(|target| atoms.starts_with(&target.atoms))
+            .max_by_key(|target| target.atoms.len())
+            .map(|target| target.id.as_str())
+    }
+
     /// Whether `name` starts with the family word of a target (`tuza_nu_le_3`: the family of
     /// `tuza_nu3`), and then holds a parameter.
     pub fn has_family(&self, name: &str) -> bool {

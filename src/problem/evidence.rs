@@ -319,7 +319,44 @@ impl Context {
         }
         scheme::canonical(name)
     }
+
+    /// Whether the declaration named `name` states a case of `problem` rather than `problem`
+    /// itself: its own name is the problem's id followed by a name of another known problem
+    /// (`tau_le_8_path4` in a file of `tau_le_8`, where `path_4` is a campaign target, and
+    /// more words after it, `tau_le_8_path4_adaptive`; a scheme's id counts too) that names a
+    /// case, not a claim: a name stating a relation
+    /// (`path4_tau_le_8` in a file of `path_4`: τ ≤ 8 is what is claimed of the path) is the
+    /// problem's own claim. The name alone decides nothing: `hit_target` of `hit` names no
+    /// problem after `hit`, and stays what the file's other evidence makes it.
+    pub fn states_case_of(&self, name: &str, problem: &str) -> bool {
+        let own = name.rsplit('.').next().unwrap_or(name);
+        let atoms = scheme::atoms(own);
+        let id = scheme::atoms(problem);
+        if id.is_empty()
+            || atoms.len() <= id.len()
+            || !atoms.iter().zip(&id).all(|(a, b)| a.text == b.text)
+        {
+            return false;
+        }
+        // The rest of the name, as written (`path4`, `Path4`, `path_4`).
+        let rest = own[atoms[id.len()].span.start..].trim_start_matches(['_', '.', '-']);
+        let other = self
+            .campaigns
+            .named_first(rest)
+            .map(str::to_string)
+            .or_else(|| scheme::whole(rest));
+        let claims = atoms[id.len()..]
+            .iter()
+            .any(|a| RELATION_WORDS.contains(&a.text.as_str()));
+        !claims
+            && other
+                .is_some_and(|q| crate::sql::problem_key(&q) != crate::sql::problem_key(problem))
+    }
 }
+
+/// Atoms of a name that state a relation (`≤` and `≥` read as `le` and `ge`): a name holding one
+/// is a claim (`tau_le_8`), never a case of another.
+const RELATION_WORDS: &[&str] = &["le", "ge", "lt", "gt", "eq", "ne"];
 
 /// One file, as much as identity needs of it.
 pub struct FileView<'a> {
@@ -452,9 +489,24 @@ fn title_contradicts(title: &str, id: &str) -> bool {
         return false;
     }
     let atoms = scheme::atoms(title);
-    let named = atoms.iter().enumerate().any(|(i, a)| {
+    let named = !conjectures_named(title).is_empty();
+    let words: Vec<String> = scheme::atoms(id)
+        .into_iter()
+        .filter(|a| !a.digits)
+        .map(|a| a.text)
+        .collect();
+    named && !words.iter().any(|w| atoms.iter().any(|a| a.text == *w))
+}
+
+/// The people whose conjecture `title` names (`Selfridge's Conjecture` → `selfridge`, `TUZA'S
+/// CONJECTURE` → `tuza`, `the Collatz conjecture` → `collatz`), lowercase: a capitalized name
+/// before "conjecture", not a word that names no one (`the main conjecture`).
+fn conjectures_named(title: &str) -> Vec<String> {
+    let atoms = scheme::atoms(title);
+    let mut out = Vec::new();
+    for (i, a) in atoms.iter().enumerate() {
         if !a.text.starts_with("conjecture") || i == 0 {
-            return false;
+            continue;
         }
         // `Selfridge's`: the name is before the possessive `s`.
         let mut k = i - 1;
@@ -466,14 +518,34 @@ fn title_contradicts(title: &str, id: &str) -> bool {
             .get(name.span.clone())
             .and_then(|t| t.chars().next())
             .is_some_and(char::is_uppercase);
-        capital && !name.digits && !NOT_NAMES.contains(&name.text.as_str())
-    });
-    let words: Vec<String> = scheme::atoms(id)
-        .into_iter()
-        .filter(|a| !a.digits)
-        .map(|a| a.text)
-        .collect();
-    named && !words.iter().any(|w| atoms.iter().any(|a| a.text == *w))
+        if capital && !name.digits && !NOT_NAMES.contains(&name.text.as_str()) {
+            out.push(name.text.clone());
+        }
+    }
+    out
+}
+
+/// The conjecture a file is about by its own words, twice: its title names someone's
+/// conjecture (`TUZA'S CONJECTURE - FULL PROBLEM`) and it states a theorem named after that
+/// conjecture (`theorem tuza_conjecture`). The problem is `<name>_conjecture`. Either alone
+/// decides nothing (a title may name the conjecture a case belongs to, a theorem name is only
+/// a name).
+fn by_named_conjecture(file: &FileView<'_>, words: &str) -> Option<String> {
+    let names = conjectures_named(&title(words, file.path));
+    file.outline
+        .declarations
+        .iter()
+        .filter(|d| d.is_theorem_like())
+        .find_map(|d| {
+            let own = d.name.rsplit('.').next().unwrap_or(&d.name);
+            let atoms = scheme::atoms(own);
+            match atoms.as_slice() {
+                [name, c] if c.text == "conjecture" && names.contains(&name.text) => {
+                    Some(format!("{}_conjecture", name.text))
+                }
+                _ => None,
+            }
+        })
 }
 
 /// Words before "Conjecture" in a title that name no one.
@@ -859,6 +931,11 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
     if let Some(target) = by_folder_campaign(file.path, &ctx.campaigns) {
         return Identity::of(target, Evidence::CampaignFolder);
     }
+    // A conjecture its title names and a theorem it states is named after: its own words
+    // twice, before what its definitions share with other problems' files.
+    if let Some(id) = by_named_conjecture(file, words) {
+        return Identity::of(id, Evidence::Theorem);
+    }
     // A file whose own definitions are a known problem's files' is a step of it; of several
     // problems' equally, a step of their campaign and a problem of none.
     let own = defined_by(file);
@@ -999,6 +1076,48 @@ mod tests {
     }
 
     #[test]
+    fn a_case_is_the_problem_then_another_known_problem() {
+        let submissions = [
+            ("1", "path_4"),
+            ("2", "path_4"),
+            ("3", "tau_le_8"),
+            ("4", "tau_le_8"),
+        ]
+        .map(|(s, id)| (s.to_string(), id.to_string()));
+        let context = Context {
+            campaigns: super::super::campaign::Campaigns::new(submissions, []),
+            ..Context::default()
+        };
+        // Another target after the problem's id, in any spelling, or a scheme's id.
+        for name in [
+            "tau_le_8_path4",
+            "tau_le_8_path4_adaptive",
+            "TauLe8.tau_le_8_path_4",
+            "tauLe8Path4",
+            "tau_le_8_erdos_850",
+        ] {
+            assert!(context.states_case_of(name, "tau_le_8"), "{name}");
+        }
+        // The problem itself, a word that names no problem, another problem's case, a case
+        // of itself.
+        for (name, problem) in [
+            ("tau_le_8", "tau_le_8"),
+            ("tau_le_8_small", "tau_le_8"),
+            ("hit_target", "hit"),
+            ("tau_le_8_path4", "path_4"),
+            ("tau_le_8_tau_le_8", "tau_le_8"),
+            ("path4", "tau_le_8"),
+            // What is claimed of the path, not a case of it.
+            ("path4_tau_le_8", "path_4"),
+        ] {
+            assert!(
+                !context.states_case_of(name, problem),
+                "{name} of {problem}"
+            );
+        }
+    }
+
+    #[test]
     fn names_with_any_characters_are_read_without_panicking() {
         // Multi-byte characters where a role suffix or a scheme would be cut.
         for name in ["M₂_M₁", "₂_inter", "x₂_solution", "é", "₂", "_sol"] {
@@ -1090,6 +1209,22 @@ mod tests {
             "Tuza's Conjecture for ν ≤ 3",
             "tuza_nu3"
         ));
+    }
+
+    #[test]
+    fn a_title_names_whose_conjecture() {
+        for (title, want) in [
+            ("TUZA'S CONJECTURE - FULL PROBLEM", &["tuza"][..]),
+            (
+                "Selfridge's Conjecture: odd squarefree numbers",
+                &["selfridge"],
+            ),
+            ("the Collatz conjecture for n < 100", &["collatz"]),
+            ("The main conjecture, step 2", &[]),
+            ("a conjecture of ours", &[]),
+        ] {
+            assert_eq!(conjectures_named(title), want, "{title}");
+        }
     }
 
     #[test]
