@@ -1377,6 +1377,38 @@ mod tests {
         assert!(tactics > 0);
     }
 
+    /// Holes and comments packed in long lists (a few siblings apart, inside brackets and
+    /// applications, one per child or several): the walk that steps to the next marked child
+    /// finds what the walk reading every child finds.
+    #[test]
+    fn dense_markers_are_found_by_steps_as_by_jumps() {
+        let parts = [
+            "sorry",
+            "(sorry)",
+            "/- c -/ sorry",
+            "f sorry x y z",
+            "⟨sorry, by simp; sorry⟩",
+            "g a b c d e f sorry",
+            "admit /- e -/",
+        ];
+        let items: Vec<&str> = (0..700).map(|i| parts[i % parts.len()]).collect();
+        let text = format!(
+            "theorem t : True ∧ True := by\n  refine ⟨{}⟩\n\ntheorem u : True := by\n  exact ({})\n",
+            items.join(", "),
+            items.join(" ")
+        );
+        let file = ParsedFile::parse(text.clone());
+        let pruned = Outline::of("", &file);
+        let full = Outline::with_markers("", &file, Occurrences::everywhere(text.len()), false);
+        assert_eq!(
+            serde_json::to_string(&pruned).unwrap(),
+            serde_json::to_string(&full).unwrap()
+        );
+        // (`admit` is a tactic: in a term it is a name, no hole)
+        assert_eq!(pruned.sorries.len(), text.matches("sorry").count());
+        assert_eq!(pruned.comments.len(), 2 * 2 * 100);
+    }
+
     /// A line break that ends a `let`/`have` binding in a statement becomes `; `: the body on
     /// the next line is not an argument of the bound value.
     #[test]
