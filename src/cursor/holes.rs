@@ -322,6 +322,9 @@ struct Level<'t> {
     /// answer is found once when the level opens and a hole's search stops at its own level.
     above: Found<'t>,
     memo: Memo,
+    /// The level is an encloser whose proof start is still read from its children as the
+    /// walk passes them (see [`HoleWalk::leave`]).
+    reads_proof: bool,
 }
 
 struct HoleWalk<'f> {
@@ -413,13 +416,15 @@ impl<'f> HoleWalk<'f> {
                 found => found,
             },
         };
+        let encloser = encloser_keyword(self.file, node);
         self.levels.push(Level {
             node,
             candidates: Vec::new(),
             declaration: class_of(node) == Class::Declaration,
-            encloser: encloser_keyword(self.file, node),
+            encloser,
             above,
             memo: Memo::default(),
+            reads_proof: encloser.is_some(),
         });
     }
 
@@ -472,6 +477,19 @@ impl<'f> HoleWalk<'f> {
         let Some(level) = self.levels.last_mut() else {
             return;
         };
+        if level.reads_proof {
+            // An encloser's proof begins at the first proof token of its subtree in document
+            // order ([`proof_start`]). While its children are leaves (a `have` step's name and
+            // type words), the walk passing them finds that token without walking the
+            // encloser again for its first hole; at a child with children of its own, the
+            // encloser is left to [`Memo::proof_start`], as before.
+            if starts_proof(node) {
+                level.memo.proof.set(Some(Some(node.start_byte())));
+                level.reads_proof = false;
+            } else if node.child_count() > 0 {
+                level.reads_proof = false;
+            }
+        }
         let keyword = match class_of(node) {
             Class::ProofToken | Class::ByBlock => {
                 if let Some(top) = level.candidates.last_mut() {
@@ -504,7 +522,10 @@ impl<'f> HoleWalk<'f> {
             Some(p) if p.kind() == "tactic" && p.byte_range() == hole.byte_range() => {
                 HolePosition::Tactic
             }
-            Some(p) if p.kind() == "tactic" && p.child_by_field_name("head") == Some(hole) => {
+            Some(p)
+                if p.kind() == "tactic"
+                    && head_field().and_then(|f| p.child_by_field_id(f)) == Some(hole) =>
+            {
                 HolePosition::Tactic
             }
             _ => HolePosition::Term,
@@ -602,6 +623,15 @@ fn first_code_per_line(text: &str) -> Vec<usize> {
     out
 }
 
+/// The id of the `head` field (a tactic's first word), looked up once.
+fn head_field() -> Option<u16> {
+    static HEAD: std::sync::OnceLock<Option<u16>> = std::sync::OnceLock::new();
+    *HEAD.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_lean::LANGUAGE.into();
+        lang.field_id_for_name("head").map(|f| f.get())
+    })
+}
+
 /// The keyword a node stands for when it is a `have`/`show`/`suffices` step or term.
 fn encloser_keyword<'f>(file: &'f ParsedFile, node: Node<'_>) -> Option<&'f str> {
     let first_word = |n: Node<'_>| -> &'f str {
@@ -613,7 +643,7 @@ fn encloser_keyword<'f>(file: &'f ParsedFile, node: Node<'_>) -> Option<&'f str>
     };
     let class = class_of(node);
     if class == Class::Tactic {
-        let head = node.child_by_field_name("head")?;
+        let head = node.child_by_field_id(head_field()?)?;
         let word = &file.text[head.byte_range()];
         return ENCLOSERS.contains(&word).then_some(word);
     }
@@ -636,6 +666,26 @@ fn enclosing_at(file: &ParsedFile, node: Node<'_>, keyword: &str, end: usize) ->
     }
 }
 
+/// Whether a node begins the proof part of the `have`/`show`/`suffices` around it: a `:=`,
+/// `from`, `by`, `by` block or `|`. Read once per kind id.
+fn starts_proof(node: Node<'_>) -> bool {
+    static STARTS: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let starts = STARTS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_lean::LANGUAGE.into();
+        (0..lang.node_kind_count() as u16)
+            .map(|id| {
+                let name = lang.node_kind_for_id(id).unwrap_or("");
+                matches!(name, ":=" | "from" | "by" | "by_block" | "|")
+                    || name.ends_with("by_block")
+            })
+            .collect()
+    });
+    starts
+        .get(node.kind_id() as usize)
+        .copied()
+        .unwrap_or(false)
+}
+
 /// Where the proof part of a `have`/`show`/`suffices` node begins: the first `:=`, `from`,
 /// `by` block or `|` alternative inside it that comes before the hole.
 fn proof_start(node: Node<'_>, hole: usize) -> Option<usize> {
@@ -646,10 +696,7 @@ fn proof_start(node: Node<'_>, hole: usize) -> Option<usize> {
         if n.start_byte() >= hole || best.is_some_and(|b| n.start_byte() >= b) {
             continue;
         }
-        let starts_proof = n != node
-            && (matches!(n.kind(), ":=" | "from" | "by" | "by_block" | "|")
-                || n.kind().ends_with("by_block"));
-        if starts_proof {
+        if n != node && starts_proof(n) {
             best = Some(best.map_or(n.start_byte(), |b| b.min(n.start_byte())));
             continue;
         }

@@ -472,6 +472,9 @@ fn markers(text: &str) -> Occurrences {
     Occurrences::of_each(&["by", "--", "/-", "sorry", "admit"], text)
 }
 
+/// Siblings [`Builder::scan_proof`] steps over before it jumps to the next marked child.
+const SPARSE_STEPS: usize = 4;
+
 /// Lookups in ascending positions (a marker list), for a walk in document order: each
 /// lookup starts where the last one ended and gallops forward, so a walk pays about a step
 /// per marker passed instead of a binary search per question. A lookup behind the last one
@@ -832,6 +835,34 @@ impl<'f> Builder<'f> {
             }
             true
         };
+        // From a child that ends at `from`, moves the cursor to the next child of its parent
+        // that holds the first marker in `from..end`, as [`marked_child`] from the parent
+        // would. Where markers are dense (a list of thousands of holes) the next one is
+        // usually a step or two away, and a step costs a fraction of the jump, which descends
+        // from the parent through the hidden nodes of a long list each time: a few steps are
+        // tried first, and a child is taken only when the marker is inside it (the jump would
+        // land on that same child); otherwise the jump from the parent decides, as before.
+        let next_marked = |cursor: &mut tree_sitter::TreeCursor<'f>,
+                           finger: &mut Finger<'_>,
+                           from: usize,
+                           end: usize| {
+            if let Some(at) = finger.first_in(from..end) {
+                for _ in 0..SPARSE_STEPS {
+                    if !cursor.goto_next_sibling() {
+                        break;
+                    }
+                    let next = cursor.node();
+                    if next.end_byte() > at {
+                        if next.start_byte() <= at {
+                            return true;
+                        }
+                        break;
+                    }
+                }
+            }
+            cursor.goto_parent();
+            marked_child(cursor, finger, from, end)
+        };
         let mut cursor = node.walk();
         // For each node entered above the cursor: its end, whether every child is read, and
         // whether it has an error (without one, a child ending at its end is its last one that
@@ -905,8 +936,7 @@ impl<'f> Builder<'f> {
                 let moved = if dense {
                     (from < end || error) && cursor.goto_next_sibling()
                 } else {
-                    cursor.goto_parent();
-                    marked_child(&mut cursor, &mut finger, from, end) || {
+                    next_marked(&mut cursor, &mut finger, from, end) || {
                         // No marked child left: stay on the parent, as a failed step leaves it.
                         entered.pop();
                         if entered.is_empty() {
@@ -1345,6 +1375,38 @@ mod tests {
                 .sum::<usize>();
         }
         assert!(tactics > 0);
+    }
+
+    /// Holes and comments packed in long lists (a few siblings apart, inside brackets and
+    /// applications, one per child or several): the walk that steps to the next marked child
+    /// finds what the walk reading every child finds.
+    #[test]
+    fn dense_markers_are_found_by_steps_as_by_jumps() {
+        let parts = [
+            "sorry",
+            "(sorry)",
+            "/- c -/ sorry",
+            "f sorry x y z",
+            "⟨sorry, by simp; sorry⟩",
+            "g a b c d e f sorry",
+            "admit /- e -/",
+        ];
+        let items: Vec<&str> = (0..700).map(|i| parts[i % parts.len()]).collect();
+        let text = format!(
+            "theorem t : True ∧ True := by\n  refine ⟨{}⟩\n\ntheorem u : True := by\n  exact ({})\n",
+            items.join(", "),
+            items.join(" ")
+        );
+        let file = ParsedFile::parse(text.clone());
+        let pruned = Outline::of("", &file);
+        let full = Outline::with_markers("", &file, Occurrences::everywhere(text.len()), false);
+        assert_eq!(
+            serde_json::to_string(&pruned).unwrap(),
+            serde_json::to_string(&full).unwrap()
+        );
+        // (`admit` is a tactic: in a term it is a name, no hole)
+        assert_eq!(pruned.sorries.len(), text.matches("sorry").count());
+        assert_eq!(pruned.comments.len(), 2 * 2 * 100);
     }
 
     /// A line break that ends a `let`/`have` binding in a statement becomes `; `: the body on

@@ -20,6 +20,46 @@ const DEBUG_COMMANDS: &[&str] = &["#eval", "#check", "#print", "#reduce", "#exit
 /// The command that turns the command it wraps into a test of that command's output.
 const GUARD: &str = "#guard_msgs";
 
+/// Named node kinds [`Checker::node`] reads.
+const CHECKED_KINDS: &[&str] = &[
+    "sorry",
+    "admit",
+    "identifier",
+    "declaration",
+    "attribute",
+    "tactic",
+    "set_option",
+    "hash_command",
+    "exit_command",
+];
+
+/// For a named node of a kind some rule reads (one of [`CHECKED_KINDS`], or opaque code for
+/// [`LexicalEscapes`]): its kind and whether it is opaque; `None` for any other node. Read
+/// once per kind id from the grammar: the walk asks it of every node of the file.
+fn kind_of(node: Node<'_>) -> Option<(&'static str, bool)> {
+    static KINDS: std::sync::OnceLock<Vec<Option<(&'static str, bool)>>> =
+        std::sync::OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_lean::LANGUAGE.into();
+        (0..lang.node_kind_count() as u16)
+            .map(|id| {
+                let name = lang.node_kind_for_id(id)?;
+                if !lang.node_kind_is_named(id) {
+                    return None;
+                }
+                let opaque = LexicalEscapes::is_opaque_kind(name);
+                let checked = CHECKED_KINDS.iter().find(|k| **k == name).copied();
+                match (checked, opaque) {
+                    (Some(kind), _) => Some((kind, opaque)),
+                    (None, true) => Some(("", true)),
+                    (None, false) => None,
+                }
+            })
+            .collect()
+    });
+    kinds.get(node.kind_id() as usize).copied().flatten()
+}
+
 /// A finding before configuration (severity, allow comments) is applied.
 #[derive(Debug)]
 pub struct Raw {
@@ -86,11 +126,12 @@ impl<'f> Checker<'f, '_> {
     }
 
     fn node(&mut self, node: Node<'f>) {
-        let kind = node.kind();
-        if !node.is_named() {
-            return; // keywords and punctuation; e.g. the `sorry` token inside a `sorry` node
-        }
-        if LexicalEscapes::is_opaque_kind(kind) {
+        // Keywords and punctuation (e.g. the `sorry` token inside a `sorry` node) and named
+        // kinds no rule reads are `None`: most nodes, passed with one table lookup.
+        let Some((kind, opaque)) = kind_of(node) else {
+            return;
+        };
+        if opaque {
             if let Some(escapes) = &mut self.escapes {
                 escapes.visit(node, &self.file.text);
             }
