@@ -65,11 +65,11 @@ enum TokenType {
 /* A run of equal block entries: blocks opened on one long line past column COL_MASK all have
  * the same entry, so the stack is kept (and serialized) as runs, whose number, not the depth,
  * is what each token pays for. A run is one word: the entry in the low RUN_SHIFT bits (an
- * entry has 23 bits: PROOF_FLAG is bit 22), the run's length minus 1 above them (at most
+ * entry has 24 bits: HAVE_FLAG is bit 23), the run's length minus 1 above them (at most
  * MAX_DEPTH - 1 = 249 fits the 8 bits left there). The state is restored before every scan,
  * so it is copied in and out as it is kept, with no decoding. */
 typedef uint32_t Run;
-#define RUN_SHIFT 23
+#define RUN_SHIFT 24
 #define ENTRY_MASK ((1u << RUN_SHIFT) - 1)
 
 typedef struct {
@@ -152,6 +152,11 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
 #define WHERE_BLOCK 0x100000u /* any `where` block */
 #define PROOF_FLAG 0x400000u   /* the first step of a `calc` has its `:=` */
 #define TRY_FLAG 0x200000u    /* the `do` sequence of a `try` */
+/* a tactic block whose current item has a term-level `have` / `let` / `suffices` on a line of
+ * its own, whose body may follow on a more indented line (see `TERM_WORDS`) */
+#define HAVE_FLAG 0x800000u
+/* `last` after the zero-width `_op_eol` that marked a `have` / `let` line (see `HAVE_FLAG`) */
+#define HAVE_LINE 0x7FFDu
 /* `last` after the block of a `try` was closed (no token has this number) */
 #define TRY_CLOSED 0x7FFFu
 /* `last` after a line at column 0 closed the last open block (no token has this number):
@@ -303,6 +308,14 @@ static const char *const TACTIC_WORDS[] = {
   "use!", "zify",
 };
 #define TACTIC_WORDS_LEN (sizeof(TACTIC_WORDS) / sizeof(TACTIC_WORDS[0]))
+
+/* Tactic words that also start a term (Lean's `have`, `show`, `suffices`, `calc` terms). */
+static const char *const TERM_WORDS[] = {"calc", "have", "haveI", "show", "suffices"};
+#define TERM_WORDS_LEN (sizeof(TERM_WORDS) / sizeof(TERM_WORDS[0]))
+
+/* Words that start a term whose body follows on the next line (Lean's `optSemicolon`). */
+static const char *const BODY_WORDS[] = {"have", "haveI", "let", "letI", "suffices"};
+#define BODY_WORDS_LEN (sizeof(BODY_WORDS) / sizeof(BODY_WORDS[0]))
 
 /* Words that can stand at column 0 without starting a command: they continue the command
  * above (`where`, `termination_by`, a proof `by` / `sorry` on its own line, …). Any other
@@ -1792,7 +1805,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return emit(s, lx, ERROR_SENTINEL);
 
   /* ---- operator at the end of the line (a zero-width extra) ---- */
-  if (!nl && top_same_line_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
+  if (!nl && top_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
       c != '|' && c != '/' && c != '-' && c != '@' && c != '#' && c != '<' && c != '.' &&
       c != 0xB7 && is_sym(c)) {
     while (is_sym(lx->lookahead)) adv(lx);
@@ -1906,12 +1919,36 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
      * `· tac` then a less indented `Hint "…"`; `if c then continue` then a `for` line), as
      * Lean's `checkColGe` (`many1Indent`, `sepByIndent`) allows. */
     bool string_arg = top_tactic && c == '"' && indent == top;
+    /* Lean's tactic block (`sepByIndent`: `checkColGe` where an item starts, `;` or
+     * `checkColEq` between items) starts an item without `;` only at its column: a more
+     * indented line goes on with the item above, or is an error. A word that starts a term as
+     * well as a tactic (`have`, `show`, `suffices`, `calc`) goes on with the item where a
+     * term is expected there: after an operator, `=>`, `then` or `else` that ended the line
+     * above, or where a term-level `have` / `let` / `suffices` line of the item waits for its
+     * body (Lean's `optSemicolon`: `have h := v` then the body on the next line). */
+    bool term_word = top_tactic && indent > top && tactic_start && line_word_read &&
+                     line_word_len < sizeof(line_word) && word_in(line_word, TERM_WORDS);
+    if (term_word && (s->last == OP_EOL || s->last == THEN || s->last == ELSE ||
+                      (top_entry & HAVE_FLAG)))
+      tactic_start = false;
     bool item_done = indent > top && !valid[ABS_BAR] && !top_calc && !top_steps && !top_alts &&
                      !(top_entry & WHERE_BLOCK);
     if (v_sep && !is_comment && !continuation && !then_else && !closing_word && k != K_BAR &&
         k != K_CLOSER && k != K_COMMA && !string_arg &&
         (indent == top || (indent > top && (tactic_start || item_done)))) {
+      /* a new item: no term of the item above waits for its body any more */
+      if (top_tactic && (top_entry & HAVE_FLAG)) set_top_entry(s, top_entry & ~HAVE_FLAG);
       return emit(s, lx, LAYOUT_SEP);
+    }
+    /* A more indented `have` / `let` / `suffices` line that goes on with a tactic is a term
+     * whose body may follow (see `term_word`): the tactic block remembers it, with the
+     * zero-width `_op_eol` (an extra) to keep the state (`last` tells it from an operator's). */
+    if (top_tactic && indent > top && !is_comment && s->last != HAVE_LINE && valid[OP_EOL] &&
+        line_word_read && line_word_len < sizeof(line_word) && word_in(line_word, BODY_WORDS)) {
+      set_top_entry(s, top_entry | HAVE_FLAG);
+      lx->result_symbol = OP_EOL;
+      s->last = HAVE_LINE;
+      return true;
     }
   }
 
