@@ -1177,6 +1177,12 @@ static bool binary_symbol(int32_t c) {
   }
 }
 
+/* A symbol that may end a line as an operator (see `_op_eol`): the grammar's operator
+ * characters as `is_sym` approximates them, binary symbols, and geometric shapes (`▸`). */
+static inline bool eol_symbol(int32_t c) {
+  return is_sym(c) || binary_symbol(c) || (c >= 0x25A0 && c <= 0x25FF);
+}
+
 /* ASCII binary operators, as whole runs of symbol characters (`=>` is no operator). */
 static const char *const BINARY_ASCII[] = {
   "=", "==", "!=", ">", ">=", ">>=", "<", "<=", "<->", "+", "++", "*", "^", "/", "\\",
@@ -1238,7 +1244,7 @@ static inline bool inert_mid_line(int32_t c, bool ws, bool has, const bool *vali
   if (c == 0x27E8 /* ⟨ */) return true;
   if (is_closer(c)) return !(has && valid[LAYOUT_END]);
   if (c == 0xB7 /* · */ || notation_closer(c) || is_notation_closer(c)) return false;
-  if (is_sym(c) || binary_symbol(c)) return !valid[OP_EOL] && !valid[PIPE_CHECK];
+  if (eol_symbol(c)) return !valid[OP_EOL] && !valid[PIPE_CHECK];
   return true;
 }
 
@@ -1500,8 +1506,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if ((int32_t)indent > below) {
       int32_t c0 = lx->lookahead;
       bool cont = false;
-      if (c0 == '[' || c0 == '(' || c0 == 0x27E8 /* ⟨ */ || c0 == ':' || c0 == 0x2016 /* ‖ */ ||
-          (c0 >= '0' && c0 <= '9')) {
+      if (c0 == '[' || c0 == ':') {
         cont = true;
       } else if (c0 == '-' || c0 == '/') {
         adv(lx);
@@ -1807,8 +1812,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   /* ---- operator at the end of the line (a zero-width extra) ---- */
   if (!nl && top_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
       c != '|' && c != '/' && c != '-' && c != '@' && c != '#' && c != '<' && c != '.' &&
-      c != 0xB7 && is_sym(c)) {
-    while (is_sym(lx->lookahead)) adv(lx);
+      c != 0xB7 && eol_symbol(c)) {
+    while (eol_symbol(lx->lookahead)) adv(lx);
     while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
     if (at_end(lx) || lx->lookahead == '\n' || lx->lookahead == '\r') return emit(s, lx, OP_EOL);
     return false;
