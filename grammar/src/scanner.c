@@ -157,6 +157,8 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
 #define HAVE_FLAG 0x800000u
 /* `last` after the zero-width `_op_eol` that marked a `have` / `let` line (see `HAVE_FLAG`) */
 #define HAVE_LINE 0x7FFDu
+/* `last` after a `then` branch's block was closed (no token has this number) */
+#define THEN_CLOSED 0x7FFCu
 /* `last` after the block of a `try` was closed (no token has this number) */
 #define TRY_CLOSED 0x7FFFu
 /* `last` after a line at column 0 closed the last open block (no token has this number):
@@ -1534,8 +1536,18 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool top_same_line_tactic = top_tactic && (top_entry & SAME_FLAG) && s->len >= 2;
   bool op_continuation = top_same_line_tactic && s->last == OP_EOL && nl && indent < top &&
                          indent > (below_entry_of(s) & COL_MASK);
+  /* `if c then` / `else` ending the line above: the branch's block opens on this line at
+   * any column, also left of a block opened on the line of the `if` (`else if c then` at
+   * column 2, the branch at 4): Lean's `doSeq` / tactic sequence takes its position from its
+   * first token, with no check against the blocks around it. */
+  bool branch_opens = has && nl && v_start && (s->last == THEN || s->last == ELSE) &&
+                      (top_entry & SAME_FLAG) && s->overflow == 0;
+  /* An `else` line that has just closed a `then` branch goes to that branch's `if` when the
+   * `if` can take it (see `else_goes_in` below): the block around the `if` stays open. */
+  bool else_may_go_in = has && nl && s->last == THEN_CLOSED && valid[ELSE] &&
+                        lx->lookahead == 'e';
   if (has && nl && indent < top && v_end && !calc_continuation && !where_continuation &&
-      !op_continuation) {
+      !op_continuation && !branch_opens && !else_may_go_in) {
     /* Once the block of a `try` is closed, a `catch` / `finally` line continues the `try`
      * in the block around it, at any column (Lean's `doCatch` checks none). */
     if (s->last == TRY_CLOSED && (lx->lookahead == 'c' || lx->lookahead == 'f')) {
@@ -1548,6 +1560,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     emit(s, lx, LAYOUT_END);
     if (was_try) s->last = TRY_CLOSED;
     else if (indent == 0 && s->len == 0 && s->overflow == 0) s->last = CLOSED_AT_COLUMN_0;
+    else if (top_then) s->last = THEN_CLOSED;
     return true;
   }
 
@@ -1688,6 +1701,22 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   bool is_comment = k == K_LINE_COMMENT || k == K_BLOCK_COMMENT;
 
+  /* (see `else_may_go_in`) The `else` goes to the `if` whose `then` branch it has just
+   * closed when the block around that `if` is a tactic block (Lean's tactic `if` takes its
+   * `else` at any column) or was opened on the line of the `if` (`else if c then`: Lean's
+   * `doIf` reads `else if` as one more branch of the first `if`, whose column the `else`
+   * line keeps). Any other line closes the block, as a less indented line does. */
+  if (else_may_go_in && indent < top && v_end) {
+    if (word_tok == ELSE && (top_tactic || (top_entry & SAME_FLAG))) {
+      lx->mark_end(lx);
+      return emit(s, lx, ELSE);
+    }
+    pop(s);
+    emit(s, lx, LAYOUT_END);
+    if (top_then) s->last = THEN_CLOSED;
+    return true;
+  }
+
   /* A column-0 comment ends a project's command or a column-0 block (fields at column 0)
    * only when a command (or the end of the file) follows it: otherwise the command or block
    * goes on after it (Lean's front end stops only at the next command). A block comment that
@@ -1776,7 +1805,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       bool other = v_sep || v_end;
       /* `calc` steps may sit at the column of the enclosing tactic block */
       bool step_here = v_steps && c == '_' && col == top;
-      if (!other || !has || col > top || step_here) {
+      if (!other || !has || col > top || step_here || branch_opens) {
         if (col > COL_MASK) col = COL_MASK;
         bool tac = v_tac && !valid[LAYOUT_START] && !v_calc && !v_steps;
         bool where = v_where && !valid[LAYOUT_START] && !v_calc && !v_steps && !tac;
