@@ -1909,7 +1909,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
      * token ':='; expected command"). (After a block comment the scanner does not know what
      * the comment followed: the line starts the steps.) */
     if (hole_line && top_calc && indent > top && v_end && (top_entry & PROOF_FLAG) &&
-        s->last != LAYOUT_END && s->last != BLOCK_COMMENT && s->last != COMMENT_GUARD &&
+        s->last != LAYOUT_END && s->last != THEN_CLOSED && s->last != BLOCK_COMMENT &&
+        s->last != COMMENT_GUARD &&
         assign_on_line(lx))
       return emit(s, lx, ERROR_SENTINEL);
     if (hole_line && top_calc && indent > top && v_end) {
