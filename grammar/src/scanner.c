@@ -1975,12 +1975,13 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       if (top_tactic && (top_entry & HAVE_FLAG)) set_top_entry(s, top_entry & ~HAVE_FLAG);
       return emit(s, lx, LAYOUT_SEP);
     }
-    /* A more indented `have` / `let` / `suffices` line that goes on with a tactic (not one
-     * that has just started an item) is a term whose body may follow (see `term_word`): the
+    /* A more indented `have` / `let` / `suffices` line that goes on with a tactic (where a
+     * term part may come: not a line that has just started an item) is a term whose body may
+     * follow (see `term_word`): the
      * tactic block remembers it, with the zero-width `_op_eol` (an extra) to keep the state
      * (`last` tells it from an operator's). */
     if (top_tactic && indent > top && !is_comment && s->last != HAVE_LINE &&
-        s->last != LAYOUT_SEP && valid[OP_EOL] &&
+        valid[ABS_BAR] && valid[OP_EOL] &&
         line_word_read && line_word_len < sizeof(line_word) && word_in(line_word, BODY_WORDS)) {
       set_top_entry(s, top_entry | HAVE_FLAG);
       lx->result_symbol = OP_EOL;
