@@ -65,11 +65,11 @@ enum TokenType {
 /* A run of equal block entries: blocks opened on one long line past column COL_MASK all have
  * the same entry, so the stack is kept (and serialized) as runs, whose number, not the depth,
  * is what each token pays for. A run is one word: the entry in the low RUN_SHIFT bits (an
- * entry has 23 bits: PROOF_FLAG is bit 22), the run's length minus 1 above them (at most
+ * entry has 24 bits: HAVE_FLAG is bit 23), the run's length minus 1 above them (at most
  * MAX_DEPTH - 1 = 249 fits the 8 bits left there). The state is restored before every scan,
  * so it is copied in and out as it is kept, with no decoding. */
 typedef uint32_t Run;
-#define RUN_SHIFT 23
+#define RUN_SHIFT 24
 #define ENTRY_MASK ((1u << RUN_SHIFT) - 1)
 
 typedef struct {
@@ -152,6 +152,13 @@ static uint32_t column_here(Scanner *s, TSLexer *lx) {
 #define WHERE_BLOCK 0x100000u /* any `where` block */
 #define PROOF_FLAG 0x400000u   /* the first step of a `calc` has its `:=` */
 #define TRY_FLAG 0x200000u    /* the `do` sequence of a `try` */
+/* a tactic block whose current item has a term-level `have` / `let` / `suffices` on a line of
+ * its own, whose body may follow on a more indented line (see `TERM_WORDS`) */
+#define HAVE_FLAG 0x800000u
+/* `last` after the zero-width `_op_eol` that marked a `have` / `let` line (see `HAVE_FLAG`) */
+#define HAVE_LINE 0x7FFDu
+/* `last` after a `then` branch's block was closed (no token has this number) */
+#define THEN_CLOSED 0x7FFCu
 /* `last` after the block of a `try` was closed (no token has this number) */
 #define TRY_CLOSED 0x7FFFu
 /* `last` after a line at column 0 closed the last open block (no token has this number):
@@ -303,6 +310,14 @@ static const char *const TACTIC_WORDS[] = {
   "use!", "zify",
 };
 #define TACTIC_WORDS_LEN (sizeof(TACTIC_WORDS) / sizeof(TACTIC_WORDS[0]))
+
+/* Tactic words that also start a term (Lean's `have`, `show`, `suffices`, `calc` terms). */
+static const char *const TERM_WORDS[] = {"calc", "have", "haveI", "show", "suffices"};
+#define TERM_WORDS_LEN (sizeof(TERM_WORDS) / sizeof(TERM_WORDS[0]))
+
+/* Words that start a term whose body follows on the next line (Lean's `optSemicolon`). */
+static const char *const BODY_WORDS[] = {"have", "haveI", "let", "letI", "suffices"};
+#define BODY_WORDS_LEN (sizeof(BODY_WORDS) / sizeof(BODY_WORDS[0]))
 
 /* Words that can stand at column 0 without starting a command: they continue the command
  * above (`where`, `termination_by`, a proof `by` / `sorry` on its own line, …). Any other
@@ -1164,6 +1179,12 @@ static bool binary_symbol(int32_t c) {
   }
 }
 
+/* A symbol that may end a line as an operator (see `_op_eol`): the grammar's operator
+ * characters as `is_sym` approximates them, binary symbols, and geometric shapes (`▸`). */
+static inline bool eol_symbol(int32_t c) {
+  return is_sym(c) || binary_symbol(c) || (c >= 0x25A0 && c <= 0x25FF);
+}
+
 /* ASCII binary operators, as whole runs of symbol characters (`=>` is no operator). */
 static const char *const BINARY_ASCII[] = {
   "=", "==", "!=", ">", ">=", ">>=", "<", "<=", "<->", "+", "++", "*", "^", "/", "\\",
@@ -1225,7 +1246,7 @@ static inline bool inert_mid_line(int32_t c, bool ws, bool has, const bool *vali
   if (c == 0x27E8 /* ⟨ */) return true;
   if (is_closer(c)) return !(has && valid[LAYOUT_END]);
   if (c == 0xB7 /* · */ || notation_closer(c) || is_notation_closer(c)) return false;
-  if (is_sym(c) || binary_symbol(c)) return !valid[OP_EOL] && !valid[PIPE_CHECK];
+  if (eol_symbol(c)) return !valid[OP_EOL] && !valid[PIPE_CHECK];
   return true;
 }
 
@@ -1487,8 +1508,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if ((int32_t)indent > below) {
       int32_t c0 = lx->lookahead;
       bool cont = false;
-      if (c0 == '[' || c0 == '(' || c0 == 0x27E8 /* ⟨ */ || c0 == ':' || c0 == 0x2016 /* ‖ */ ||
-          (c0 >= '0' && c0 <= '9')) {
+      if (c0 == '[' || c0 == ':') {
         cont = true;
       } else if (c0 == '-' || c0 == '/') {
         adv(lx);
@@ -1516,8 +1536,18 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   bool top_same_line_tactic = top_tactic && (top_entry & SAME_FLAG) && s->len >= 2;
   bool op_continuation = top_same_line_tactic && s->last == OP_EOL && nl && indent < top &&
                          indent > (below_entry_of(s) & COL_MASK);
+  /* `if c then` / `else` ending the line above: the branch's block opens on this line at
+   * any column, also left of a block opened on the line of the `if` (`else if c then` at
+   * column 2, the branch at 4): Lean's `doSeq` / tactic sequence takes its position from its
+   * first token, with no check against the blocks around it. */
+  bool branch_opens = has && nl && v_start && (s->last == THEN || s->last == ELSE) &&
+                      (top_entry & SAME_FLAG) && s->overflow == 0;
+  /* An `else` line that has just closed a `then` branch goes to that branch's `if` when the
+   * `if` can take it (see `else_goes_in` below): the block around the `if` stays open. */
+  bool else_may_go_in = has && nl && s->last == THEN_CLOSED && valid[ELSE] &&
+                        lx->lookahead == 'e';
   if (has && nl && indent < top && v_end && !calc_continuation && !where_continuation &&
-      !op_continuation) {
+      !op_continuation && !branch_opens && !else_may_go_in) {
     /* Once the block of a `try` is closed, a `catch` / `finally` line continues the `try`
      * in the block around it, at any column (Lean's `doCatch` checks none). */
     if (s->last == TRY_CLOSED && (lx->lookahead == 'c' || lx->lookahead == 'f')) {
@@ -1530,6 +1560,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     emit(s, lx, LAYOUT_END);
     if (was_try) s->last = TRY_CLOSED;
     else if (indent == 0 && s->len == 0 && s->overflow == 0) s->last = CLOSED_AT_COLUMN_0;
+    else if (top_then) s->last = THEN_CLOSED;
     return true;
   }
 
@@ -1670,6 +1701,22 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   bool is_comment = k == K_LINE_COMMENT || k == K_BLOCK_COMMENT;
 
+  /* (see `else_may_go_in`) The `else` goes to the `if` whose `then` branch it has just
+   * closed when the block around that `if` is a tactic block (Lean's tactic `if` takes its
+   * `else` at any column) or was opened on the line of the `if` (`else if c then`: Lean's
+   * `doIf` reads `else if` as one more branch of the first `if`, whose column the `else`
+   * line keeps). Any other line closes the block, as a less indented line does. */
+  if (else_may_go_in && indent < top && v_end) {
+    if (word_tok == ELSE && (top_tactic || (top_entry & SAME_FLAG))) {
+      lx->mark_end(lx);
+      return emit(s, lx, ELSE);
+    }
+    pop(s);
+    emit(s, lx, LAYOUT_END);
+    if (top_then) s->last = THEN_CLOSED;
+    return true;
+  }
+
   /* A column-0 comment ends a project's command or a column-0 block (fields at column 0)
    * only when a command (or the end of the file) follows it: otherwise the command or block
    * goes on after it (Lean's front end stops only at the next command). A block comment that
@@ -1758,7 +1805,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       bool other = v_sep || v_end;
       /* `calc` steps may sit at the column of the enclosing tactic block */
       bool step_here = v_steps && c == '_' && col == top;
-      if (!other || !has || col > top || step_here) {
+      if (!other || !has || col > top || step_here || branch_opens) {
         if (col > COL_MASK) col = COL_MASK;
         bool tac = v_tac && !valid[LAYOUT_START] && !v_calc && !v_steps;
         bool where = v_where && !valid[LAYOUT_START] && !v_calc && !v_steps && !tac;
@@ -1792,10 +1839,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return emit(s, lx, ERROR_SENTINEL);
 
   /* ---- operator at the end of the line (a zero-width extra) ---- */
-  if (!nl && top_same_line_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
+  if (!nl && top_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
       c != '|' && c != '/' && c != '-' && c != '@' && c != '#' && c != '<' && c != '.' &&
-      c != 0xB7 && is_sym(c)) {
-    while (is_sym(lx->lookahead)) adv(lx);
+      c != 0xB7 && eol_symbol(c)) {
+    while (eol_symbol(lx->lookahead)) adv(lx);
     while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
     if (at_end(lx) || lx->lookahead == '\n' || lx->lookahead == '\r') return emit(s, lx, OP_EOL);
     return false;
@@ -1862,7 +1909,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
      * token ':='; expected command"). (After a block comment the scanner does not know what
      * the comment followed: the line starts the steps.) */
     if (hole_line && top_calc && indent > top && v_end && (top_entry & PROOF_FLAG) &&
-        s->last != LAYOUT_END && s->last != BLOCK_COMMENT && s->last != COMMENT_GUARD &&
+        s->last != LAYOUT_END && s->last != THEN_CLOSED && s->last != BLOCK_COMMENT &&
+        s->last != COMMENT_GUARD &&
         assign_on_line(lx))
       return emit(s, lx, ERROR_SENTINEL);
     if (hole_line && top_calc && indent > top && v_end) {
@@ -1906,12 +1954,39 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
      * `· tac` then a less indented `Hint "…"`; `if c then continue` then a `for` line), as
      * Lean's `checkColGe` (`many1Indent`, `sepByIndent`) allows. */
     bool string_arg = top_tactic && c == '"' && indent == top;
+    /* Lean's tactic block (`sepByIndent`: `checkColGe` where an item starts, `;` or
+     * `checkColEq` between items) starts an item without `;` only at its column: a more
+     * indented line goes on with the item above, or is an error. A word that starts a term as
+     * well as a tactic (`have`, `show`, `suffices`, `calc`) goes on with the item where a
+     * term is expected there: after an operator, `=>`, `then` or `else` that ended the line
+     * above, or where a term-level `have` / `let` / `suffices` line of the item waits for its
+     * body (Lean's `optSemicolon`: `have h := v` then the body on the next line). */
+    bool term_word = top_tactic && indent > top && tactic_start && line_word_read &&
+                     line_word_len < sizeof(line_word) && word_in(line_word, TERM_WORDS);
+    if (term_word && (s->last == OP_EOL || s->last == THEN || s->last == ELSE ||
+                      (top_entry & HAVE_FLAG)))
+      tactic_start = false;
     bool item_done = indent > top && !valid[ABS_BAR] && !top_calc && !top_steps && !top_alts &&
                      !(top_entry & WHERE_BLOCK);
     if (v_sep && !is_comment && !continuation && !then_else && !closing_word && k != K_BAR &&
         k != K_CLOSER && k != K_COMMA && !string_arg &&
         (indent == top || (indent > top && (tactic_start || item_done)))) {
+      /* a new item: no term of the item above waits for its body any more */
+      if (top_tactic && (top_entry & HAVE_FLAG)) set_top_entry(s, top_entry & ~HAVE_FLAG);
       return emit(s, lx, LAYOUT_SEP);
+    }
+    /* A more indented `have` / `let` / `suffices` line that goes on with a tactic (where a
+     * term part may come: not a line that has just started an item) is a term whose body may
+     * follow (see `term_word`): the
+     * tactic block remembers it, with the zero-width `_op_eol` (an extra) to keep the state
+     * (`last` tells it from an operator's). */
+    if (top_tactic && indent > top && !is_comment && s->last != HAVE_LINE &&
+        valid[ABS_BAR] && valid[OP_EOL] &&
+        line_word_read && line_word_len < sizeof(line_word) && word_in(line_word, BODY_WORDS)) {
+      set_top_entry(s, top_entry | HAVE_FLAG);
+      lx->result_symbol = OP_EOL;
+      s->last = HAVE_LINE;
+      return true;
     }
   }
 

@@ -52,11 +52,11 @@ mod tests {
 
     /// The scanner's state: a 5-byte header (overflow, last token, notation depth), then the
     /// block stack as runs of equal entries, each one little-endian word: the entry in the low
-    /// 23 bits, the run's length minus 1 above them.
+    /// 24 bits, the run's length minus 1 above them.
     fn state(runs: &[(u32, u32)]) -> Vec<u8> {
         let mut out = vec![0, 0, 0xFF, 0xFF, 0];
         for &(entry, count) in runs {
-            out.extend_from_slice(&(entry | (count - 1) << 23).to_le_bytes());
+            out.extend_from_slice(&(entry | (count - 1) << 24).to_le_bytes());
         }
         out
     }
@@ -93,8 +93,8 @@ mod tests {
 
     #[test]
     fn the_deepest_state_of_distinct_blocks_fits_the_buffer() {
-        // Distinct entries with every flag bit up to bit 22: the largest state.
-        let runs: Vec<(u32, u32)> = (0..250u32).map(|i| (0x7F_FE00 | i, 1)).collect();
+        // Distinct entries with every flag bit up to bit 23: the largest state.
+        let runs: Vec<(u32, u32)> = (0..250u32).map(|i| (0xFF_FE00 | i, 1)).collect();
         let deepest = state(&runs);
         assert!(deepest.len() <= 1024, "{} bytes", deepest.len());
         assert_eq!(round_trip(&deepest), deepest);
