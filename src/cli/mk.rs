@@ -927,7 +927,10 @@ fn report(
         return Ok(());
     }
     write_atomically(output, page.as_bytes())?;
-    let attempts = report.dating.tracking + report.dating.extracted;
+    // Every dated attempt, whatever dated it (the page's "attempt files" card).
+    let d = &report.dating;
+    let attempts = d.tracking + d.stated + d.modified + d.extracted;
+    let no_problem: i64 = report.no_problem.iter().map(|n| n.files).sum();
     if ctx.json {
         let summary = serde_json::json!({
             "report": output,
@@ -935,6 +938,7 @@ fn report(
             "problems": report.problems.len(),
             "attempts": attempts,
             "dating": report.dating,
+            "no_problem_files": no_problem,
         });
         json(out, &summary)?;
     } else {
@@ -946,12 +950,15 @@ fn report(
         };
         writeln!(
             out,
-            "wrote {} ({size}): {}, {} ({} dated by tracking.db, {} by extraction time)",
+            "wrote {} ({size}): {}, {} ({} dated by tracking.db, {} by the file's own date, {} by its modification time, {} by extraction time), {} without a problem",
             output.display(),
             crate::cli::report::count(report.problems.len(), "problem"),
             crate::cli::report::count(attempts, "attempt"),
-            report.dating.tracking,
-            report.dating.extracted,
+            d.tracking,
+            d.stated,
+            d.modified,
+            d.extracted,
+            crate::cli::report::count(no_problem as usize, "file"),
         )?;
         writeln!(out, "open it in a browser: file://{}", shown.display())?;
     }
