@@ -1021,7 +1021,7 @@ fn files_about_no_problem_are_shown_apart_and_counted_once() {
     assert_eq!(summary["no_problem_files"].as_i64(), Some(without));
     // One problem's page has no such table: those files are about no problem at all.
     let one = s.page(&["--problem", "ramsey_pair"]);
-    assert!(!one.contains("id=\"no-problem-table\""));
+    assert!(!one.contains("id=\"no-problem-table\"") && !one.contains("href=\"#no-problem\""));
 }
 
 #[test]
@@ -1120,4 +1120,38 @@ fn the_json_summary_counts_every_dated_attempt() {
         summary["problems"].as_u64(),
         Some(rows(&html, "problems-table").len() as u64)
     );
+    // With --since, what is counted is what the page shows: the attempts in range, each
+    // dated once, and no files-without-a-problem count for one problem.
+    let since = s.json(&[
+        "report",
+        "-o",
+        out.to_str().unwrap(),
+        "--since",
+        "2025-01-08",
+    ]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let card: i64 = until(after(&html, "id=\"n-attempts\" data-v=\""), "\"")
+        .parse()
+        .unwrap();
+    let in_weeks: i64 = rows(&html, "weeks-table")
+        .iter()
+        .map(|r| cell(r, "total") as i64)
+        .sum();
+    assert_eq!(card, in_weeks);
+    assert_eq!(since["attempts"].as_i64(), Some(card));
+    let dated: i64 = ["tracking", "stated", "modified", "extracted"]
+        .iter()
+        .map(|k| since["dating"][k].as_i64().unwrap())
+        .sum();
+    assert_eq!(dated, card);
+    // slot951 came back on 2025-01-02, before the range.
+    assert!(card < stored, "{card} of {stored}");
+    let one = s.json(&[
+        "report",
+        "-o",
+        out.to_str().unwrap(),
+        "--problem",
+        "twin_bound",
+    ]);
+    assert!(one["no_problem_files"].is_null());
 }

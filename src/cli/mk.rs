@@ -938,7 +938,8 @@ fn report(
             "problems": report.problems.len(),
             "attempts": attempts,
             "dating": report.dating,
-            "no_problem_files": no_problem,
+            // Files about no problem are no one problem's: counted for the whole campaign only.
+            "no_problem_files": report.problem.is_none().then_some(no_problem),
         });
         json(out, &summary)?;
     } else {
@@ -950,7 +951,7 @@ fn report(
         };
         writeln!(
             out,
-            "wrote {} ({size}): {}, {} ({} dated by tracking.db, {} by the file's own date, {} by its modification time, {} by extraction time), {} without a problem",
+            "wrote {} ({size}): {}, {} ({} dated by tracking.db, {} by the file's own date, {} by its modification time, {} by extraction time){}",
             output.display(),
             crate::cli::report::count(report.problems.len(), "problem"),
             crate::cli::report::count(attempts, "attempt"),
@@ -958,7 +959,14 @@ fn report(
             d.stated,
             d.modified,
             d.extracted,
-            crate::cli::report::count(no_problem as usize, "file"),
+            if report.problem.is_some() {
+                String::new()
+            } else {
+                format!(
+                    "; {} without a problem",
+                    crate::cli::report::count(no_problem as usize, "file")
+                )
+            },
         )?;
         writeln!(out, "open it in a browser: file://{}", shown.display())?;
     }

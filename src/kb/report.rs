@@ -377,7 +377,7 @@ pub struct NoProblemReason {
     /// problem (a library module, a test, a file stating no theorem of a problem).
     pub reason: String,
     pub files: i64,
-    /// Facts stated in those files (occurrences of facts without a problem).
+    /// Fact occurrences in those files (a fact stated in two of them counts twice).
     pub facts: i64,
     /// Of those files, those with a syntax error.
     pub parse_failures: i64,
@@ -666,12 +666,6 @@ impl Kb {
                     "partial" => AttemptKind::Partial,
                     _ => AttemptKind::Failed,
                 };
-                match dated_by {
-                    DateBasis::Tracking => dating.tracking += 1,
-                    DateBasis::Stated => dating.stated += 1,
-                    DateBasis::Modified => dating.modified += 1,
-                    DateBasis::Extracted => dating.extracted += 1,
-                }
                 attempts.push(Attempt {
                     problem_id,
                     approach,
@@ -694,6 +688,15 @@ impl Kb {
             .iter()
             .filter(|a| since.is_none_or(|s| a.day >= s))
             .collect();
+        // The attempts shown, by what dated them (the page's and `--json`'s counts).
+        for a in &shown {
+            match a.dated_by {
+                DateBasis::Tracking => dating.tracking += 1,
+                DateBasis::Stated => dating.stated += 1,
+                DateBasis::Modified => dating.modified += 1,
+                DateBasis::Extracted => dating.extracted += 1,
+            }
+        }
 
         // Attempts per week, every week from the first to the last (empty ones included).
         let mut by_week: BTreeMap<Day, OutcomeCounts> = BTreeMap::new();

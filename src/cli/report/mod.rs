@@ -163,8 +163,13 @@ impl Page<'_> {
             self.w("</ul>");
         }
         self.w(
-            "<nav aria-label=\"Sections\"><a href=\"#overview\">Overview</a><a href=\"#problems\">Problems</a>\
-             <a href=\"#no-problem\">Files without a problem</a><a href=\"#techniques\">Techniques</a><a href=\"#failures\">Failures</a>\
+            "<nav aria-label=\"Sections\"><a href=\"#overview\">Overview</a><a href=\"#problems\">Problems</a>",
+        );
+        if r.problem.is_none() {
+            self.w("<a href=\"#no-problem\">Files without a problem</a>");
+        }
+        self.w(
+            "<a href=\"#techniques\">Techniques</a><a href=\"#failures\">Failures</a>\
              <a href=\"#details\">Problem sections</a></nav></header>",
         );
     }
@@ -736,8 +741,9 @@ impl Page<'_> {
             let uniform = s.attempts.iter().all(|a| a.dated_by == first);
             let _ = write!(
                 self.out,
-                "<h4>Attempts <small>({}; dated {})</small></h4>{chart}<table class=\"data attempts\"><thead><tr><th>date</th><th>outcome</th><th>approach</th><th>file</th><th>why this problem</th><th>holes</th><th>syntax errors</th></tr></thead><tbody>",
-                s.attempts.len(),
+                "<h4>Attempts <small>({} of {}; dated {})</small></h4>{chart}<table class=\"data attempts\"><thead><tr><th>date</th><th>outcome</th><th>approach</th><th>file</th><th>why this problem</th><th>holes</th><th>syntax errors</th></tr></thead><tbody>",
+                count(s.attempts.len(), "file"),
+                count(p.attempts.total() as usize, "request"),
                 if uniform { basis(first) } else { "as each row says" }
             );
             for a in &s.attempts {
@@ -848,7 +854,7 @@ impl Page<'_> {
             self.w("<p class=\"note\">Every file is about a problem.</p></section>");
             return;
         }
-        self.w("<div class=\"scroll\"><table class=\"data\" id=\"no-problem-table\"><thead><tr><th>reason</th><th>what it means</th><th>files</th><th>facts stated</th><th>with syntax errors</th><th>files (first ones)</th></tr></thead><tbody>");
+        self.w("<div class=\"scroll\"><table class=\"data\" id=\"no-problem-table\"><thead><tr><th>reason</th><th>what it means</th><th>files</th><th>fact occurrences</th><th>with syntax errors</th><th>files (first ones)</th></tr></thead><tbody>");
         for n in &r.no_problem {
             let _ = write!(
                 self.out,
@@ -874,7 +880,7 @@ impl Page<'_> {
             }
             self.w("</ul></details></td></tr>");
         }
-        self.w("</tbody></table></div></section>");
+        self.w("</tbody></table></div><p class=\"note\">Every one of them: <code>mk query \"SELECT path, problem_evidence FROM sources WHERE problem_id IS NULL\"</code>.</p></section>");
     }
 
     /// A problem's attempts on a time line, as a figure.
