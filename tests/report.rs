@@ -835,8 +835,9 @@ fn the_page_renders_in_headless_chromium() {
 
 /// `fixtures/report/` and `fixtures/report_identity/` extracted together: the same two
 /// problems, a small library package (`Toolkit.lean` and `Toolkit/Basic.lean`: modules, about
-/// no problem), and `slot961_ramsey_pair_result.lean`, an output of ramsey_pair that does not
-/// parse (an unclosed parenthesis) and has no `sorry`.
+/// no problem), `slot961_ramsey_pair_result.lean`, an output of ramsey_pair that does not
+/// parse (an unclosed parenthesis) and has no `sorry`, and `lonely_bound.lean`, a problem of
+/// one file.
 fn setup_identity() -> Setup {
     let dir = TempDir::new().unwrap();
     let db = dir.path().join("knowledge.db");
@@ -888,7 +889,10 @@ fn every_problem_shows_why_its_files_are_about_it() {
     );
     assert!(!by_problem.is_empty());
     let rows_on_page = rows(&html, "problems-table");
-    assert_eq!(rows_on_page.len(), 2);
+    assert_eq!(
+        rows_on_page.len() as i64,
+        query_count(&s, "SELECT count(*) AS n FROM problems")
+    );
     for row in rows_on_page {
         let id = attr(row, "data-id").unwrap();
         let mine: BTreeMap<String, i64> = by_problem
@@ -924,10 +928,10 @@ fn every_problem_shows_why_its_files_are_about_it() {
             .collect();
         assert_eq!(listed, mine, "{id}");
         // Each attempt row names the evidence of its file, as stored.
-        for r in until(after(sec, "<table class=\"data attempts\">"), "</table>")
-            .split("<tr data-k=")
-            .skip(1)
-        {
+        let attempts = sec
+            .split_once("<table class=\"data attempts\">")
+            .map_or("", |(_, t)| until(t, "</table>"));
+        for r in attempts.split("<tr data-k=").skip(1) {
             let file = text(cells(r)[3]);
             let stored = query_rows(
                 &s,
@@ -1154,4 +1158,44 @@ fn the_json_summary_counts_every_dated_attempt() {
         "twin_bound",
     ]);
     assert!(one["no_problem_files"].is_null());
+}
+
+#[test]
+fn a_problem_of_one_file_names_it_once() {
+    let s = setup_identity();
+    let html = s.page(&[]);
+    let files = |id: &str| -> i64 {
+        let row = rows(&html, "problems-table")
+            .into_iter()
+            .find(|r| attr(r, "data-id").as_deref() == Some(id))
+            .unwrap();
+        attr(cells_raw(row)[9], "data-v").unwrap().parse().unwrap()
+    };
+    // lonely_bound: one file, named where the statement is; its facts do not repeat it.
+    assert_eq!(files("lonely_bound"), 1);
+    let sec = section(&html, "lonely_bound");
+    let stated = unescape(until(after(after(sec, "Stated in"), "<code>"), "</code>"));
+    assert!(stated.ends_with("lonely_bound.lean"), "{stated}");
+    let facts = listed(sec, "facts");
+    assert!(!facts.is_empty());
+    for id in &facts {
+        let from = query_rows(
+            &s,
+            &format!(
+                "SELECT s.path AS p FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
+                 WHERE fs.finding_id = {id}"
+            ),
+        );
+        assert!(from
+            .iter()
+            .all(|r| r["p"].as_str().unwrap().ends_with(&stated)));
+    }
+    assert!(!until(after(sec, "<ul class=\"items facts\">"), "</ul>").contains("<small>— "));
+    // ramsey_pair: several files, so every fact names its own.
+    assert!(files("ramsey_pair") > 1);
+    let sec = section(&html, "ramsey_pair");
+    let items = until(after(sec, "<ul class=\"items facts\">"), "</ul>");
+    let n = items.matches("<li data-finding=").count();
+    assert!(n > 0);
+    assert_eq!(items.matches("<small>— ").count(), n);
 }

@@ -708,9 +708,14 @@ impl Page<'_> {
                             .as_deref()
                             .map(|t| format!(", theorem <code>{}</code>", esc(t)))
                             .unwrap_or_default();
+                        let sole = if p.files == 1 {
+                            "; the lists below name a file only where it is another"
+                        } else {
+                            ""
+                        };
                         let _ = write!(
                             self.out,
-                            "<p class=\"source\">Stated in <code>{}</code>{theorem}</p>",
+                            "<p class=\"source\">Stated in <code>{}</code>{theorem}{sole}</p>",
                             esc(self.display_path(src))
                         );
                     }
@@ -769,20 +774,21 @@ impl Page<'_> {
             self.w("</tbody></table>");
         }
 
-        self.items("Facts", "facts", &s.facts, s.facts_total, &s.id);
+        let sole = s.statement_source.as_deref().filter(|_| p.files == 1);
+        self.items("Facts", "facts", (&s.facts, s.facts_total), &s.id, sole);
         self.items(
             "Failed approaches",
             "failed",
-            &s.failed_approaches,
-            s.failed_total,
+            (&s.failed_approaches, s.failed_total),
             &s.id,
+            sole,
         );
         self.items(
             "False lemmas",
             "false",
-            &s.false_lemmas,
-            s.false_total,
+            (&s.false_lemmas, s.false_total),
             &s.id,
+            sole,
         );
 
         if !s.similar.is_empty() {
@@ -918,7 +924,16 @@ impl Page<'_> {
         format!("<figure class=\"timeline\">{chart}</figure>")
     }
 
-    fn items(&mut self, title: &str, class: &str, items: &[ContextItem], total: i64, id: &str) {
+    /// A list of `mk context` items; `sole` is the file every item comes from when the problem
+    /// has one file (its section names it already, so the items do not repeat it).
+    fn items(
+        &mut self,
+        title: &str,
+        class: &str,
+        (items, total): (&[ContextItem], i64),
+        id: &str,
+        sole: Option<&str>,
+    ) {
         if items.is_empty() {
             return;
         }
@@ -965,7 +980,7 @@ impl Page<'_> {
                     esc(&svg::short(why, ITEM_CHARS))
                 );
             }
-            if let Some(src) = &i.source {
+            if let Some(src) = i.source.as_deref().filter(|s| Some(*s) != sole) {
                 let _ = write!(
                     self.out,
                     " <small>— {}</small>",
