@@ -1199,3 +1199,24 @@ fn a_problem_of_one_file_names_it_once() {
     assert!(n > 0);
     assert_eq!(items.matches("<small>— ").count(), n);
 }
+
+#[test]
+fn a_chart_without_facts_shows_no_made_up_dates() {
+    let s = setup_identity();
+    // Nothing since 2999: no fact proven in range.
+    let html = s.page(&["--since", "2999-01-01"]);
+    let fig = until(after(&html, "id=\"fig-facts\""), "</figure>");
+    assert!(fig.contains("no verified facts in range"));
+    let ticks: Vec<&str> = fig
+        .split("class=\"tick\"")
+        .skip(1)
+        .map(|t| until(after(t, ">"), "<"))
+        .filter(|t| t.len() == 10 && t.as_bytes()[4] == b'-')
+        .collect();
+    assert!(ticks.is_empty(), "{ticks:?}");
+    // With facts, the chart is dated by them.
+    let html = s.page(&[]);
+    let fig = until(after(&html, "id=\"fig-facts\""), "</figure>");
+    assert!(fig.contains("class=\"tick\""));
+    assert!(!fig.contains(">1970-01-01<") && !fig.contains(">1969-"));
+}

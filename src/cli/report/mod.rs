@@ -1194,7 +1194,7 @@ table.data th,table.data td{border-bottom:1px solid var(--line);padding:3px 8px;
 table.data td.n{text-align:right;font-variant-numeric:tabular-nums}table.data td.t,table.attempts td:first-child{white-space:nowrap}
 table.data code,ul.items code{word-break:break-all}
 table.data th button{all:inherit;cursor:pointer;padding:0}table.data th[aria-sort=ascending] button::after{content:" ▲"}table.data th[aria-sort=descending] button::after{content:" ▼"}
-.scroll{overflow-x:auto}td.ev{min-width:9em}
+.scroll{overflow-x:auto}td.ev{min-width:9em}#problems-table td:first-child{max-width:20em;overflow-wrap:anywhere}
 .filters{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:8px 0}.filters[hidden]{display:none}
 .filters input,.filters select{font:inherit;padding:2px 6px;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}
 section.problem{border-top:1px solid var(--line);padding:4px 0 8px;content-visibility:auto;contain-intrinsic-size:auto 420px}
