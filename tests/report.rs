@@ -533,7 +533,7 @@ fn problem_and_since_narrow_the_page() {
     for (args, expect) in [
         (
             &["--problem", "ramsey_pear"][..],
-            "did you mean ramsey_pair",
+            "no problem ramsey_pear; nearest: ramsey_pair",
         ),
         (&["--since", "yesterday"][..], "YYYY-MM-DD"),
     ] {
@@ -829,4 +829,394 @@ fn the_page_renders_in_headless_chromium() {
         full > 4 * blank,
         "screenshot looks blank: {full} bytes against {blank} for an empty page"
     );
+}
+
+// ---- the problem layer: identity evidence, files without a problem, proofs ----------------
+
+/// `fixtures/report/` and `fixtures/report_identity/` extracted together: the same two
+/// problems, a small library package (`Toolkit.lean` and `Toolkit/Basic.lean`: modules, about
+/// no problem), `slot961_ramsey_pair_result.lean`, an output of ramsey_pair that does not
+/// parse (an unclosed parenthesis) and has no `sorry`, and `lonely_bound.lean`, a problem of
+/// one file.
+fn setup_identity() -> Setup {
+    let dir = TempDir::new().unwrap();
+    let db = dir.path().join("knowledge.db");
+    extract(&db, &["report", "report_identity"]);
+    let tracking = dir.path().join("tracking.db");
+    rusqlite::Connection::open(&tracking)
+        .unwrap()
+        .execute_batch(&std::fs::read_to_string(fixture("report/tracking.sql")).unwrap())
+        .unwrap();
+    Setup { dir, db, tracking }
+}
+
+/// Rows of `mk query SQL`.
+fn query_rows(s: &Setup, sql: &str) -> Vec<Value> {
+    s.json(&["query", sql]).as_array().unwrap().clone()
+}
+
+/// The text of an element's content with tags dropped and entities unescaped.
+fn text(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    unescape(&out)
+}
+
+/// The cells of a table row (their inner HTML), in order.
+fn cells(row: &str) -> Vec<&str> {
+    row.split("<td")
+        .skip(1)
+        .map(|c| until(after(c, ">"), "</td>"))
+        .collect()
+}
+
+#[test]
+fn every_problem_shows_why_its_files_are_about_it() {
+    let s = setup_identity();
+    let html = s.page(&[]);
+    let by_problem: Vec<Value> = query_rows(
+        &s,
+        "SELECT problem_id AS p, coalesce(problem_evidence, 'unrecorded') AS e, count(*) AS n
+         FROM sources WHERE problem_id IS NOT NULL GROUP BY 1, 2",
+    );
+    assert!(!by_problem.is_empty());
+    let rows_on_page = rows(&html, "problems-table");
+    assert_eq!(
+        rows_on_page.len() as i64,
+        query_count(&s, "SELECT count(*) AS n FROM problems")
+    );
+    for row in rows_on_page {
+        let id = attr(row, "data-id").unwrap();
+        let mine: BTreeMap<String, i64> = by_problem
+            .iter()
+            .filter(|r| r["p"] == id.as_str())
+            .map(|r| {
+                (
+                    r["e"].as_str().unwrap().to_string(),
+                    r["n"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let files: i64 = mine.values().sum();
+        // The table's "why" cell: the files, by evidence family, add up to the problem's files.
+        let why = cells(row)[9];
+        let total: i64 = text(why)
+            .split(" · ")
+            .map(|part| part.rsplit(' ').next().unwrap().parse::<i64>().unwrap())
+            .sum();
+        assert_eq!(total, files, "{id}: {why}");
+        assert!(attr(row, "data-why").is_some());
+        // The section lists every evidence kind with its files.
+        let sec = section(&html, &id);
+        let listed: BTreeMap<String, i64> = until(after(sec, "<ul class=\"evidence\">"), "</ul>")
+            .split("<li data-evidence=\"")
+            .skip(1)
+            .map(|li| {
+                (
+                    until(li, "\"").to_string(),
+                    attr(li, "data-files").unwrap().parse().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(listed, mine, "{id}");
+        // Each attempt row names the evidence of its file, as stored.
+        let attempts = sec
+            .split_once("<table class=\"data attempts\">")
+            .map_or("", |(_, t)| until(t, "</table>"));
+        for r in attempts.split("<tr data-k=").skip(1) {
+            let file = text(cells(r)[3]);
+            let stored = query_rows(
+                &s,
+                &format!(
+                    "SELECT coalesce(problem_evidence, 'unrecorded') AS e FROM sources
+                     WHERE path LIKE '%/{}'",
+                    file.rsplit('/').next().unwrap().replace('\'', "''")
+                ),
+            );
+            assert_eq!(stored.len(), 1, "{file}");
+            assert_eq!(
+                attr(cells_raw(r)[4], "data-evidence").unwrap(),
+                stored[0]["e"].as_str().unwrap(),
+                "{file}"
+            );
+        }
+    }
+}
+
+/// The cells of a row with their opening tags (for their attributes).
+fn cells_raw(row: &str) -> Vec<&str> {
+    row.split("<td")
+        .skip(1)
+        .map(|c| until(c, "</td>"))
+        .collect()
+}
+
+#[test]
+fn files_about_no_problem_are_shown_apart_and_counted_once() {
+    let s = setup_identity();
+    let html = s.page(&[]);
+    let stats = s.json(&["stats"]);
+    let stored: BTreeMap<String, i64> = query_rows(
+        &s,
+        "SELECT coalesce(problem_evidence, 'none') AS r, count(*) AS n FROM sources
+         WHERE problem_id IS NULL GROUP BY 1",
+    )
+    .iter()
+    .map(|r| {
+        (
+            r["r"].as_str().unwrap().to_string(),
+            r["n"].as_i64().unwrap(),
+        )
+    })
+    .collect();
+    // The library package's two modules are about no problem (nothing names one).
+    assert!(stored.get("none").copied().unwrap_or(0) >= 2, "{stored:?}");
+    let table = rows(&html, "no-problem-table");
+    let on_page: BTreeMap<String, i64> = table
+        .iter()
+        .map(|r| (attr(r, "data-reason").unwrap(), cell(r, "files") as i64))
+        .collect();
+    assert_eq!(on_page, stored);
+    let none = table
+        .iter()
+        .find(|r| attr(r, "data-reason").as_deref() == Some("none"))
+        .unwrap();
+    assert!(none.contains("Toolkit/Basic.lean") && none.contains("Toolkit.lean"));
+    // No such file is a problem, nor listed among any problem's attempts or sections.
+    let problem_ids: Vec<String> = rows(&html, "problems-table")
+        .iter()
+        .map(|r| attr(r, "data-id").unwrap())
+        .collect();
+    assert!(problem_ids
+        .iter()
+        .all(|p| !p.to_lowercase().contains("toolkit")));
+    let details = after(&html, "<section id=\"details\"");
+    assert!(!details.contains("Toolkit"));
+    // Cards: files without a problem, plus every problem's files, are all the files.
+    let card = |id: &str| -> i64 {
+        until(after(&html, &format!("id=\"{id}\" data-v=\"")), "\"")
+            .parse()
+            .unwrap()
+    };
+    let without: i64 = stored.values().sum();
+    assert_eq!(card("n-no-problem"), without);
+    let with: i64 = rows(&html, "problems-table")
+        .iter()
+        .map(|r| {
+            let c = cells_raw(r)[9];
+            attr(c, "data-v").unwrap().parse::<i64>().unwrap()
+        })
+        .sum();
+    assert_eq!(
+        with + without,
+        stats["freshness"]["files"].as_i64().unwrap()
+    );
+    // `--json` says the same.
+    let out = s.dir.path().join("j.html");
+    let summary = s.json(&["report", "-o", out.to_str().unwrap()]);
+    assert_eq!(summary["no_problem_files"].as_i64(), Some(without));
+    // One problem's page has no such table: those files are about no problem at all.
+    let one = s.page(&["--problem", "ramsey_pair"]);
+    assert!(!one.contains("id=\"no-problem-table\"") && !one.contains("href=\"#no-problem\""));
+}
+
+#[test]
+fn status_shows_the_proof_it_rests_on() {
+    let s = setup_identity();
+    let html = s.page(&[]);
+    for row in rows(&html, "problems-table") {
+        let id = attr(row, "data-id").unwrap();
+        let found = s.json(&["find", &id]);
+        let p = &found["problem"];
+        assert_eq!(attr(row, "data-status").as_deref(), p["status"].as_str());
+        // The confidence shown beside our status is the knowledge base's, and proven only ever
+        // with a checked proof.
+        let shown = attr(cells_raw(row)[3], "data-confidence");
+        assert_eq!(shown.as_deref(), p["confidence"].as_str(), "{id}");
+        if p["status"] == "proven" {
+            assert!(
+                matches!(shown.as_deref(), Some("verified" | "high")),
+                "{id}: {shown:?}"
+            );
+            let sec = section(&html, &id);
+            let proof = unescape(until(
+                after(after(sec, "class=\"source proof\">"), "<code>"),
+                "</code>",
+            ));
+            let src = p["proof_source"].as_str().unwrap();
+            assert!(
+                !proof.is_empty() && src.ends_with(&proof),
+                "{proof} vs {src}"
+            );
+        }
+    }
+    // ramsey_pair is proven by slot952's complete proof.
+    let ramsey = rows(&html, "problems-table")
+        .into_iter()
+        .find(|r| attr(r, "data-id").as_deref() == Some("ramsey_pair"))
+        .unwrap();
+    assert_eq!(attr(ramsey, "data-status").as_deref(), Some("proven"));
+    assert!(section(&html, "ramsey_pair").contains("slot952_ramsey_pair_result.lean"));
+}
+
+#[test]
+fn a_file_that_does_not_parse_is_never_shown_clean() {
+    let s = setup_identity();
+    let html = s.page(&[]);
+    let stored = query_rows(
+        &s,
+        "SELECT parse_error_count AS e, sorry_count AS h FROM sources
+         WHERE path LIKE '%slot961_ramsey_pair_result.lean'",
+    );
+    let errors = stored[0]["e"].as_i64().unwrap();
+    assert!(errors > 0, "the fixture must not parse");
+    let sec = section(&html, "ramsey_pair");
+    let attempts = until(after(sec, "<table class=\"data attempts\">"), "</table>");
+    let row = until(after(attempts, "slot961_ramsey_pair_result.lean"), "</tr>");
+    assert_eq!(cell(row, "parse_errors") as i64, errors);
+    let kind = attempts
+        .split("<tr data-k=\"")
+        .find(|r| r.contains("slot961_ramsey_pair_result.lean"))
+        .map(|r| until(r, "\""))
+        .unwrap();
+    assert_ne!(kind, "proven");
+    // The section says how many of the problem's files have syntax errors.
+    let broken: i64 = until(after(sec, "data-parse-failures=\""), "\"")
+        .parse()
+        .unwrap();
+    let stored_broken = query_count(
+        &s,
+        "SELECT count(*) AS n FROM sources WHERE problem_id = 'ramsey_pair' AND parse_error_count > 0",
+    );
+    assert_eq!(broken, stored_broken);
+    assert!(broken >= 1);
+}
+
+#[test]
+fn the_json_summary_counts_every_dated_attempt() {
+    let s = setup_identity();
+    let out = s.dir.path().join("r.html");
+    let summary = s.json(&["report", "-o", out.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let dating = &summary["dating"];
+    let dated: i64 = ["tracking", "stated", "modified", "extracted"]
+        .iter()
+        .map(|k| dating[k].as_i64().unwrap())
+        .sum();
+    let stored = query_count(&s, "SELECT count(*) AS n FROM attempts");
+    assert!(stored > 0);
+    assert_eq!(summary["attempts"].as_i64(), Some(stored));
+    assert_eq!(dated, stored);
+    let card: i64 = until(after(&html, "id=\"n-attempts\" data-v=\""), "\"")
+        .parse()
+        .unwrap();
+    assert_eq!(card, stored);
+    assert_eq!(summary["bytes"].as_u64(), Some(html.len() as u64));
+    assert_eq!(
+        summary["problems"].as_u64(),
+        Some(rows(&html, "problems-table").len() as u64)
+    );
+    // With --since, what is counted is what the page shows: the attempts in range, each
+    // dated once, and no files-without-a-problem count for one problem.
+    let since = s.json(&[
+        "report",
+        "-o",
+        out.to_str().unwrap(),
+        "--since",
+        "2025-01-08",
+    ]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    let card: i64 = until(after(&html, "id=\"n-attempts\" data-v=\""), "\"")
+        .parse()
+        .unwrap();
+    let in_weeks: i64 = rows(&html, "weeks-table")
+        .iter()
+        .map(|r| cell(r, "total") as i64)
+        .sum();
+    assert_eq!(card, in_weeks);
+    assert_eq!(since["attempts"].as_i64(), Some(card));
+    let dated: i64 = ["tracking", "stated", "modified", "extracted"]
+        .iter()
+        .map(|k| since["dating"][k].as_i64().unwrap())
+        .sum();
+    assert_eq!(dated, card);
+    // slot951 came back on 2025-01-02, before the range.
+    assert!(card < stored, "{card} of {stored}");
+    let one = s.json(&[
+        "report",
+        "-o",
+        out.to_str().unwrap(),
+        "--problem",
+        "twin_bound",
+    ]);
+    assert!(one["no_problem_files"].is_null());
+}
+
+#[test]
+fn a_problem_of_one_file_names_it_once() {
+    let s = setup_identity();
+    let html = s.page(&[]);
+    let files = |id: &str| -> i64 {
+        let row = rows(&html, "problems-table")
+            .into_iter()
+            .find(|r| attr(r, "data-id").as_deref() == Some(id))
+            .unwrap();
+        attr(cells_raw(row)[9], "data-v").unwrap().parse().unwrap()
+    };
+    // lonely_bound: one file, named where the statement is; its facts do not repeat it.
+    assert_eq!(files("lonely_bound"), 1);
+    let sec = section(&html, "lonely_bound");
+    let stated = unescape(until(after(after(sec, "Stated in"), "<code>"), "</code>"));
+    assert!(stated.ends_with("lonely_bound.lean"), "{stated}");
+    let facts = listed(sec, "facts");
+    assert!(!facts.is_empty());
+    for id in &facts {
+        let from = query_rows(
+            &s,
+            &format!(
+                "SELECT s.path AS p FROM finding_sources fs JOIN sources s ON s.id = fs.source_id
+                 WHERE fs.finding_id = {id}"
+            ),
+        );
+        assert!(from
+            .iter()
+            .all(|r| r["p"].as_str().unwrap().ends_with(&stated)));
+    }
+    assert!(!until(after(sec, "<ul class=\"items facts\">"), "</ul>").contains("<small>— "));
+    // ramsey_pair: several files, so every fact names its own.
+    assert!(files("ramsey_pair") > 1);
+    let sec = section(&html, "ramsey_pair");
+    let items = until(after(sec, "<ul class=\"items facts\">"), "</ul>");
+    let n = items.matches("<li data-finding=").count();
+    assert!(n > 0);
+    assert_eq!(items.matches("<small>— ").count(), n);
+}
+
+#[test]
+fn a_chart_without_facts_shows_no_made_up_dates() {
+    let s = setup_identity();
+    // Nothing since 2999: no fact proven in range.
+    let html = s.page(&["--since", "2999-01-01"]);
+    let fig = until(after(&html, "id=\"fig-facts\""), "</figure>");
+    assert!(fig.contains("no verified facts in range"));
+    let ticks: Vec<&str> = fig
+        .split("class=\"tick\"")
+        .skip(1)
+        .map(|t| until(after(t, ">"), "<"))
+        .filter(|t| t.len() == 10 && t.as_bytes()[4] == b'-')
+        .collect();
+    assert!(ticks.is_empty(), "{ticks:?}");
+    // With facts, the chart is dated by them.
+    let html = s.page(&[]);
+    let fig = until(after(&html, "id=\"fig-facts\""), "</figure>");
+    assert!(fig.contains("class=\"tick\""));
+    assert!(!fig.contains(">1970-01-01<") && !fig.contains(">1969-"));
 }

@@ -966,7 +966,10 @@ fn report(
         return Ok(());
     }
     write_atomically(output, page.as_bytes())?;
-    let attempts = report.dating.tracking + report.dating.extracted;
+    // Every dated attempt, whatever dated it (the page's "attempt files" card).
+    let d = &report.dating;
+    let attempts = d.tracking + d.stated + d.modified + d.extracted;
+    let no_problem: i64 = report.no_problem.iter().map(|n| n.files).sum();
     if ctx.json {
         let summary = serde_json::json!({
             "report": output,
@@ -974,6 +977,8 @@ fn report(
             "problems": report.problems.len(),
             "attempts": attempts,
             "dating": report.dating,
+            // Files about no problem are no one problem's: counted for the whole campaign only.
+            "no_problem_files": report.problem.is_none().then_some(no_problem),
         });
         json(out, &summary)?;
     } else {
@@ -985,12 +990,22 @@ fn report(
         };
         writeln!(
             out,
-            "wrote {} ({size}): {}, {} ({} dated by tracking.db, {} by extraction time)",
+            "wrote {} ({size}): {}, {} ({} dated by tracking.db, {} by the file's own date, {} by its modification time, {} by extraction time){}",
             output.display(),
             crate::cli::report::count(report.problems.len(), "problem"),
             crate::cli::report::count(attempts, "attempt"),
-            report.dating.tracking,
-            report.dating.extracted,
+            d.tracking,
+            d.stated,
+            d.modified,
+            d.extracted,
+            if report.problem.is_some() {
+                String::new()
+            } else {
+                format!(
+                    "; {} without a problem",
+                    crate::cli::report::count(no_problem as usize, "file")
+                )
+            },
         )?;
         writeln!(out, "open it in a browser: file://{}", shown.display())?;
     }

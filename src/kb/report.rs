@@ -267,6 +267,10 @@ pub struct Attempt {
     pub at: String,
     pub day: Day,
     pub dated_by: DateBasis,
+    /// What decided the file's problem (`sources.problem_evidence`).
+    pub evidence: Option<String>,
+    /// Syntax errors in the file (`sources.parse_error_count`): a file with any is never clean.
+    pub parse_errors: i64,
     /// The Aristotle request the file answers (its uuid, else its content hash): copies of
     /// one output in several folders share it and count as one attempt.
     #[serde(skip)]
@@ -337,6 +341,88 @@ pub struct ProblemRow {
     /// The best attempt: proven before partial before budget reached before failed, then the
     /// fewest holes, then the latest.
     pub best_attempt: Option<Attempt>,
+    /// The confidence of the proof our status rests on (`problems.confidence`: `verified`,
+    /// `high`; `medium` for a complete proof nobody checked, which leaves it `partial`).
+    pub confidence: Option<String>,
+    /// The file holding that proof (`problems.proof_source`).
+    pub proof_source: Option<String>,
+    /// A status tracking.db or a person recorded (`problems.recorded_status`), kept apart.
+    pub recorded_status: Option<String>,
+    /// Where the literature status comes from (`problems.literature_source`).
+    pub literature_source: Option<String>,
+    /// Files about the problem (inputs and outputs).
+    pub files: i64,
+    /// Why the tool believes those files are about it: files by the evidence that decided
+    /// their problem (`sources.problem_evidence`), strongest first.
+    pub evidence: Vec<EvidenceCount>,
+    /// Files of the problem with a syntax error (never counted clean).
+    pub parse_failures: i64,
+}
+
+/// Files by one kind of evidence of their problem.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EvidenceCount {
+    /// The stored name (`tracking`, `attribute`, `sketch`, …; `unrecorded` when the file has
+    /// none stored).
+    pub evidence: String,
+    /// Its family ([`evidence_family`]): `tracking`, `own words`, `scheme`, `naming`, …
+    pub family: &'static str,
+    pub files: i64,
+}
+
+/// Files about no problem, for one reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NoProblemReason {
+    /// The stored evidence (`step`, `collection`, `title`), or `none` when nothing named a
+    /// problem (a library module, a test, a file stating no theorem of a problem).
+    pub reason: String,
+    pub files: i64,
+    /// Fact occurrences in those files (a fact stated in two of them counts twice).
+    pub facts: i64,
+    /// Of those files, those with a syntax error.
+    pub parse_failures: i64,
+    /// Some of the files (at most [`NO_PROBLEM_EXAMPLES`]), by path.
+    pub examples: Vec<String>,
+}
+
+/// Files listed per no-problem reason at most.
+pub const NO_PROBLEM_EXAMPLES: usize = 12;
+
+/// Stored evidence names, strongest first, with their family: what the page groups and orders
+/// a problem's evidence by (the order of `problem::Evidence`'s strength).
+const EVIDENCE_FAMILIES: &[(&str, &str)] = &[
+    ("given", "given"),
+    ("tracking", "tracking"),
+    ("attribute", "own words"),
+    ("theorem", "own words"),
+    ("comment", "own words"),
+    ("file_name", "scheme"),
+    ("folder", "scheme"),
+    ("catalogue_entry", "catalogue"),
+    ("campaign", "own words"),
+    ("slot", "naming"),
+    ("campaign_folder", "naming"),
+    ("sketch", "naming"),
+    ("definitions", "definitions"),
+    ("topic", "topic"),
+    ("copy", "copy"),
+];
+
+/// The family of a stored evidence name (`own words` for `attribute`, `theorem`, `comment`,
+/// `campaign`; `scheme` for `file_name`, `folder`; `naming` for the users' sketch, slot and
+/// campaign-folder naming); `unrecorded` for a name this version does not know.
+pub fn evidence_family(evidence: &str) -> &'static str {
+    EVIDENCE_FAMILIES
+        .iter()
+        .find(|(e, _)| *e == evidence)
+        .map_or("unrecorded", |(_, f)| f)
+}
+
+fn evidence_rank(evidence: &str) -> usize {
+    EVIDENCE_FAMILIES
+        .iter()
+        .position(|(e, _)| *e == evidence)
+        .unwrap_or(EVIDENCE_FAMILIES.len())
 }
 
 /// A problem's section: what `mk context` says of it, and its attempts.
@@ -427,6 +513,8 @@ pub struct Report {
     pub facts_before: i64,
     pub sessions: Vec<SessionSummary>,
     pub problems: Vec<ProblemRow>,
+    /// Files about no problem, by reason (the whole knowledge base; none for `--problem`).
+    pub no_problem: Vec<NoProblemReason>,
     pub sections: Vec<ProblemSection>,
     pub techniques: Vec<TechniqueRate>,
     pub failures: Vec<FailedApproach>,
@@ -519,7 +607,8 @@ impl Kb {
                                 AND fs.notes LIKE '%origin=partial\\_output%' ESCAPE '\\')
                         OR EXISTS (SELECT 1 FROM findings f WHERE f.source_id = a.source_id
                                 AND f.notes LIKE '%origin=partial\\_output%' ESCAPE '\\'),
-                        coalesce(s.aristotle_uuid, s.content_hash)
+                        coalesce(s.aristotle_uuid, s.content_hash), s.problem_evidence,
+                        s.parse_error_count
                  FROM attempts a JOIN sources s ON s.id = a.source_id
                  ORDER BY a.source_id",
                 [],
@@ -536,6 +625,7 @@ impl Kb {
                         (text_at(r, 8), text_at(r, 9)),
                         int_at(r, 10).unwrap_or(0) != 0,
                         text_at(r, 11).unwrap_or_default(),
+                        (text_at(r, 12), int_at(r, 13).unwrap_or(0)),
                     )
                 },
             )?;
@@ -551,6 +641,7 @@ impl Kb {
                 (result, result_from),
                 early,
                 request,
+                (evidence, parse_errors),
             ) in rows
             {
                 if !in_scope(&problem_id) {
@@ -575,12 +666,6 @@ impl Kb {
                     "partial" => AttemptKind::Partial,
                     _ => AttemptKind::Failed,
                 };
-                match dated_by {
-                    DateBasis::Tracking => dating.tracking += 1,
-                    DateBasis::Stated => dating.stated += 1,
-                    DateBasis::Modified => dating.modified += 1,
-                    DateBasis::Extracted => dating.extracted += 1,
-                }
                 attempts.push(Attempt {
                     problem_id,
                     approach,
@@ -592,6 +677,8 @@ impl Kb {
                     at,
                     day,
                     dated_by,
+                    evidence,
+                    parse_errors,
                     request,
                 });
             }
@@ -601,6 +688,15 @@ impl Kb {
             .iter()
             .filter(|a| since.is_none_or(|s| a.day >= s))
             .collect();
+        // The attempts shown, by what dated them (the page's and `--json`'s counts).
+        for a in &shown {
+            match a.dated_by {
+                DateBasis::Tracking => dating.tracking += 1,
+                DateBasis::Stated => dating.stated += 1,
+                DateBasis::Modified => dating.modified += 1,
+                DateBasis::Extracted => dating.extracted += 1,
+            }
+        }
 
         // Attempts per week, every week from the first to the last (empty ones included).
         let mut by_week: BTreeMap<Day, OutcomeCounts> = BTreeMap::new();
@@ -629,7 +725,8 @@ impl Kb {
 
         // The problems table.
         let problem_rows = self.rows(
-            "SELECT id, name, domain_id, status, best_result, statement, literature_status
+            "SELECT id, name, domain_id, status, best_result, statement, literature_status,
+                    confidence, proof_source, recorded_status, literature_source
              FROM problems ORDER BY id",
             [],
             |r| {
@@ -641,9 +738,11 @@ impl Kb {
                     text_at(r, 4),
                     text_at(r, 5),
                     text_at(r, 6),
+                    [text_at(r, 7), text_at(r, 8), text_at(r, 9), text_at(r, 10)],
                 )
             },
         )?;
+        let mut identity = self.files_by_evidence()?;
         // Each problem's variants: the theorems its files state as variants of it, by name.
         let mut variants: HashMap<String, Vec<String>> = HashMap::new();
         for (problem, theorem) in self.rows(
@@ -697,7 +796,10 @@ impl Kb {
         }
         let mut problems = Vec::new();
         let mut statements = HashMap::new();
-        for (id, name, domain, status, best_result, statement, literature_status) in problem_rows {
+        for (id, name, domain, status, best_result, statement, literature_status, proof) in
+            problem_rows
+        {
+            let [confidence, proof_source, recorded_status, literature_source] = proof;
             if !in_scope(&id) {
                 continue;
             }
@@ -727,6 +829,7 @@ impl Kb {
                 .map(|a| (*a).clone());
             statements.insert(id.clone(), statement);
             let variants = variants.remove(&id).unwrap_or_default();
+            let (files, evidence, parse_failures) = identity.remove(&id).unwrap_or_default();
             problems.push(ProblemRow {
                 id,
                 name,
@@ -738,6 +841,13 @@ impl Kb {
                 last_activity,
                 best_result,
                 best_attempt,
+                confidence,
+                proof_source,
+                recorded_status,
+                literature_source,
+                files,
+                evidence,
+                parse_failures,
             });
         }
         problems.sort_by(|a, b| {
@@ -759,6 +869,11 @@ impl Kb {
             )
         }));
 
+        let no_problem = if problem.is_none() {
+            self.no_problem_files()?
+        } else {
+            Vec::new()
+        };
         let sections = self.sections(&problems, &mut statements, &per_problem, opts.per_section)?;
         let techniques = self.technique_rates(&problems, problem.is_some())?;
         let (failures, unknown_approach_failures) =
@@ -785,6 +900,7 @@ impl Kb {
             facts_before,
             sessions,
             problems,
+            no_problem,
             sections,
             techniques,
             failures,
@@ -792,31 +908,89 @@ impl Kb {
         })
     }
 
-    /// The id of the problem `query` names, or an error with the closest ids.
-    fn report_problem(&self, query: &str) -> Result<String> {
-        let found = self.rows(
-            &format!(
-                "SELECT id FROM problems WHERE {} = ?1 ORDER BY id LIMIT 1",
-                problem_key_sql("id")
-            ),
-            [problem_key(query)],
-            |r| text_at(r, 0).unwrap_or_default(),
+    /// Each problem's files: how many, how many by each evidence of their problem (strongest
+    /// first), and how many have a syntax error.
+    #[allow(clippy::type_complexity)]
+    fn files_by_evidence(&self) -> Result<HashMap<String, (i64, Vec<EvidenceCount>, i64)>> {
+        let rows = self.rows(
+            "SELECT problem_id, problem_evidence, count(*), sum(parse_error_count > 0)
+             FROM sources WHERE problem_id IS NOT NULL GROUP BY 1, 2",
+            [],
+            |r| {
+                (
+                    text_at(r, 0).unwrap_or_default(),
+                    text_at(r, 1).unwrap_or_else(|| "unrecorded".into()),
+                    int_at(r, 2).unwrap_or(0),
+                    int_at(r, 3).unwrap_or(0),
+                )
+            },
         )?;
-        match found.into_iter().next() {
-            Some(id) => Ok(id),
-            None => {
-                let near = self.closest_problem_ids(query, 5)?;
-                let hint = if near.is_empty() {
-                    "see `mk stats` for what the knowledge base holds".to_string()
-                } else {
-                    format!("did you mean {}?", near.join(", "))
-                };
-                Err(KbError::Invalid(format!(
-                    "no problem '{}' in the knowledge base; {hint}",
-                    query.trim()
-                )))
+        let mut out: HashMap<String, (i64, Vec<EvidenceCount>, i64)> = HashMap::new();
+        for (problem, evidence, files, broken) in rows {
+            let e = out.entry(problem).or_default();
+            e.0 += files;
+            e.2 += broken;
+            e.1.push(EvidenceCount {
+                family: evidence_family(&evidence),
+                evidence,
+                files,
+            });
+        }
+        for (_, list, _) in out.values_mut() {
+            list.sort_by(|a, b| {
+                evidence_rank(&a.evidence)
+                    .cmp(&evidence_rank(&b.evidence))
+                    .then_with(|| a.evidence.cmp(&b.evidence))
+            });
+        }
+        Ok(out)
+    }
+
+    /// Files about no problem, by the reason stored (`none` where nothing named one), most
+    /// files first, with the facts they state and some of their paths.
+    fn no_problem_files(&self) -> Result<Vec<NoProblemReason>> {
+        let rows = self.rows(
+            "SELECT coalesce(s.problem_evidence, 'none'), s.path, s.parse_error_count > 0,
+                    (SELECT count(DISTINCT fs.finding_id) FROM finding_sources fs
+                     WHERE fs.source_id = s.id)
+             FROM sources s WHERE s.problem_id IS NULL ORDER BY 1, s.path",
+            [],
+            |r| {
+                (
+                    text_at(r, 0).unwrap_or_default(),
+                    text_at(r, 1).unwrap_or_default(),
+                    int_at(r, 2).unwrap_or(0) != 0,
+                    int_at(r, 3).unwrap_or(0),
+                )
+            },
+        )?;
+        let mut out: Vec<NoProblemReason> = Vec::new();
+        for (reason, path, broken, facts) in rows {
+            if out.last().is_none_or(|l| l.reason != reason) {
+                out.push(NoProblemReason {
+                    reason,
+                    files: 0,
+                    facts: 0,
+                    parse_failures: 0,
+                    examples: Vec::new(),
+                });
+            }
+            let last = out.last_mut().expect("pushed above");
+            last.files += 1;
+            last.facts += facts;
+            last.parse_failures += i64::from(broken);
+            if last.examples.len() < NO_PROBLEM_EXAMPLES {
+                last.examples.push(path);
             }
         }
+        out.sort_by(|a, b| b.files.cmp(&a.files).then_with(|| a.reason.cmp(&b.reason)));
+        Ok(out)
+    }
+
+    /// The id of the problem `query` names (an id in any spelling, or an alias), or the
+    /// answer every command gives to an unknown id (`no problem X; nearest: …`).
+    fn report_problem(&self, query: &str) -> Result<String> {
+        Ok(self.require_problem(query)?.id)
     }
 
     /// Verified theorem facts by the day they were first proven: the earliest date of a file

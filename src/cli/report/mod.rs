@@ -11,7 +11,7 @@ mod svg;
 use std::fmt::Write as _;
 
 use crate::kb::report::{
-    AttemptKind, DateBasis, ProblemRow, ProblemSection, Report, TechniqueRate,
+    AttemptKind, DateBasis, EvidenceCount, ProblemRow, ProblemSection, Report, TechniqueRate,
 };
 use crate::kb::ContextItem;
 
@@ -73,6 +73,7 @@ pub fn render(report: &Report, generated: &str) -> String {
     page.out.push_str("<main>");
     page.overview();
     page.problems_table();
+    page.no_problem();
     page.techniques();
     page.failures();
     page.sections();
@@ -162,8 +163,13 @@ impl Page<'_> {
             self.w("</ul>");
         }
         self.w(
-            "<nav aria-label=\"Sections\"><a href=\"#overview\">Overview</a><a href=\"#problems\">Problems</a>\
-             <a href=\"#techniques\">Techniques</a><a href=\"#failures\">Failures</a>\
+            "<nav aria-label=\"Sections\"><a href=\"#overview\">Overview</a><a href=\"#problems\">Problems</a>",
+        );
+        if r.problem.is_none() {
+            self.w("<a href=\"#no-problem\">Files without a problem</a>");
+        }
+        self.w(
+            "<a href=\"#techniques\">Techniques</a><a href=\"#failures\">Failures</a>\
              <a href=\"#details\">Problem sections</a></nav></header>",
         );
     }
@@ -181,7 +187,15 @@ impl Page<'_> {
             ("facts", r.stats.facts, "n-all-facts"),
             ("occurrences", r.stats.occurrences, "n-occurrences"),
             ("result files", r.stats.freshness.files, "n-sources"),
+            (
+                "files without a problem",
+                r.no_problem.iter().map(|n| n.files).sum::<i64>(),
+                "n-no-problem",
+            ),
         ] {
+            if id == "n-no-problem" && r.problem.is_some() {
+                continue;
+            }
             let _ = write!(
                 self.out,
                 "<div><dt>{label}</dt><dd id=\"{id}\" data-v=\"{value}\">{value}</dd></div>"
@@ -219,7 +233,7 @@ impl Page<'_> {
             "literature status",
             &lit,
             "status-literature",
-            "What the literature says of the problem. The knowledge base does not record it yet, so every problem counts as unknown.",
+            "What the literature says of the problem, as a catalogue states it (an attribute such as @[category research open], or a catalogue's file); unknown where no file says. Kept apart from our status.",
         );
         self.w("</div>");
 
@@ -416,7 +430,7 @@ impl Page<'_> {
         let r = self.r;
         let _ = write!(
             self.out,
-            "<section id=\"problems\"><h2>Problems</h2><p class=\"note\">{}{}. Attempts count Aristotle requests, each once with the best outcome of its returned files (copies of one output are one attempt); click a heading to sort.</p>",
+            "<section id=\"problems\"><h2>Problems</h2><p class=\"note\">{}{}. Our status comes from proofs: <i>proven</i> only by a complete, unconditional proof of the problem's own statement that a checker compiled, shown with that proof's confidence; a complete proof nobody checked leaves it <i>partial</i>. Attempts count Aristotle requests, each once with the best outcome of its returned files (copies of one output are one attempt). <i>Why</i>: the files about the problem by the evidence that decided it, strongest first (tracking.db; the file's own words; a known naming scheme; the users' naming; shared definitions; topic words, the last resort). Click a heading to sort.</p>",
             count(r.problems.len(), "problem"),
             if r.since.is_some() {
                 ", those with activity in range (attempts counted in range)"
@@ -439,6 +453,9 @@ impl Page<'_> {
             .collect();
         domains.sort_unstable();
         domains.dedup();
+        let mut strongest: Vec<&str> = r.problems.iter().map(strongest_family).collect();
+        strongest.sort_unstable();
+        strongest.dedup();
         self.w("<div class=\"filters\" data-for=\"problems-table\" hidden><label>Filter <input type=\"search\" placeholder=\"id, approach, file…\"></label>");
         self.w("<label>Status <select data-attr=\"data-status\"><option value=\"\">any</option>");
         for s in statuses {
@@ -448,8 +465,12 @@ impl Page<'_> {
         for d in domains {
             let _ = write!(self.out, "<option>{}</option>", esc(d));
         }
+        self.w("</select></label><label>Strongest evidence <select data-attr=\"data-why\"><option value=\"\">any</option>");
+        for f in strongest {
+            let _ = write!(self.out, "<option>{}</option>", esc(f));
+        }
         self.w("</select></label><output></output></div>");
-        self.w("<div class=\"scroll\"><table class=\"data sortable\" id=\"problems-table\"><thead><tr><th>problem</th><th>domain</th><th>literature</th><th>our status</th><th data-type=\"num\">proven</th><th data-type=\"num\">partial</th><th data-type=\"num\">budget reached</th><th data-type=\"num\">failed</th><th data-type=\"num\">attempts</th><th>last activity</th><th>best result</th></tr></thead><tbody>");
+        self.w("<div class=\"scroll\"><table class=\"data sortable\" id=\"problems-table\"><thead><tr><th>problem</th><th>domain</th><th>literature</th><th>our status</th><th data-type=\"num\">proven</th><th data-type=\"num\">partial</th><th data-type=\"num\">budget reached</th><th data-type=\"num\">failed</th><th data-type=\"num\">attempts</th><th>why: files by evidence</th><th>last activity</th><th>best result</th></tr></thead><tbody>");
         for p in &r.problems {
             self.problem_row(p);
         }
@@ -461,27 +482,28 @@ impl Page<'_> {
         let status = p.status.as_deref().unwrap_or("");
         let _ = write!(
             self.out,
-            "<tr data-id=\"{}\" data-status=\"{}\" data-domain=\"{}\"><td><a href=\"#{}\">{}</a>",
+            "<tr data-id=\"{}\" data-status=\"{}\" data-domain=\"{}\" data-why=\"{}\"><td><a href=\"#{}\">{}</a>",
             esc(&p.id),
             esc(status),
             esc(domain),
+            esc(strongest_family(p)),
             anchor(&p.id),
             esc(&p.id)
         );
+        // The variants' names are in the problem's section; the table says how many.
         if !p.variants.is_empty() {
             let _ = write!(
                 self.out,
                 " <small>({})</small>",
-                esc(&p.variants.join(", "))
+                count(p.variants.len(), "variant")
             );
         }
         let _ = write!(
             self.out,
-            "</td><td>{}</td><td>{}</td><td><span class=\"badge s-{}\">{}</span></td>",
+            "</td><td>{}</td><td>{}</td><td>{}</td>",
             esc(domain),
             esc(p.literature_status.as_deref().unwrap_or("—")),
-            esc(status),
-            esc(if status.is_empty() { "—" } else { status })
+            status_badge(p)
         );
         for k in AttemptKind::ALL {
             let _ = write!(
@@ -493,9 +515,12 @@ impl Page<'_> {
         }
         let _ = write!(
             self.out,
-            "<td class=\"n\" data-k=\"total\">{}</td><td class=\"t\">{}</td><td>{}</td></tr>",
+            "<td class=\"n\" data-k=\"total\">{}</td><td class=\"ev\" data-v=\"{}\">{}</td><td class=\"t\" data-v=\"{}\">{}</td><td>{}</td></tr>",
             p.attempts.total(),
-            esc(p.last_activity.as_deref().unwrap_or("—")),
+            p.files,
+            why_summary(p),
+            esc(p.last_activity.as_deref().unwrap_or("")),
+            esc(p.last_activity.as_deref().map_or("—", |t| t.get(..10).unwrap_or(t))),
             best_result(p)
         );
     }
@@ -639,14 +664,23 @@ impl Page<'_> {
     fn section(&mut self, s: &ProblemSection, p: &ProblemRow) {
         let _ = write!(
             self.out,
-            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">domain {} · our status <span class=\"badge s-{}\">{}</span> · literature {}",
+            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">domain {} · our status {} · literature {}",
             anchor(&s.id),
             esc(&s.id),
             esc(p.domain.as_deref().unwrap_or("unknown")),
-            esc(p.status.as_deref().unwrap_or("")),
-            esc(p.status.as_deref().unwrap_or("—")),
+            status_badge(p),
             esc(p.literature_status.as_deref().unwrap_or("—")),
         );
+        if let (Some(_), Some(src)) = (&p.literature_status, &p.literature_source) {
+            let _ = write!(
+                self.out,
+                " (as <code>{}</code> states)",
+                esc(self.display_path(src))
+            );
+        }
+        if let Some(rec) = &p.recorded_status {
+            let _ = write!(self.out, " · recorded status {}", esc(rec));
+        }
         if p.name != p.id {
             let _ = write!(self.out, " · name {}", esc(&p.name));
         }
@@ -654,6 +688,15 @@ impl Page<'_> {
             let _ = write!(self.out, " · variants {}", esc(&p.variants.join(", ")));
         }
         self.w("</p>");
+        if let Some(src) = &p.proof_source {
+            let _ = write!(
+                self.out,
+                "<p class=\"source proof\">Our status rests on the proof in <code>{}</code> ({}).</p>",
+                esc(self.display_path(src)),
+                esc(p.confidence.as_deref().unwrap_or("confidence not recorded"))
+            );
+        }
+        self.evidence_list(&p.id, &p.evidence, p.files, p.parse_failures);
         match &s.statement {
             Some(text) => {
                 let shown = svg::short(text, STATEMENT_CHARS);
@@ -665,9 +708,14 @@ impl Page<'_> {
                             .as_deref()
                             .map(|t| format!(", theorem <code>{}</code>", esc(t)))
                             .unwrap_or_default();
+                        let sole = if p.files == 1 {
+                            "; the lists below name a file only where it is another"
+                        } else {
+                            ""
+                        };
                         let _ = write!(
                             self.out,
-                            "<p class=\"source\">Stated in <code>{}</code>{theorem}</p>",
+                            "<p class=\"source\">Stated in <code>{}</code>{theorem}{sole}</p>",
                             esc(self.display_path(src))
                         );
                     }
@@ -698,8 +746,9 @@ impl Page<'_> {
             let uniform = s.attempts.iter().all(|a| a.dated_by == first);
             let _ = write!(
                 self.out,
-                "<h4>Attempts <small>({}; dated {})</small></h4>{chart}<table class=\"data attempts\"><thead><tr><th>date</th><th>outcome</th><th>approach</th><th>file</th><th>holes</th></tr></thead><tbody>",
-                s.attempts.len(),
+                "<h4>Attempts <small>({} of {}; dated {})</small></h4>{chart}<table class=\"data attempts\"><thead><tr><th>date</th><th>outcome</th><th>approach</th><th>file</th><th>why this problem</th><th>holes</th><th>syntax errors</th></tr></thead><tbody>",
+                count(s.attempts.len(), "file"),
+                count(p.attempts.total() as usize, "request"),
                 if uniform { basis(first) } else { "as each row says" }
             );
             for a in &s.attempts {
@@ -710,33 +759,36 @@ impl Page<'_> {
                 };
                 let _ = write!(
                     self.out,
-                    "<tr data-k=\"{}\"><td>{}{mark}</td><td><span class=\"badge k-{}\">{}</span></td><td>{}</td><td><code>{}</code></td><td class=\"n\">{}</td></tr>",
+                    "<tr data-k=\"{}\"><td>{}{mark}</td><td><span class=\"badge k-{}\">{}</span></td><td>{}</td><td><code>{}</code></td><td data-evidence=\"{ev}\">{ev}</td><td class=\"n\">{}</td><td class=\"n\" data-k=\"parse_errors\">{}</td></tr>",
                     a.kind.as_str(),
                     esc(&a.at),
                     a.kind.as_str(),
                     svg::kind_word(a.kind),
                     esc(&a.approach),
                     esc(self.display_path(&a.file)),
-                    a.holes
+                    a.holes,
+                    a.parse_errors,
+                    ev = esc(a.evidence.as_deref().unwrap_or("unrecorded")),
                 );
             }
             self.w("</tbody></table>");
         }
 
-        self.items("Facts", "facts", &s.facts, s.facts_total, &s.id);
+        let sole = s.statement_source.as_deref().filter(|_| p.files == 1);
+        self.items("Facts", "facts", (&s.facts, s.facts_total), &s.id, sole);
         self.items(
             "Failed approaches",
             "failed",
-            &s.failed_approaches,
-            s.failed_total,
+            (&s.failed_approaches, s.failed_total),
             &s.id,
+            sole,
         );
         self.items(
             "False lemmas",
             "false",
-            &s.false_lemmas,
-            s.false_total,
+            (&s.false_lemmas, s.false_total),
             &s.id,
+            sole,
         );
 
         if !s.similar.is_empty() {
@@ -759,6 +811,82 @@ impl Page<'_> {
             self.w("</ul>");
         }
         self.w("</section>");
+    }
+
+    /// Why the tool believes these files are about the problem: its files by the evidence
+    /// that decided their problem, strongest first.
+    fn evidence_list(&mut self, id: &str, evidence: &[EvidenceCount], files: i64, broken: i64) {
+        let _ = write!(
+            self.out,
+            "<h4>Why these files are about {} <small data-files=\"{files}\">({})</small></h4><ul class=\"evidence\">",
+            esc(id),
+            count(files as usize, "file")
+        );
+        for e in evidence {
+            let _ = write!(
+                self.out,
+                "<li data-evidence=\"{0}\" data-files=\"{1}\">{1} by {2}</li>",
+                esc(&e.evidence),
+                e.files,
+                esc(evidence_words(&e.evidence))
+            );
+        }
+        if evidence.is_empty() {
+            self.w("<li>No file is about it: it was recorded by hand or by tracking.db.</li>");
+        }
+        self.w("</ul>");
+        if broken > 0 {
+            let _ = write!(
+                self.out,
+                "<p class=\"note broken\" data-parse-failures=\"{broken}\">{} with syntax errors: what could not be parsed counts as neither proven nor clean.</p>",
+                count(broken as usize, "file")
+            );
+        }
+    }
+
+    /// Files about no problem, by reason: kept apart from the problems, never counted as one.
+    fn no_problem(&mut self) {
+        let r = self.r;
+        if r.problem.is_some() {
+            return;
+        }
+        let total: i64 = r.no_problem.iter().map(|n| n.files).sum();
+        let _ = write!(
+            self.out,
+            "<section id=\"no-problem\"><h2>Files without a problem</h2><p class=\"note\">{} about no problem: no evidence names one, so they count in no problem's files, attempts or status; the facts they state are facts without a problem (<code>mk search</code> finds them).</p>",
+            count(total as usize, "file")
+        );
+        if r.no_problem.is_empty() {
+            self.w("<p class=\"note\">Every file is about a problem.</p></section>");
+            return;
+        }
+        self.w("<div class=\"scroll\"><table class=\"data\" id=\"no-problem-table\"><thead><tr><th>reason</th><th>what it means</th><th>files</th><th>fact occurrences</th><th>with syntax errors</th><th>files (first ones)</th></tr></thead><tbody>");
+        for n in &r.no_problem {
+            let _ = write!(
+                self.out,
+                "<tr data-reason=\"{}\"><td>{}</td><td>{}</td><td class=\"n\" data-k=\"files\">{}</td><td class=\"n\" data-k=\"facts\">{}</td><td class=\"n\" data-k=\"parse_failures\">{}</td><td><details><summary>{}</summary><ul class=\"files\">",
+                esc(&n.reason),
+                esc(&n.reason),
+                esc(no_problem_words(&n.reason)),
+                n.files,
+                n.facts,
+                n.parse_failures,
+                if n.files as usize > n.examples.len() {
+                    format!("first {} of {}", n.examples.len(), n.files)
+                } else {
+                    count(n.files as usize, "file")
+                }
+            );
+            for f in &n.examples {
+                let _ = write!(
+                    self.out,
+                    "<li><code>{}</code></li>",
+                    esc(self.display_path(f))
+                );
+            }
+            self.w("</ul></details></td></tr>");
+        }
+        self.w("</tbody></table></div><p class=\"note\">Every one of them: <code>mk query \"SELECT path, problem_evidence FROM sources WHERE problem_id IS NULL\"</code>.</p></section>");
     }
 
     /// A problem's attempts on a time line, as a figure.
@@ -796,7 +924,16 @@ impl Page<'_> {
         format!("<figure class=\"timeline\">{chart}</figure>")
     }
 
-    fn items(&mut self, title: &str, class: &str, items: &[ContextItem], total: i64, id: &str) {
+    /// A list of `mk context` items; `sole` is the file every item comes from when the problem
+    /// has one file (its section names it already, so the items do not repeat it).
+    fn items(
+        &mut self,
+        title: &str,
+        class: &str,
+        (items, total): (&[ContextItem], i64),
+        id: &str,
+        sole: Option<&str>,
+    ) {
         if items.is_empty() {
             return;
         }
@@ -843,7 +980,7 @@ impl Page<'_> {
                     esc(&svg::short(why, ITEM_CHARS))
                 );
             }
-            if let Some(src) = &i.source {
+            if let Some(src) = i.source.as_deref().filter(|s| Some(*s) != sole) {
                 let _ = write!(
                     self.out,
                     " <small>— {}</small>",
@@ -864,6 +1001,85 @@ impl Page<'_> {
     }
 }
 
+/// The family of a problem's strongest evidence (`none` when no file is about it).
+fn strongest_family(p: &ProblemRow) -> &'static str {
+    p.evidence.first().map_or("none", |e| e.family)
+}
+
+/// Our status as a badge, with the confidence of the proof it rests on (`proven (verified)`,
+/// `partial (medium)`: a complete proof nobody checked).
+fn status_badge(p: &ProblemRow) -> String {
+    let status = p.status.as_deref().unwrap_or("");
+    let mut out = format!(
+        "<span class=\"badge s-{}\">{}</span>",
+        esc(status),
+        esc(if status.is_empty() { "—" } else { status })
+    );
+    if let Some(c) = &p.confidence {
+        let _ = write!(out, " <small data-confidence=\"{0}\">{0}</small>", esc(c));
+    }
+    out
+}
+
+/// The files of a problem by evidence family, strongest first: `own words 3 · naming 2`; the
+/// exact kinds in the title.
+fn why_summary(p: &ProblemRow) -> String {
+    if p.evidence.is_empty() {
+        return "no file".to_string();
+    }
+    let mut families: Vec<(&str, i64)> = Vec::new();
+    for e in &p.evidence {
+        match families.iter_mut().find(|(f, _)| *f == e.family) {
+            Some((_, n)) => *n += e.files,
+            None => families.push((e.family, e.files)),
+        }
+    }
+    families
+        .iter()
+        .map(|(f, n)| {
+            if *f == "topic" {
+                format!("<i>{f} {n}</i>")
+            } else {
+                format!("{} {n}", esc(f))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// What a stored evidence name means, in words.
+fn evidence_words(evidence: &str) -> &'static str {
+    match evidence {
+        "given" => "the command line (--problem-id)",
+        "tracking" => "tracking.db (its request's submission)",
+        "attribute" => "own words: a catalogue attribute",
+        "theorem" => "own words: a declaration named after it",
+        "comment" => "own words: the leading comment",
+        "campaign" => "own words: the comment names this target",
+        "file_name" => "scheme: the file name",
+        "folder" => "scheme: a folder",
+        "catalogue_entry" => "catalogue: an entry named by its file",
+        "slot" => "naming: its slot siblings' names",
+        "campaign_folder" => "naming: a folder names this target",
+        "sketch" => "naming: the sketch name",
+        "definitions" => "definitions: its own are this problem's files'",
+        "topic" => "topic words of its name only (last resort, weak)",
+        "copy" => "copy of a file with stronger evidence",
+        _ => "evidence not recorded (extract again)",
+    }
+}
+
+/// Why files are about no problem, in words.
+fn no_problem_words(reason: &str) -> &'static str {
+    match reason {
+        "step" => "a step of a campaign: its definitions are equally those of several problems' files, and nothing else names one",
+        "collection" => "a collection: its theorems are named after several problems (each is a statement of its own problem)",
+        "title" => "its title names a conjecture that its path's label is not",
+        "none" => "nothing names a problem: a library module, a test, or a file stating no theorem of a problem",
+        _ => "no problem (a reason this version does not know)",
+    }
+}
+
 fn best_result(p: &ProblemRow) -> String {
     let mut parts = Vec::new();
     if let Some(b) = &p.best_result {
@@ -875,8 +1091,13 @@ fn best_result(p: &ProblemRow) -> String {
         } else {
             String::new()
         };
+        let broken = if a.parse_errors > 0 {
+            format!(", {}", count(a.parse_errors as usize, "syntax error"))
+        } else {
+            String::new()
+        };
         parts.push(format!(
-            "<span class=\"badge k-{}\">{}</span> {}{holes}",
+            "<span class=\"badge k-{}\">{}</span> {}{holes}{broken}",
             a.kind.as_str(),
             svg::kind_word(a.kind),
             esc(&match a.slot {
@@ -944,7 +1165,7 @@ const STYLE: &str = r#"
 --proven:#3f9fe6;--on-proven:#000;--partial:#a3daf7;--budget:#f0a92a;--failed:#f27a35;--open:#8d939c;--inflight:#f0e442;--false:#e08fbf;--lit:#8d939c}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}
-header,main{max-width:1180px;margin:0 auto;padding:0 16px}
+header,main{max-width:1360px;margin:0 auto;padding:0 16px}
 header{padding-top:16px}
 h1{margin:.2em 0}h2{margin-top:1.6em;border-bottom:1px solid var(--line);padding-bottom:.2em}h3{margin:1.4em 0 .4em}h4{margin:1em 0 .3em}
 a{color:var(--link)}code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
@@ -973,7 +1194,7 @@ table.data th,table.data td{border-bottom:1px solid var(--line);padding:3px 8px;
 table.data td.n{text-align:right;font-variant-numeric:tabular-nums}table.data td.t,table.attempts td:first-child{white-space:nowrap}
 table.data code,ul.items code{word-break:break-all}
 table.data th button{all:inherit;cursor:pointer;padding:0}table.data th[aria-sort=ascending] button::after{content:" ▲"}table.data th[aria-sort=descending] button::after{content:" ▼"}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto}td.ev{min-width:9em}#problems-table td:first-child{max-width:20em;overflow-wrap:anywhere}
 .filters{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:8px 0}.filters[hidden]{display:none}
 .filters input,.filters select{font:inherit;padding:2px 6px;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}
 section.problem{border-top:1px solid var(--line);padding:4px 0 8px;content-visibility:auto;contain-intrinsic-size:auto 420px}

@@ -267,7 +267,8 @@ pub fn facts(label: &Label<'_>, days: &[FactDay], before: i64) -> String {
     // Date ticks: about six, on whole days.
     let span = (to - from).max(1);
     let every = (span as f64 / 6.0).ceil().max(1.0) as i64;
-    let mut d = from;
+    // No fact, no days: dates there would be made up (the week before 1970-01-01).
+    let mut d = if days.is_empty() { to + 1 } else { from };
     while d <= to {
         let _ = write!(
             out,
