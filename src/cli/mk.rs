@@ -968,7 +968,7 @@ fn report(
     write_atomically(output, page.as_bytes())?;
     // Every dated attempt, whatever dated it (the page's "attempt files" card).
     let d = &report.dating;
-    let attempts = d.tracking + d.stated + d.modified + d.extracted;
+    let attempts = d.total();
     let no_problem: i64 = report.no_problem.iter().map(|n| n.files).sum();
     if ctx.json {
         let summary = serde_json::json!({

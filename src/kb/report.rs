@@ -28,6 +28,7 @@ use super::error::{AtPath, KbError, Result};
 use super::queries::{Count, Stats};
 use super::sql::{int_at, problem_key, problem_key_sql, text_at};
 use super::Kb;
+use crate::problem::Evidence;
 use crate::tracking::Tracking;
 
 /// Weeks the attempts chart shows at most (the most recent ones).
@@ -286,6 +287,13 @@ pub struct Dating {
     pub extracted: usize,
 }
 
+impl Dating {
+    /// Every dated attempt, whatever dated it.
+    pub fn total(&self) -> usize {
+        self.tracking + self.stated + self.modified + self.extracted
+    }
+}
+
 /// Attempts of one week (Monday to Sunday) by outcome.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Week {
@@ -388,41 +396,18 @@ pub struct NoProblemReason {
 /// Files listed per no-problem reason at most.
 pub const NO_PROBLEM_EXAMPLES: usize = 12;
 
-/// Stored evidence names, strongest first, with their family: what the page groups and orders
-/// a problem's evidence by (the order of `problem::Evidence`'s strength).
-const EVIDENCE_FAMILIES: &[(&str, &str)] = &[
-    ("given", "given"),
-    ("tracking", "tracking"),
-    ("attribute", "own words"),
-    ("theorem", "own words"),
-    ("comment", "own words"),
-    ("file_name", "scheme"),
-    ("folder", "scheme"),
-    ("catalogue_entry", "catalogue"),
-    ("campaign", "own words"),
-    ("slot", "naming"),
-    ("campaign_folder", "naming"),
-    ("sketch", "naming"),
-    ("definitions", "definitions"),
-    ("topic", "topic"),
-    ("copy", "copy"),
-];
-
-/// The family of a stored evidence name (`own words` for `attribute`, `theorem`, `comment`,
-/// `campaign`; `scheme` for `file_name`, `folder`; `naming` for the users' sketch, slot and
-/// campaign-folder naming); `unrecorded` for a name this version does not know.
+/// The family of a stored evidence name ([`Evidence::family`]: `own words` for `attribute`,
+/// `theorem`, `comment`, `campaign`; `scheme` for `file_name`, `folder`; `naming` for the
+/// users' sketch, slot and campaign-folder naming); `unrecorded` for a name this version does
+/// not know.
 pub fn evidence_family(evidence: &str) -> &'static str {
-    EVIDENCE_FAMILIES
-        .iter()
-        .find(|(e, _)| *e == evidence)
-        .map_or("unrecorded", |(_, f)| f)
+    Evidence::from_name(evidence).map_or("unrecorded", Evidence::family)
 }
 
+/// Strongest first, as the problem layer ranks evidence; a name this version does not know
+/// last.
 fn evidence_rank(evidence: &str) -> usize {
-    EVIDENCE_FAMILIES
-        .iter()
-        .position(|(e, _)| *e == evidence)
-        .unwrap_or(EVIDENCE_FAMILIES.len())
+    Evidence::from_name(evidence).map_or(usize::MAX, Evidence::strength)
 }
 
 /// A problem's section: what `mk context` says of it, and its attempts.

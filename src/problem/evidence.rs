@@ -158,11 +158,32 @@ impl Evidence {
     }
 
     /// 0 for the strongest evidence.
-    fn strength(self) -> usize {
+    pub fn strength(self) -> usize {
         STRENGTH
             .iter()
             .position(|e| *e == self)
             .unwrap_or(STRENGTH.len())
+    }
+
+    /// The kind of evidence it is, as a reader groups it: `own words` (the file says so),
+    /// `scheme` (a known naming scheme of paths), `naming` (the users' own naming), and
+    /// `given`, `tracking`, `catalogue`, `definitions`, `topic`, `copy`; `no problem` for the
+    /// reasons a file has none.
+    pub fn family(self) -> &'static str {
+        match self {
+            Evidence::Given => "given",
+            Evidence::Tracking => "tracking",
+            Evidence::Attribute | Evidence::Theorem | Evidence::Comment | Evidence::Campaign => {
+                "own words"
+            }
+            Evidence::FileName | Evidence::Folder => "scheme",
+            Evidence::CatalogueEntry => "catalogue",
+            Evidence::Slot | Evidence::CampaignFolder | Evidence::Sketch => "naming",
+            Evidence::Definitions => "definitions",
+            Evidence::Topic => "topic",
+            Evidence::Copy => "copy",
+            Evidence::Step | Evidence::Title | Evidence::Collection => "no problem",
+        }
     }
 }
 
