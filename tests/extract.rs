@@ -531,10 +531,17 @@ fn an_interrupted_run_leaves_a_consistent_database_and_a_rerun_finishes() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Kill it once the database exists, most likely mid-run (a run that already finished
-    // must pass the same checks).
+    // Kill it once the database has its whole schema, most likely mid-run (a run that
+    // already finished must pass the same checks). Waiting for the file alone could kill it
+    // before the schema's first step committed: an empty database, which holds nothing to be
+    // inconsistent about and has no index to check.
+    let schema_complete = || {
+        rusqlite::Connection::open_with_flags(p.db(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .and_then(|c| c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)))
+            .is_ok_and(|v| v == math_forge::kb::SCHEMA_VERSION)
+    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !p.db().exists() && std::time::Instant::now() < deadline {
+    while !schema_complete() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     std::thread::sleep(std::time::Duration::from_millis(150));
