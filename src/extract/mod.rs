@@ -242,8 +242,8 @@ pub fn run(
     let copies = copies::Copies::of(&survey, &known, overrides, &problem, &mut shared);
     let identity = Context { problem, copies };
     // Each file's key was found once, by the survey (canonicalizing costs a system call per
-    // path component).
-    let keys: Vec<String> = survey.files.into_iter().map(|f| f.key).collect();
+    // path component), and so were the names it defines.
+    let seen: Vec<Seen> = survey.files.into_iter().map(Seen::from).collect();
     let mut summary = Summary {
         before: kb.fact_counts()?,
         ..Summary::default()
@@ -259,13 +259,13 @@ pub fn run(
         let identity = &identity;
         scope.spawn(move || {
             for range in batch_ranges(files.len()) {
-                let (chunk, keys) = (&files[range.clone()], &keys[range]);
+                let (chunk, seen) = (&files[range.clone()], &seen[range]);
                 let prepared = chunk
                     .par_iter()
-                    .zip(keys)
-                    .map(|(path, key)| {
+                    .zip(seen)
+                    .map(|(path, seen)| {
                         profile::charge(&profile::PREPARE, || {
-                            prepare_isolated(path, key, known, overrides, identity, shared)
+                            prepare_isolated(path, seen, known, overrides, identity, shared)
                         })
                     })
                     .collect();
@@ -381,14 +381,14 @@ impl Touched {
 /// a bug triggered by one file must not lose the rest of its batch.
 fn prepare_isolated(
     path: &Path,
-    key: &str,
+    seen: &Seen,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
     identity: &Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
-    isolated(path, key, || {
-        prepare(path, key, known, overrides, identity, shared)
+    isolated(path, &seen.key, || {
+        prepare(path, seen, known, overrides, identity, shared)
     })
 }
 
@@ -412,13 +412,13 @@ fn isolated(path: &Path, key: &str, work: impl FnOnce() -> Prepared) -> Prepared
 
 fn prepare(
     path: &Path,
-    key: &str,
+    seen: &Seen,
     known: &HashMap<String, KnownSource>,
     overrides: &Overrides,
     identity: &Context,
     shared: &SharedAnalyses,
 ) -> Prepared {
-    let key = key.to_string();
+    let key = seen.key.clone();
     let mut report = FileReport::failed(key.clone(), None);
     let bytes = match crate::lean::source::read_source_bytes(path) {
         Ok(bytes) => bytes,
@@ -443,8 +443,13 @@ fn prepare(
         return Prepared::Unchanged(report);
     }
     let size = bytes.len() as u64;
-    // Stored for later runs of other files to judge identity by (see `identity_context`).
-    let definitions = problem::signature::defined_names(&bytes);
+    // Stored for later runs of other files to judge identity by (see `identity_context`): the
+    // survey's, unless the file changed since it was read.
+    let definitions = if seen.hash.as_deref() == Some(hash.as_str()) {
+        seen.definitions.clone()
+    } else {
+        problem::signature::defined_names(&bytes)
+    };
     // The file's own date when it states none (see `dated`).
     let modified = std::fs::metadata(path)
         .and_then(|m| m.modified())
@@ -633,6 +638,24 @@ struct SurveyedFile<'a> {
     naming: FileNaming,
     /// The request uuid (lowercase): its Aristotle header's, else its project directory's.
     uuid: Option<String>,
+}
+
+/// What preparing a file takes from the survey: its key, and the names the content the
+/// survey hashed defines.
+struct Seen {
+    key: String,
+    hash: Option<String>,
+    definitions: Vec<String>,
+}
+
+impl From<SurveyedFile<'_>> for Seen {
+    fn from(f: SurveyedFile<'_>) -> Seen {
+        Seen {
+            key: f.key,
+            hash: f.hash,
+            definitions: f.definitions,
+        }
+    }
 }
 
 /// Bytes of a file's start read for its Aristotle header in the survey.
