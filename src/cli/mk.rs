@@ -969,7 +969,6 @@ fn report(
     // Every dated attempt, whatever dated it (the page's "attempt files" card).
     let d = &report.dating;
     let attempts = d.total();
-    let no_problem: i64 = report.no_problem.iter().map(|n| n.files).sum();
     if ctx.json {
         let summary = serde_json::json!({
             "report": output,
@@ -978,7 +977,7 @@ fn report(
             "attempts": attempts,
             "dating": report.dating,
             // Files about no problem are no one problem's: counted for the whole campaign only.
-            "no_problem_files": report.problem.is_none().then_some(no_problem),
+            "no_problem_files": report.problem.is_none().then(|| report.no_problem_files()),
         });
         json(out, &summary)?;
     } else {
@@ -1003,7 +1002,7 @@ fn report(
             } else {
                 format!(
                     "; {} without a problem",
-                    crate::cli::report::count(no_problem as usize, "file")
+                    crate::cli::report::count(report.no_problem_files() as usize, "file")
                 )
             },
         )?;

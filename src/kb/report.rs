@@ -378,6 +378,16 @@ pub struct EvidenceCount {
     pub files: i64,
 }
 
+/// A problem's files ([`Kb::files_by_evidence`]).
+#[derive(Default)]
+struct ProblemFiles {
+    files: i64,
+    /// Strongest first.
+    evidence: Vec<EvidenceCount>,
+    /// Of those files, those with a syntax error.
+    parse_failures: i64,
+}
+
 /// Files about no problem, for one reason.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NoProblemReason {
@@ -505,6 +515,13 @@ pub struct Report {
     pub failures: Vec<FailedApproach>,
     /// Failed attempts whose approach could not be read (not listed among the failures).
     pub unknown_approach_failures: i64,
+}
+
+impl Report {
+    /// Files about no problem, whatever the reason (none for `--problem`).
+    pub fn no_problem_files(&self) -> i64 {
+        self.no_problem.iter().map(|n| n.files).sum()
+    }
 }
 
 /// When each file's result came back: tracking.db's completion by request uuid, else the
@@ -814,7 +831,11 @@ impl Kb {
                 .map(|a| (*a).clone());
             statements.insert(id.clone(), statement);
             let variants = variants.remove(&id).unwrap_or_default();
-            let (files, evidence, parse_failures) = identity.remove(&id).unwrap_or_default();
+            let ProblemFiles {
+                files,
+                evidence,
+                parse_failures,
+            } = identity.remove(&id).unwrap_or_default();
             problems.push(ProblemRow {
                 id,
                 name,
@@ -855,7 +876,7 @@ impl Kb {
         }));
 
         let no_problem = if problem.is_none() {
-            self.no_problem_files()?
+            self.no_problem_reasons()?
         } else {
             Vec::new()
         };
@@ -895,8 +916,7 @@ impl Kb {
 
     /// Each problem's files: how many, how many by each evidence of their problem (strongest
     /// first), and how many have a syntax error.
-    #[allow(clippy::type_complexity)]
-    fn files_by_evidence(&self) -> Result<HashMap<String, (i64, Vec<EvidenceCount>, i64)>> {
+    fn files_by_evidence(&self) -> Result<HashMap<String, ProblemFiles>> {
         let rows = self.rows(
             "SELECT problem_id, problem_evidence, count(*), sum(parse_error_count > 0)
              FROM sources WHERE problem_id IS NOT NULL GROUP BY 1, 2",
@@ -910,18 +930,18 @@ impl Kb {
                 )
             },
         )?;
-        let mut out: HashMap<String, (i64, Vec<EvidenceCount>, i64)> = HashMap::new();
+        let mut out: HashMap<String, ProblemFiles> = HashMap::new();
         for (problem, evidence, files, broken) in rows {
             let e = out.entry(problem).or_default();
-            e.0 += files;
-            e.2 += broken;
-            e.1.push(EvidenceCount {
+            e.files += files;
+            e.parse_failures += broken;
+            e.evidence.push(EvidenceCount {
                 family: evidence_family(&evidence),
                 evidence,
                 files,
             });
         }
-        for (_, list, _) in out.values_mut() {
+        for ProblemFiles { evidence: list, .. } in out.values_mut() {
             list.sort_by(|a, b| {
                 evidence_rank(&a.evidence)
                     .cmp(&evidence_rank(&b.evidence))
@@ -933,7 +953,7 @@ impl Kb {
 
     /// Files about no problem, by the reason stored (`none` where nothing named one), most
     /// files first, with the facts they state and some of their paths.
-    fn no_problem_files(&self) -> Result<Vec<NoProblemReason>> {
+    fn no_problem_reasons(&self) -> Result<Vec<NoProblemReason>> {
         let rows = self.rows(
             "SELECT coalesce(s.problem_evidence, 'none'), s.path, s.parse_error_count > 0,
                     (SELECT count(DISTINCT fs.finding_id) FROM finding_sources fs

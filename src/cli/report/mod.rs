@@ -189,7 +189,7 @@ impl Page<'_> {
             ("result files", r.stats.freshness.files, "n-sources"),
             (
                 "files without a problem",
-                r.no_problem.iter().map(|n| n.files).sum::<i64>(),
+                r.no_problem_files(),
                 "n-no-problem",
             ),
         ] {
@@ -850,7 +850,7 @@ impl Page<'_> {
         if r.problem.is_some() {
             return;
         }
-        let total: i64 = r.no_problem.iter().map(|n| n.files).sum();
+        let total = r.no_problem_files();
         let _ = write!(
             self.out,
             "<section id=\"no-problem\"><h2>Files without a problem</h2><p class=\"note\">{} about no problem: no evidence names one, so they count in no problem's files, attempts or status; the facts they state are facts without a problem (<code>mk search</code> finds them).</p>",
