@@ -966,8 +966,9 @@ fn extract_source(
 /// attempt. Its approach is the technique of its main proof (the last theorem or lemma with a
 /// body, holes or not), else the technique of its last complete theorem or lemma, else
 /// [`technique::UNKNOWN_APPROACH`]. Its outcome is what it proves of its target: `failed` when
-/// it proves nothing (every theorem and lemma ends in a hole), Lean rejected it, or Aristotle
-/// could not load it and nothing in it was checked, else `partial`, however many holes are left or verdicts say it failed
+/// it proves nothing (every theorem and lemma ends in a hole), Lean rejected it, Aristotle
+/// could not load it and nothing in it was checked, or it did not parse (what it proves is not
+/// known), else `partial`, however many holes are left or verdicts say it failed
 /// somewhere. Whether it proves the problem's own statement is known only once every file of
 /// the problem is read: settling the problem (`Kb::settle_problem_status`) makes it `proven`
 /// when its file holds a complete, unconditional, checked proof of the problem's statement.
@@ -1022,7 +1023,9 @@ fn attempt_of(
                 _ => true,
             }
     });
-    let failed = !proved_something || processing_error.is_some();
+    // A file that did not parse whole was read only in part: what it proves is not known, so
+    // it is never progress (fail closed; an error could hide a hole or a broken statement).
+    let failed = !proved_something || processing_error.is_some() || outline.error_nodes > 0;
     Some(crate::kb::AttemptRecord {
         problem_id: problem_id.to_string(),
         approach,

@@ -77,6 +77,9 @@ struct Judged {
 }
 
 impl Evidence {
+    /// The proofs of the problem's files that parsed whole: a file with a parse error was read
+    /// only in part, so its proofs are no evidence of progress (fail closed), and a problem
+    /// resting on them alone stays `open`.
     fn load(conn: &Connection, problem: &str) -> rusqlite::Result<Evidence> {
         let mut proofs: HashMap<String, Vec<Occurrence>> = HashMap::new();
         let mut stmt = conn.prepare_cached(
@@ -85,7 +88,7 @@ impl Evidence {
              FROM sources s CROSS JOIN finding_sources fs ON fs.source_id = s.id
              CROSS JOIN findings f ON f.id = fs.finding_id
              WHERE s.problem_id = ?1 AND f.finding_type = 'theorem'
-               AND f.theorem_statement IS NOT NULL",
+               AND f.theorem_statement IS NOT NULL AND s.parse_error_count = 0",
         )?;
         let rows = stmt.query_map([problem], |r| {
             Ok(Occurrence {
