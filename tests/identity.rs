@@ -34,8 +34,12 @@ fn helper_modules_belong_to_their_problem_folder_and_libraries_to_none() {
     expect(
         &l.problems(),
         &[
-            ("erdos_project/ErdosProject.lean", None, None),
-            ("erdos_project/ErdosProject/Common/Primes.lean", None, None),
+            ("erdos_project/ErdosProject.lean", None, Some("library")),
+            (
+                "erdos_project/ErdosProject/Common/Primes.lean",
+                None,
+                Some("library"),
+            ),
             (
                 "erdos_project/ErdosProject/Erdos975/Main.lean",
                 Some("erdos_975"),
@@ -111,12 +115,12 @@ fn a_catalogue_and_the_users_attempts_are_one_problem() {
             (
                 "catalogue/FormalConjectures/Wikipedia/GoldbachDefs.lean",
                 None,
-                None,
+                Some("library"),
             ),
             (
                 "catalogue/FormalConjectures/Util/ProblemImports.lean",
                 None,
-                None,
+                Some("library"),
             ),
             (
                 "catalogue/attempts/slot900_erdos975_count_bound_result.lean",
@@ -163,7 +167,7 @@ fn benchmark_ids_and_statement_beside_solution() {
     expect(
         &l.problems(),
         &[
-            ("benchmark/MiniBench.lean", None, None),
+            ("benchmark/MiniBench.lean", None, Some("library")),
             (
                 "benchmark/MiniBench/Valid/mathd_algebra_132.lean",
                 Some("mathd_algebra_132"),
@@ -279,7 +283,7 @@ fn users_campaigns_tests_and_tracking() {
             ),
             (
                 "users/submissions/slot303_helper_idea.lean",
-                Some("helper_idea"),
+                None,
                 Some("topic"),
             ),
             (
@@ -310,13 +314,13 @@ fn users_campaigns_tests_and_tracking() {
             // the sketch name of topic words, stays (evidence `topic`).
             (
                 "users/submissions/slot307_edge_step.lean",
-                Some("edge_step"),
+                None,
                 Some("topic"),
             ),
             (
                 "users/math-forge/tests/fixtures/sample_proven.lean",
                 None,
-                None,
+                Some("test"),
             ),
         ],
     );
@@ -383,7 +387,7 @@ fn a_sketch_whose_definitions_are_a_campaigns_is_a_step_of_it() {
             (
                 &format!("{s}slot512_grimm_conjecture.lean"),
                 Some("grimm_conjecture"),
-                Some("topic"),
+                Some("comment"),
             ),
         ],
     );
@@ -433,10 +437,13 @@ fn a_run_of_one_file_judges_identity_by_the_stored_definitions() {
     let stored = definitions(&l.conn(), "slot500_tau_le_5_main.lean").expect("stored");
     assert!(stored.lines().any(|n| n == "isChain3"), "{stored}");
 
-    // An old knowledge base: no definitions column, schema 9, rows of extractor 7.
+    // An old knowledge base: no definitions column (nor a later version's topic), schema 9,
+    // rows of extractor 7.
     let conn = l.conn();
     conn.execute_batch(
-        "ALTER TABLE sources DROP COLUMN definitions;
+        "DROP INDEX idx_sources_topic;
+         ALTER TABLE sources DROP COLUMN topic;
+         ALTER TABLE sources DROP COLUMN definitions;
          UPDATE sources SET extractor = 7;
          PRAGMA user_version = 9;",
     )
@@ -574,16 +581,8 @@ fn a_conjecture_named_by_title_and_theorem_is_the_problem() {
                 Some("kovacs_conjecture"),
                 Some("theorem"),
             ),
-            (
-                &format!("{s}packing_full_v3.lean"),
-                Some("packing_full"),
-                Some("topic"),
-            ),
-            (
-                &format!("{s}packing_idea_v4.lean"),
-                Some("packing_idea"),
-                Some("topic"),
-            ),
+            (&format!("{s}packing_full_v3.lean"), None, Some("topic")),
+            (&format!("{s}packing_idea_v4.lean"), None, Some("topic")),
         ],
     );
 }

@@ -132,23 +132,15 @@ fn campaign_slot_files_join_their_target() {
                 Some("campaign_folder"),
             ),
             // Nothing else says: the users' own name.
-            (
-                &format!("{s}slot404_helper_idea.lean"),
-                Some("helper_idea"),
-                Some("topic"),
-            ),
+            (&format!("{s}slot404_helper_idea.lean"), None, Some("topic")),
             // `gap_7` names one submission (an input and its output): no campaign target, so
             // another file's title naming it does not join it.
             (
                 &format!("{s}slot405_gap_7_main_aristotle.lean"),
-                Some("gap_7"),
+                None,
                 Some("topic"),
             ),
-            (
-                &format!("{s}slot406_gap_bridge.lean"),
-                Some("gap_bridge"),
-                Some("topic"),
-            ),
+            (&format!("{s}slot406_gap_bridge.lean"), None, Some("topic")),
         ],
     );
     let self_contained: i64 = l
@@ -222,4 +214,162 @@ fn copies_in_several_folders_are_one_attempt_of_one_problem() {
         (Some(3), Some(0)),
         "{again}"
     );
+}
+
+/// A file whose problem nothing but its users' sketch name names is about no problem (a file
+/// name alone is no evidence): its evidence says why (`topic`) and its sketch name is kept as
+/// its topic, a label, never a problem row. What rescues such a file is evidence: a named
+/// theorem or conjecture its title names that its name agrees with (`Wolstenholme's Theorem`;
+/// "Feit-Thompson Prime Conjecture" and "the Feit-Thompson conjecture" are one problem), a
+/// campaign target its title writes apart ("Tuza's conjecture ν = 4"), the input an output
+/// answers (one submission: the output takes what the input's words say).
+#[test]
+fn a_sketch_name_alone_names_no_problem() {
+    let l = Layout::of(&["sketch_only"]);
+    l.extract(&[]);
+    let s = "sketch_only/submissions/";
+    expect(
+        &l.problems(),
+        &[
+            (
+                &format!("{s}slot700_bridge_lemma.lean"),
+                None,
+                Some("topic"),
+            ),
+            (
+                &format!("{s}slot701_wolstenholme_theorem_result.lean"),
+                Some("wolstenholme_theorem"),
+                Some("comment"),
+            ),
+            (
+                &format!("{s}slot702_feit_thompson_bounded.lean"),
+                Some("feit_thompson_conjecture"),
+                Some("comment"),
+            ),
+            (
+                &format!("{s}slot703_feit_thompson_informal_result.lean"),
+                Some("feit_thompson_conjecture"),
+                Some("comment"),
+            ),
+            // A word that names no one, a title that names nothing: the name stays a topic.
+            (
+                &format!("{s}slot704_main_theorem.lean"),
+                None,
+                Some("topic"),
+            ),
+            (&format!("{s}slot705_grimm_small.lean"), None, Some("topic")),
+            (
+                &format!("{s}slot712_adaptive_cover.lean"),
+                Some("tuza_nu4"),
+                Some("campaign"),
+            ),
+            (
+                &format!("{s}slot713_classification.lean"),
+                Some("tuza_nu4"),
+                Some("campaign"),
+            ),
+            (
+                &format!("{s}slot713_classification_aristotle.lean"),
+                Some("tuza_nu4"),
+                Some("copy"),
+            ),
+        ],
+    );
+    assert_eq!(
+        l.problem_ids(),
+        [
+            "feit_thompson_conjecture",
+            "tuza_nu4",
+            "wolstenholme_theorem"
+        ],
+        "no problem is named after a sketch name alone"
+    );
+    let conn = l.conn();
+    let topic = |file: &str| -> Option<String> {
+        conn.query_row(
+            "SELECT topic FROM sources WHERE path LIKE '%' || ?1",
+            [file],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        topic("slot700_bridge_lemma.lean").as_deref(),
+        Some("bridge_lemma")
+    );
+    assert_eq!(topic("slot701_wolstenholme_theorem_result.lean"), None);
+    // The users' name is an alias of the problem its title names.
+    let r = l.mk_json(&["find", "feit_thompson_bounded"]);
+    assert_eq!(r["problem"]["id"], "feit_thompson_conjecture");
+    // The report and `mk query` say why a file has no problem.
+    let reasons: Vec<(String, i64)> = conn
+        .prepare(
+            "SELECT problem_evidence, count(*) FROM sources WHERE problem_id IS NULL
+             GROUP BY 1 ORDER BY 1",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(reasons, [("topic".to_string(), 3)]);
+}
+
+/// A result of a catalogue's entry carries the catalogue's attribute on the entry's theorem:
+/// those are the file's own words, naming the entry's problem (evidence `attribute`), not its
+/// sketch name. A result that does not parse proves nothing known: its attempt failed, and its
+/// proofs make its problem neither `partial` nor `proven` (fail closed).
+#[test]
+fn a_catalogue_results_attribute_names_its_problem_and_an_unparsed_result_is_no_progress() {
+    let l = Layout::of(&["catalogue_result"]);
+    l.extract(&[]);
+    let s = "catalogue_result/";
+    expect(
+        &l.problems(),
+        &[
+            (
+                &format!("{s}lonely_pair.lean"),
+                Some("lonely_pair"),
+                Some("catalogue_entry"),
+            ),
+            (
+                &format!("{s}slot720_lonely_pair_result.lean"),
+                Some("lonely_pair"),
+                Some("attribute"),
+            ),
+            (
+                &format!("{s}slot722_gap_pair_result.lean"),
+                Some("gap_pair"),
+                Some("attribute"),
+            ),
+        ],
+    );
+    let conn = l.conn();
+    let parse_errors: i64 = conn
+        .query_row(
+            "SELECT parse_error_count FROM sources WHERE path LIKE '%slot722_gap_pair_result.lean'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(parse_errors > 0, "the fixture must not parse");
+    let outcome = |file: &str| -> String {
+        conn.query_row(
+            "SELECT a.outcome FROM attempts a JOIN sources s ON s.id = a.source_id
+             WHERE s.path LIKE '%' || ?1",
+            [file],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!(outcome("slot722_gap_pair_result.lean"), "failed");
+    assert_eq!(outcome("slot720_lonely_pair_result.lean"), "proven");
+    let status = |id: &str| -> String {
+        conn.query_row("SELECT status FROM problems WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    assert_eq!(status("gap_pair"), "open");
+    assert_eq!(status("lonely_pair"), "proven");
 }

@@ -2,7 +2,8 @@
 //! (an inbox, a `proven/` folder, the folder of the campaign), and Aristotle's answer to one
 //! request comes as an output file and as the project it returned unpacked: files with the
 //! same content that states a theorem or lemma, and files of the same request uuid, are one
-//! output. Each copy's own evidence may differ (only one folder names the problem), so they
+//! output; so are an input and the output returned for it (one submission: the same folder,
+//! slot and name but for `_aristotle`, `_result`, …). Each copy's own evidence may differ (only one folder names the problem), so they
 //! all take the problem the strongest evidence any of them has names
 //! ([`problem::evidence::of_copies`]); a copy that states several problems (a collection)
 //! keeps none.
@@ -56,11 +57,23 @@ impl Copies {
                 by_hash.entry(h).or_default().push(i);
             }
         }
+        // An input and the output Aristotle returned for it (the same folder, slot and name but
+        // for its decorations) are one submission: the output's evidence and the input's
+        // words are about one problem.
+        let mut by_submission: HashMap<(std::path::PathBuf, i64, String), Vec<usize>> =
+            HashMap::new();
+        for (i, f) in files.iter().enumerate() {
+            if let Some(s) = problem::naming::submission_of(f.path) {
+                by_submission.entry(s).or_default().push(i);
+            }
+        }
         by_uuid.retain(|_, v| v.len() > 1);
         by_hash.retain(|_, v| v.len() > 1);
+        by_submission.retain(|_, v| v.len() > 1);
         let mut members: Vec<usize> = by_uuid
             .values()
             .chain(by_hash.values())
+            .chain(by_submission.values())
             .flatten()
             .copied()
             .collect();
@@ -108,7 +121,7 @@ impl Copies {
         let position: HashMap<usize, usize> =
             members.iter().enumerate().map(|(m, &i)| (i, m)).collect();
         let mut groups = UnionFind::new(members.len());
-        for indices in by_uuid.values() {
+        for indices in by_uuid.values().chain(by_submission.values()) {
             for pair in indices.windows(2) {
                 groups.union(position[&pair[0]], position[&pair[1]]);
             }

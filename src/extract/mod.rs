@@ -64,7 +64,7 @@ const BATCH: usize = 256;
 /// it (`tau_le_8_path4` of `tau_le_8`, `path_4` known): a variant, never its statement.
 /// 10: a file of topic words whose title names someone's conjecture and which states a theorem
 /// named after it is about that conjecture (`tuza_conjecture`).
-pub const EXTRACTOR_VERSION: i64 = 10;
+pub const EXTRACTOR_VERSION: i64 = 11;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
@@ -945,6 +945,7 @@ fn extract_source(
         domain_evidence: analysis.domain.map(|d| d.evidence.as_str().to_string()),
         problem_evidence: found.evidence.map(|e| e.as_str().to_string()),
         definitions,
+        topic: found.topic.clone(),
     };
     (
         FileItem {

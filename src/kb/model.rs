@@ -357,6 +357,9 @@ pub struct SourceRecord {
     /// The names the file defines ([`crate::problem::signature::defined_names`]): a later run
     /// of other files judges their problem by them without reading this file again.
     pub definitions: Vec<String>,
+    /// The users' sketch name of a file nothing else names the problem of (evidence `topic`):
+    /// a label to search by, not a problem.
+    pub topic: Option<String>,
 }
 
 /// A problem row to create or merge into when a file about it is stored.

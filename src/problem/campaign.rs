@@ -142,6 +142,51 @@ impl Campaigns {
     }
 }
 
+/// Atoms a title may put between a target's family word and the rest of it ("Tuza's
+/// conjecture ν = 4": `s`, `conjecture`).
+const APART_WORDS: usize = 3;
+
+impl Campaigns {
+    /// The target `text` names with a few words between its family word and the rest of its
+    /// name, on one line ("Tuza's conjecture ν = 4" names `tuza_nu4`; "Tuza's conjecture for
+    /// ν ≤ 3" names no `tuza_nu3`, `le` being no word between): the words between hold no
+    /// digit, so that a parameter is never skipped. The first such target of the first line
+    /// that has one.
+    pub fn named_apart_in(&self, text: &str) -> Option<&str> {
+        for line in text.lines() {
+            let atoms = scheme::atoms(line);
+            for (pos, atom) in atoms.iter().enumerate() {
+                let Some(targets) = self.by_first.get(&atom.text) else {
+                    continue;
+                };
+                for &t in targets {
+                    let target = &self.targets[t];
+                    let rest = &target.atoms[1..];
+                    if rest.is_empty() {
+                        continue;
+                    }
+                    let found = (pos + 2..=pos + 1 + APART_WORDS).any(|start| {
+                        atoms[pos + 1..start.min(atoms.len())]
+                            .iter()
+                            .all(|a| !a.digits && !RELATION_ATOMS.contains(&a.text.as_str()))
+                            && atoms
+                                .get(start..start + rest.len())
+                                .is_some_and(|w| w.iter().map(|a| &a.text).eq(rest.iter()))
+                    });
+                    if found {
+                        return Some(&target.id);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Atoms that state a relation: a name holding one between a family word and a parameter is
+/// a claim of its own, not the target's name written apart.
+const RELATION_ATOMS: &[&str] = &["le", "ge", "lt", "gt", "eq", "ne"];
+
 /// `tuza_nu4`, `tau_le_8`, `path_4`: a word and a parameter. A catalogue or contest id is no
 /// campaign target, and neither is a bare symbol family (`k_4`) unless tracking.db fixed it.
 fn is_family_with_parameter(id: &str, fixed: bool) -> bool {
@@ -221,5 +266,40 @@ mod tests {
         assert_eq!(c.named_in("K4 with a pendant triangle"), None);
         assert_eq!(c.named_in("the ft p3 cubic character"), Some("ft_p3"));
         assert_eq!(c.named_in("tau le 9"), None);
+    }
+
+    #[test]
+    fn a_title_names_a_target_with_words_between_its_family_and_parameter() {
+        let named = [
+            ("s1", "tuza_nu4"),
+            ("s2", "tuza_nu4"),
+            ("s3", "tuza_nu3"),
+            ("s4", "tuza_nu3"),
+        ];
+        let c = Campaigns::new(
+            named.iter().map(|(s, n)| (s.to_string(), n.to_string())),
+            [],
+        );
+        assert_eq!(
+            c.named_in("ADAPTIVE COVER for Tuza's conjecture ν = 4"),
+            None
+        );
+        assert_eq!(
+            c.named_apart_in("ADAPTIVE COVER for Tuza's conjecture ν = 4"),
+            Some("tuza_nu4")
+        );
+        assert_eq!(
+            c.named_apart_in("Tuza's Conjecture, case ν = 3"),
+            Some("tuza_nu3")
+        );
+        // A relation or a number between: no target's name written apart. Too far apart, on
+        // two lines: none either.
+        assert_eq!(c.named_apart_in("Tuza's conjecture for ν ≤ 4"), None);
+        assert_eq!(c.named_apart_in("Tuza 2 nu 4"), None);
+        assert_eq!(
+            c.named_apart_in("Tuza's bound, a very long way from nu 4"),
+            None
+        );
+        assert_eq!(c.named_apart_in("Tuza's conjecture\nν = 4"), None);
     }
 }

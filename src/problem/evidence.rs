@@ -89,8 +89,10 @@ pub enum Evidence {
     /// No problem: the file's own definitions are equally those of several known problems'
     /// files, and nothing else names its problem (a step of their campaign, of none of them).
     Step,
-    /// The users' sketch name of topic words (`classification`), naming no target and no
-    /// scheme, where nothing else names the file's problem: the last resort.
+    /// No problem: the users' sketch name of topic words (`classification`), naming no target
+    /// and no scheme, is all that names the file's problem. A file name alone is no evidence of
+    /// a problem: the name is kept as the file's topic ([`Identity::topic`]), a label to search
+    /// by, never a problem with a status.
     Topic,
     /// No problem: the file's title names a conjecture that the label of its path or its
     /// users' naming is not (`Selfridge's Conjecture` in a folder labelled `e938`).
@@ -100,6 +102,10 @@ pub enum Evidence {
     Copy,
     /// No problem: the file is a collection (its claims are named after several problems).
     Collection,
+    /// No problem: the file is a module of a library package (it states no problem of its own).
+    Library,
+    /// No problem: the file is a test (it checks something).
+    Test,
 }
 
 /// Evidence kinds, strongest first: what decides between copies of one output.
@@ -125,6 +131,8 @@ const STRENGTH: &[Evidence] = &[
     Evidence::Topic,
     Evidence::Copy,
     Evidence::Collection,
+    Evidence::Library,
+    Evidence::Test,
 ];
 
 impl Evidence {
@@ -149,6 +157,8 @@ impl Evidence {
             Evidence::Title => "title",
             Evidence::Copy => "copy",
             Evidence::Collection => "collection",
+            Evidence::Library => "library",
+            Evidence::Test => "test",
         }
     }
 
@@ -167,8 +177,8 @@ impl Evidence {
 
     /// The kind of evidence it is, as a reader groups it: `own words` (the file says so),
     /// `scheme` (a known naming scheme of paths), `naming` (the users' own naming), and
-    /// `given`, `tracking`, `catalogue`, `definitions`, `topic`, `copy`; `no problem` for the
-    /// reasons a file has none.
+    /// `given`, `tracking`, `catalogue`, `definitions`, `copy`; `no problem` for the reasons a
+    /// file has none (a step, a title, a collection, a library module, a test, a topic).
     pub fn family(self) -> &'static str {
         match self {
             Evidence::Given => "given",
@@ -180,9 +190,13 @@ impl Evidence {
             Evidence::CatalogueEntry => "catalogue",
             Evidence::Slot | Evidence::CampaignFolder | Evidence::Sketch => "naming",
             Evidence::Definitions => "definitions",
-            Evidence::Topic => "topic",
             Evidence::Copy => "copy",
-            Evidence::Step | Evidence::Title | Evidence::Collection => "no problem",
+            Evidence::Step
+            | Evidence::Title
+            | Evidence::Collection
+            | Evidence::Library
+            | Evidence::Test
+            | Evidence::Topic => "no problem",
         }
     }
 }
@@ -199,6 +213,9 @@ pub struct Identity {
     /// named after a problem other than the file's own, by declaration index, with that
     /// problem. It is a statement of that problem, never of the file's.
     pub stated: Vec<(usize, String)>,
+    /// The users' sketch name, when nothing but it names the file's problem (evidence
+    /// [`Evidence::Topic`]): a label of the file, not a problem.
+    pub topic: Option<String>,
 }
 
 impl Identity {
@@ -206,6 +223,14 @@ impl Identity {
         Identity {
             problem_id: Some(id),
             evidence: Some(evidence),
+            ..Identity::default()
+        }
+    }
+
+    /// No problem, for `reason` (an evidence kind whose family is `no problem`).
+    fn none(reason: Evidence) -> Identity {
+        Identity {
+            evidence: Some(reason),
             ..Identity::default()
         }
     }
@@ -225,6 +250,7 @@ impl Identity {
         self.problem_id = Some(decided.to_string());
         self.evidence = Some(Evidence::Copy);
         self.aliases.clear();
+        self.topic = None;
     }
 }
 
@@ -498,7 +524,37 @@ fn by_labels(file: &FileView<'_>, ctx: &Context, words: &str, catalogue: bool) -
             return Identity::of(id, Evidence::CatalogueEntry);
         }
     }
+    // A result of an entry carries the catalogue's attribute on the entry's statement: the
+    // file's own words name the problem by that theorem (`ramsey_pair` under `@[category
+    // research open]` in `slot961_ramsey_pair_result.lean`).
+    if catalogue && attempt_of_entry {
+        if let Some(id) = by_attributed_name(file) {
+            return Identity::of(id, Evidence::Attribute);
+        }
+    }
     by_sketch(file, ctx, words)
+}
+
+/// The problem a result of a catalogue entry states under the catalogue's attribute: the
+/// attributed theorem the users' name of the file names (any spelling), else the only one;
+/// its name as an id (`RamseyPair` → `ramsey_pair`, as the entry's own file is named). A
+/// file stating several attributed theorems its users' name does not pick names none.
+fn by_attributed_name(file: &FileView<'_>) -> Option<String> {
+    let attributed: Vec<&str> = file
+        .outline
+        .declarations
+        .iter()
+        .filter(|d| !d.user_command && d.attributes.iter().any(|a| is_problem_category(a)))
+        .map(|d| d.name.rsplit('.').next().unwrap_or(&d.name))
+        .collect();
+    let key = |n: &str| crate::sql::problem_key(n);
+    let named = file.naming.problem_id.as_deref().map(key);
+    let chosen = attributed
+        .iter()
+        .find(|n| named.as_deref() == Some(key(n).as_str()))
+        .or_else(|| (attributed.len() == 1).then(|| &attributed[0]))?;
+    let words: Vec<String> = scheme::atoms(chosen).into_iter().map(|a| a.text).collect();
+    (!words.is_empty()).then(|| words.join("_"))
 }
 
 /// Whether `title` names a named conjecture (`Selfridge's Conjecture`, `the Collatz
@@ -895,12 +951,12 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
     if !project_named && ctx.layout.is_library(file.path) {
         return match benchmark_stem(file) {
             Some(id) => Identity::of(id, Evidence::FileName),
-            None => Identity::default(),
+            None => Identity::none(Evidence::Library),
         };
     }
     // A test checks something: no problem by name alone.
     if layout::is_test(file.path) {
-        return Identity::default();
+        return Identity::none(Evidence::Test);
     }
     let named = file.naming.problem_id.clone();
     let is_target = named.as_deref().is_some_and(|n| ctx.campaigns.is_target(n));
@@ -946,6 +1002,12 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
     if let Some(target) = ctx.campaigns.named_in(words) {
         return Identity::of(target.to_string(), Evidence::Campaign);
     }
+    // A target its title names with words between its family and its parameter ("Tuza's
+    // conjecture ν = 4" names `tuza_nu4`).
+    let heading = title(words, file.path);
+    if let Some(target) = ctx.campaigns.named_apart_in(&heading) {
+        return Identity::of(target.to_string(), Evidence::Campaign);
+    }
     if let Some(id) = by_final_theorem(file, ctx, words) {
         return Identity::of(id, Evidence::Theorem);
     }
@@ -962,21 +1024,89 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
     let own = defined_by(file);
     match ctx.signatures.problem_of(own.iter().copied()) {
         signature::Match::One(id) => return Identity::of(id, Evidence::Definitions),
-        signature::Match::Several(_) => {
-            return Identity {
-                evidence: Some(Evidence::Step),
-                ..Identity::default()
-            }
-        }
+        signature::Match::Several(_) => return Identity::none(Evidence::Step),
         signature::Match::None => {}
     }
+    // A named theorem, conjecture or problem its title names that its users' name is about
+    // ("Wolstenholme's Theorem" in `slot594_wolstenholme_theorem_result.lean`): its own words
+    // and its name agree. After the campaign's evidence: a title names the conjecture a
+    // campaign's case belongs to ("Tuza's Conjecture for ν ≤ 3"), the case is the problem.
+    if let Some((id, alias)) = named.as_deref().and_then(|n| by_named_result(&heading, n)) {
+        let mut identity = Identity::of(id, Evidence::Comment);
+        identity.aliases = aliases_of(identity.problem_id.as_deref(), [alias.as_str()]);
+        return identity;
+    }
     // Last, the users' sketch name itself, for a file that states something (or a project
-    // Aristotle returned, named by its directory): the problem it was submitted for.
+    // Aristotle returned, named by its directory). A file name alone is no evidence of a
+    // problem (`slot483_spoke_extraction.lean` is a step of a campaign its words never name):
+    // it is kept as the file's topic, and the file is about no problem.
     match named {
-        Some(id) if states || file.naming.problem_from_dir => Identity::of(id, Evidence::Topic),
+        Some(id) if states || file.naming.problem_from_dir => Identity {
+            evidence: Some(Evidence::Topic),
+            topic: Some(id),
+            ..Identity::default()
+        },
         _ => Identity::default(),
     }
 }
+
+/// What a title names as a result of someone (`Wolstenholme's Theorem`, `the Feit-Thompson
+/// prime conjecture`, `Lehmer's Totient Problem`) that the users' sketch name `named` is
+/// about: the sketch name's first atoms are written in the title as a name (capitalized), and
+/// a kind word (conjecture, theorem, problem) follows them within a few words. The problem is
+/// the sketch's atoms the title writes there and the kind (`feit_thompson_conjecture` of
+/// `feit_thompson_bounded` under "Feit-Thompson Prime Conjecture"), the sketch name an alias.
+/// Either alone decides nothing: a title names the conjecture a case belongs to, a sketch
+/// name is only a name.
+fn by_named_result(title: &str, named: &str) -> Option<(String, String)> {
+    let sketch: Vec<String> = scheme::atoms(named).into_iter().map(|a| a.text).collect();
+    let first = sketch.first()?;
+    // A name is a word of someone's (`grimm`), not a word that names no one (`main`) or a kind.
+    if first.len() < 3
+        || first.chars().all(|c| c.is_ascii_digit())
+        || NOT_NAMES.contains(&first.as_str())
+        || RESULT_KINDS.contains(&first.as_str())
+    {
+        return None;
+    }
+    let atoms = scheme::atoms(title);
+    for (p, a) in atoms.iter().enumerate() {
+        let capital = title
+            .get(a.span.clone())
+            .and_then(|t| t.chars().next())
+            .is_some_and(char::is_uppercase);
+        if a.text != *first || !capital {
+            continue;
+        }
+        // The kind word within the name and a few words after it.
+        let window = atoms.iter().enumerate().skip(p + 1).take(RESULT_NAME_WORDS);
+        let Some((q, kind)) = window
+            .filter_map(|(q, b)| RESULT_KINDS.iter().find(|k| b.text == **k).map(|k| (q, *k)))
+            .next()
+        else {
+            continue;
+        };
+        // The sketch's atoms written between the name's start and the kind, in order.
+        let mut words: Vec<&str> = vec![first.as_str()];
+        let mut next = 1;
+        for b in &atoms[p + 1..q] {
+            if next < sketch.len() && b.text == sketch[next] {
+                words.push(&sketch[next]);
+                next += 1;
+            }
+        }
+        let id = format!("{}_{kind}", words.join("_"));
+        return Some((id, named.to_string()));
+    }
+    None
+}
+
+/// Atoms after a name's first word within which a title's kind word must come ("Carmichael's
+/// Totient Conjecture": `s`, `totient`, `conjecture`).
+const RESULT_NAME_WORDS: usize = 4;
+
+/// Words a title names a result of someone with.
+const RESULT_KINDS: &[&str] = &["conjecture", "theorem", "problem"];
 
 /// The names the file's own Lean definitions give (`def`, `abbrev`, `structure`, …).
 fn defined_by<'a>(file: &'a FileView<'_>) -> Vec<&'a str> {

@@ -27,6 +27,28 @@ pub struct FileNaming {
 /// Words that decorate a name without naming the problem.
 const DECORATIONS: &[&str] = &["result", "results", "aristotle", "output", "extracted"];
 
+/// The submission a slot file belongs to, as its folder and name say: an input and the output
+/// Aristotle returned for it (`slot456_classification.lean`, `slot456_classification_aristotle
+/// .lean`, `…_result.lean`) are one submission. The folder, the slot, and the file's name
+/// without its trailing decorations, lowercase; `None` for a file without a slot (its name
+/// names no submission).
+pub fn submission_of(path: &Path) -> Option<(std::path::PathBuf, i64, String)> {
+    let naming = from_path(path);
+    let slot = naming.slot?;
+    if naming.problem_from_dir {
+        return None;
+    }
+    let mut stem = path.file_stem()?.to_str()?.to_ascii_lowercase();
+    while let Some(cut) = DECORATIONS.iter().find_map(|d| {
+        stem.strip_suffix(d)
+            .and_then(|head| head.strip_suffix(['_', '-']))
+            .map(str::len)
+    }) {
+        stem.truncate(cut);
+    }
+    Some((path.parent()?.to_path_buf(), slot, stem))
+}
+
 /// File names that say nothing: the name is in a directory above.
 const GENERIC_STEMS: &[&str] = &[
     "main", "output", "result", "results", "basic", "solution", "proof",
