@@ -283,7 +283,7 @@ fn users_campaigns_tests_and_tracking() {
             ),
             (
                 "users/submissions/slot303_helper_idea.lean",
-                None,
+                Some("helper_idea"),
                 Some("topic"),
             ),
             (
@@ -314,7 +314,7 @@ fn users_campaigns_tests_and_tracking() {
             // the sketch name of topic words, stays (evidence `topic`).
             (
                 "users/submissions/slot307_edge_step.lean",
-                None,
+                Some("edge_step"),
                 Some("topic"),
             ),
             (
@@ -437,13 +437,10 @@ fn a_run_of_one_file_judges_identity_by_the_stored_definitions() {
     let stored = definitions(&l.conn(), "slot500_tau_le_5_main.lean").expect("stored");
     assert!(stored.lines().any(|n| n == "isChain3"), "{stored}");
 
-    // An old knowledge base: no definitions column (nor a later version's topic), schema 9,
-    // rows of extractor 7.
+    // An old knowledge base: no definitions column, schema 9, rows of extractor 7.
     let conn = l.conn();
     conn.execute_batch(
-        "DROP INDEX idx_sources_topic;
-         ALTER TABLE sources DROP COLUMN topic;
-         ALTER TABLE sources DROP COLUMN definitions;
+        "ALTER TABLE sources DROP COLUMN definitions;
          UPDATE sources SET extractor = 7;
          PRAGMA user_version = 9;",
     )
@@ -581,8 +578,16 @@ fn a_conjecture_named_by_title_and_theorem_is_the_problem() {
                 Some("kovacs_conjecture"),
                 Some("theorem"),
             ),
-            (&format!("{s}packing_full_v3.lean"), None, Some("topic")),
-            (&format!("{s}packing_idea_v4.lean"), None, Some("topic")),
+            (
+                &format!("{s}packing_full_v3.lean"),
+                Some("packing_full"),
+                Some("topic"),
+            ),
+            (
+                &format!("{s}packing_idea_v4.lean"),
+                Some("packing_idea"),
+                Some("topic"),
+            ),
         ],
     );
 }

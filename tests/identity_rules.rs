@@ -132,15 +132,23 @@ fn campaign_slot_files_join_their_target() {
                 Some("campaign_folder"),
             ),
             // Nothing else says: the users' own name.
-            (&format!("{s}slot404_helper_idea.lean"), None, Some("topic")),
+            (
+                &format!("{s}slot404_helper_idea.lean"),
+                Some("helper_idea"),
+                Some("topic"),
+            ),
             // `gap_7` names one submission (an input and its output): no campaign target, so
             // another file's title naming it does not join it.
             (
                 &format!("{s}slot405_gap_7_main_aristotle.lean"),
-                None,
+                Some("gap_7"),
                 Some("topic"),
             ),
-            (&format!("{s}slot406_gap_bridge.lean"), None, Some("topic")),
+            (
+                &format!("{s}slot406_gap_bridge.lean"),
+                Some("gap_bridge"),
+                Some("topic"),
+            ),
         ],
     );
     let self_contained: i64 = l
@@ -216,15 +224,17 @@ fn copies_in_several_folders_are_one_attempt_of_one_problem() {
     );
 }
 
-/// A file whose problem nothing but its users' sketch name names is about no problem (a file
-/// name alone is no evidence): its evidence says why (`topic`) and its sketch name is kept as
-/// its topic, a label, never a problem row. What rescues such a file is evidence: a named
+/// A file whose problem nothing but its users' sketch name names rests on the weakest evidence
+/// (`topic`): a problem all of whose files do is marked, wherever its status shows, as named by
+/// its sketch only, its status no mathematics' (`mk find`, `mk context`, the MCP tools and the
+/// session briefing read `Problem::standing`; `mk stats` counts them). What names such a file's
+/// problem instead is evidence: a named
 /// theorem or conjecture its title names that its name agrees with (`Wolstenholme's Theorem`;
 /// "Feit-Thompson Prime Conjecture" and "the Feit-Thompson conjecture" are one problem), a
 /// campaign target its title writes apart ("Tuza's conjecture ν = 4"), the input an output
 /// answers (one submission: the output takes what the input's words say).
 #[test]
-fn a_sketch_name_alone_names_no_problem() {
+fn a_problem_named_by_its_sketch_only_says_so() {
     let l = Layout::of(&["sketch_only"]);
     l.extract(&[]);
     let s = "sketch_only/submissions/";
@@ -233,7 +243,7 @@ fn a_sketch_name_alone_names_no_problem() {
         &[
             (
                 &format!("{s}slot700_bridge_lemma.lean"),
-                None,
+                Some("bridge_lemma"),
                 Some("topic"),
             ),
             (
@@ -254,10 +264,14 @@ fn a_sketch_name_alone_names_no_problem() {
             // A word that names no one, a title that names nothing: the name stays a topic.
             (
                 &format!("{s}slot704_main_theorem.lean"),
-                None,
+                Some("main_theorem"),
                 Some("topic"),
             ),
-            (&format!("{s}slot705_grimm_small.lean"), None, Some("topic")),
+            (
+                &format!("{s}slot705_grimm_small.lean"),
+                Some("grimm_small"),
+                Some("topic"),
+            ),
             (
                 &format!("{s}slot712_adaptive_cover.lean"),
                 Some("tuza_nu4"),
@@ -275,44 +289,31 @@ fn a_sketch_name_alone_names_no_problem() {
             ),
         ],
     );
-    assert_eq!(
-        l.problem_ids(),
-        [
-            "feit_thompson_conjecture",
-            "tuza_nu4",
-            "wolstenholme_theorem"
-        ],
-        "no problem is named after a sketch name alone"
-    );
-    let conn = l.conn();
-    let topic = |file: &str| -> Option<String> {
-        conn.query_row(
-            "SELECT topic FROM sources WHERE path LIKE '%' || ?1",
-            [file],
-            |r| r.get(0),
-        )
-        .unwrap()
-    };
-    assert_eq!(
-        topic("slot700_bridge_lemma.lean").as_deref(),
-        Some("bridge_lemma")
-    );
-    assert_eq!(topic("slot701_wolstenholme_theorem_result.lean"), None);
     // The users' name is an alias of the problem its title names.
     let r = l.mk_json(&["find", "feit_thompson_bounded"]);
     assert_eq!(r["problem"]["id"], "feit_thompson_conjecture");
-    // The report and `mk query` say why a file has no problem.
-    let reasons: Vec<(String, i64)> = conn
-        .prepare(
-            "SELECT problem_evidence, count(*) FROM sources WHERE problem_id IS NULL
-             GROUP BY 1 ORDER BY 1",
-        )
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    assert_eq!(reasons, [("topic".to_string(), 3)]);
+    assert!(r["problem"].get("named_by_sketch_only").is_none(), "{r}");
+    // A problem named by its sketch only says so wherever its status shows.
+    let r = l.mk_json(&["find", "bridge_lemma"]);
+    assert_eq!(r["problem"]["named_by_sketch_only"], true, "{r}");
+    let out = l.mk(&["find", "bridge_lemma"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("Status:") && l.contains("named by its sketch only")),
+        "{text}"
+    );
+    let out = l.mk(&["find", "wolstenholme_theorem"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("named by its sketch only"));
+    let r = l.mk_json(&["context", "bridge_lemma"]);
+    assert!(r.to_string().contains("named_by_sketch_only"), "{r}");
+    let out = l.mk(&["stats"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("Of which named by its sketch only") && l.contains('3')),
+        "{text}"
+    );
 }
 
 /// A result of a catalogue's entry carries the catalogue's attribute on the entry's theorem:

@@ -945,7 +945,6 @@ fn extract_source(
         domain_evidence: analysis.domain.map(|d| d.evidence.as_str().to_string()),
         problem_evidence: found.evidence.map(|e| e.as_str().to_string()),
         definitions,
-        topic: found.topic.clone(),
     };
     (
         FileItem {

@@ -357,9 +357,6 @@ pub struct SourceRecord {
     /// The names the file defines ([`crate::problem::signature::defined_names`]): a later run
     /// of other files judges their problem by them without reading this file again.
     pub definitions: Vec<String>,
-    /// The users' sketch name of a file nothing else names the problem of (evidence `topic`):
-    /// a label to search by, not a problem.
-    pub topic: Option<String>,
 }
 
 /// A problem row to create or merge into when a file about it is stored.
@@ -480,6 +477,11 @@ pub struct Problem {
     /// Attempts on it by outcome ([`crate::kb::Kb::problem_by_key`] fills them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attempts: Option<AttemptCounts>,
+    /// Nothing but the users' sketch names of its files names it (every file's evidence is
+    /// `topic`, or a copy of such a file): a label, not a problem the files' own words state,
+    /// so its status is never the mathematics' ([`crate::kb::Kb::problem_by_key`] fills it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub named_by_sketch_only: bool,
 }
 
 /// A variant of a problem (`erdos_1.variants.weak`) and how it stands.
@@ -542,6 +544,7 @@ impl Problem {
             recorded_status: text_at(row, 18),
             variants: Vec::new(),
             attempts: None,
+            named_by_sketch_only: false,
         }
     }
 }

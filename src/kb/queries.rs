@@ -175,6 +175,10 @@ pub struct Stats {
     pub strategy_outcomes: Vec<Count>,
     pub problems: i64,
     pub problems_by_status: Vec<Count>,
+    /// Problems by status that nothing but their files' sketch names names
+    /// ([`super::Problem::named_by_sketch_only`]): part of `problems_by_status`, their status
+    /// no mathematics' their files state.
+    pub named_by_sketch_only_by_status: Vec<Count>,
 }
 
 impl Kb {
@@ -493,6 +497,18 @@ impl Kb {
             problems_by_status: count(
                 "SELECT status, count(*) FROM problems GROUP BY 1 ORDER BY 2 DESC, 1",
             )?,
+            named_by_sketch_only_by_status: if self.schema_version()? >= 8 {
+                count(
+                    "SELECT status, count(*) FROM problems p
+                     WHERE EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id
+                                   AND s.problem_evidence = 'topic')
+                       AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id
+                                   AND coalesce(s.problem_evidence, '') NOT IN ('topic', 'copy'))
+                     GROUP BY 1 ORDER BY 2 DESC, 1",
+                )?
+            } else {
+                Vec::new()
+            },
         })
     }
 

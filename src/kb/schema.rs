@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -86,13 +86,6 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 10,
         sql: include_str!("../../schema/migrations/010_source_definitions.sql"),
-        after: None,
-    },
-    // A file's topic (its sketch name, when nothing else names its problem): a label, not a
-    // problem.
-    Migration {
-        version: 11,
-        sql: include_str!("../../schema/migrations/011_source_topic.sql"),
         after: None,
     },
 ];

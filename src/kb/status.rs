@@ -743,6 +743,24 @@ impl Kb {
         })
     }
 
+    /// Whether nothing but its files' sketch names names problem `id`: it has a file whose
+    /// evidence is `topic`, and every file's is `topic` or a copy's (a copy of such a file).
+    /// A problem without files (recorded by hand, tracking.db's) is not.
+    pub fn named_by_sketch_only(&self, id: &str) -> Result<bool> {
+        if self.schema_version()? < 8 {
+            return Ok(false);
+        }
+        self.conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM sources WHERE problem_id = ?1
+                                  AND problem_evidence = 'topic')
+                    AND NOT EXISTS (SELECT 1 FROM sources WHERE problem_id = ?1
+                                  AND coalesce(problem_evidence, '') NOT IN ('topic', 'copy'))",
+            )
+            .and_then(|mut s| s.query_row([id], |r| r.get(0)))
+            .at(&self.path)
+    }
+
     /// The problem whose id has key `key` (see [`super::sql::problem_key`]), with its variants
     /// and its attempts by outcome: what `mk find`, `mk context` and the MCP tools show of it.
     pub fn problem_by_key(&self, key: &str) -> Result<Option<Problem>> {
@@ -779,6 +797,7 @@ impl Kb {
             )?;
             problem.attempts = counts.into_iter().next();
         }
+        problem.named_by_sketch_only = self.named_by_sketch_only(&problem.id)?;
         if current {
             let conn = &self.conn;
             let read = || -> rusqlite::Result<Vec<Variant>> {
@@ -815,15 +834,25 @@ pub fn standing(literature: Option<&str>, ours: Option<&str>, confidence: Option
 }
 
 impl Problem {
-    /// [`standing`] of the problem's main statement.
+    /// [`standing`] of the problem's main statement; of a problem named by its sketch only,
+    /// said so: what its files prove is no status of mathematics their own words state.
     pub fn standing(&self) -> String {
-        standing(
+        let standing = standing(
             self.literature_status.as_deref(),
             self.status.as_deref(),
             self.confidence.as_deref(),
-        )
+        );
+        if self.named_by_sketch_only {
+            format!("{standing} ({SKETCH_ONLY})")
+        } else {
+            standing
+        }
     }
 }
+
+/// How a problem named only by its files' sketch names is marked wherever its status shows.
+pub const SKETCH_ONLY: &str =
+    "named by its sketch only: no file's own words say which problem this is";
 
 impl Variant {
     /// [`standing`] of the variant.

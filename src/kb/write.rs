@@ -498,7 +498,7 @@ fn write_file(
                     result_date_from = CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
                         WHEN ?14 IS NOT NULL THEN 'modified' END,
                     domain_id = ?15, domain_evidence = ?16, problem_evidence = ?17,
-                    definitions = ?18, topic = ?19
+                    definitions = ?18
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -519,8 +519,7 @@ fn write_file(
                 src.domain_id,
                 src.domain_evidence,
                 src.problem_evidence,
-                stored_definitions(src),
-                src.topic
+                stored_definitions(src)
             ])?;
             out.status = FileStatus::Replaced;
             (id, old)
@@ -530,19 +529,19 @@ fn write_file(
                 "INSERT INTO sources (path, content_hash, size_bytes, slot, problem_id, aristotle_uuid,
                     lean_version, mathlib_version, parse_error_count, sorry_count, axiom_count,
                     extractor, result_date, result_date_from, domain_id, domain_evidence,
-                    problem_evidence, definitions, topic)
+                    problem_evidence, definitions)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
                     coalesce(datetime(?13), datetime(?14, 'unixepoch')),
                     CASE WHEN datetime(?13) IS NOT NULL THEN 'stated'
                          WHEN ?14 IS NOT NULL THEN 'modified' END,
-                    ?15, ?16, ?17, ?18, ?19)",
+                    ?15, ?16, ?17, ?18)",
             )?
             .execute(params![
                 src.path, src.content_hash, src.size_bytes as i64, src.slot, src.problem_id,
                 src.aristotle_uuid, src.lean_version, src.mathlib_version,
                 src.parse_error_count, src.sorry_count, src.axiom_count, src.extractor,
                 src.stated_date, src.modified, src.domain_id, src.domain_evidence,
-                src.problem_evidence, stored_definitions(src), src.topic
+                src.problem_evidence, stored_definitions(src)
             ])?;
             out.status = FileStatus::Added;
             (conn.last_insert_rowid(), (0, 0))

@@ -89,10 +89,10 @@ pub enum Evidence {
     /// No problem: the file's own definitions are equally those of several known problems'
     /// files, and nothing else names its problem (a step of their campaign, of none of them).
     Step,
-    /// No problem: the users' sketch name of topic words (`classification`), naming no target
-    /// and no scheme, is all that names the file's problem. A file name alone is no evidence of
-    /// a problem: the name is kept as the file's topic ([`Identity::topic`]), a label to search
-    /// by, never a problem with a status.
+    /// The users' sketch name of topic words (`classification`), naming no target and no
+    /// scheme, where nothing else names the file's problem: the last resort. A file name alone
+    /// is weak evidence: a problem all of whose files rest on it is shown everywhere as named
+    /// by its sketch only ([`crate::kb::Problem::named_by_sketch_only`]).
     Topic,
     /// No problem: the file's title names a conjecture that the label of its path or its
     /// users' naming is not (`Selfridge's Conjecture` in a folder labelled `e938`).
@@ -177,8 +177,8 @@ impl Evidence {
 
     /// The kind of evidence it is, as a reader groups it: `own words` (the file says so),
     /// `scheme` (a known naming scheme of paths), `naming` (the users' own naming), and
-    /// `given`, `tracking`, `catalogue`, `definitions`, `copy`; `no problem` for the reasons a
-    /// file has none (a step, a title, a collection, a library module, a test, a topic).
+    /// `given`, `tracking`, `catalogue`, `definitions`, `topic`, `copy`; `no problem` for the
+    /// reasons a file has none (a step, a title, a collection, a library module, a test).
     pub fn family(self) -> &'static str {
         match self {
             Evidence::Given => "given",
@@ -190,13 +190,13 @@ impl Evidence {
             Evidence::CatalogueEntry => "catalogue",
             Evidence::Slot | Evidence::CampaignFolder | Evidence::Sketch => "naming",
             Evidence::Definitions => "definitions",
+            Evidence::Topic => "topic",
             Evidence::Copy => "copy",
             Evidence::Step
             | Evidence::Title
             | Evidence::Collection
             | Evidence::Library
-            | Evidence::Test
-            | Evidence::Topic => "no problem",
+            | Evidence::Test => "no problem",
         }
     }
 }
@@ -213,9 +213,6 @@ pub struct Identity {
     /// named after a problem other than the file's own, by declaration index, with that
     /// problem. It is a statement of that problem, never of the file's.
     pub stated: Vec<(usize, String)>,
-    /// The users' sketch name, when nothing but it names the file's problem (evidence
-    /// [`Evidence::Topic`]): a label of the file, not a problem.
-    pub topic: Option<String>,
 }
 
 impl Identity {
@@ -250,7 +247,6 @@ impl Identity {
         self.problem_id = Some(decided.to_string());
         self.evidence = Some(Evidence::Copy);
         self.aliases.clear();
-        self.topic = None;
     }
 }
 
@@ -1037,15 +1033,11 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
         return identity;
     }
     // Last, the users' sketch name itself, for a file that states something (or a project
-    // Aristotle returned, named by its directory). A file name alone is no evidence of a
-    // problem (`slot483_spoke_extraction.lean` is a step of a campaign its words never name):
-    // it is kept as the file's topic, and the file is about no problem.
+    // Aristotle returned, named by its directory): the problem it was submitted for, as weak
+    // as evidence gets (`slot483_spoke_extraction.lean` is a step of a campaign its words
+    // never name). A problem resting on it alone says so wherever its status is shown.
     match named {
-        Some(id) if states || file.naming.problem_from_dir => Identity {
-            evidence: Some(Evidence::Topic),
-            topic: Some(id),
-            ..Identity::default()
-        },
+        Some(id) if states || file.naming.problem_from_dir => Identity::of(id, Evidence::Topic),
         _ => Identity::default(),
     }
 }

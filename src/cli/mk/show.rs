@@ -670,6 +670,14 @@ pub(super) fn stats(
         p.paint(Style::Bold, &format!("Problems: {}", s.problems))
     )?;
     writeln!(out, "  By status:     {}", counts(&s.problems_by_status))?;
+    if !s.named_by_sketch_only_by_status.is_empty() {
+        writeln!(
+            out,
+            "  Of which {}: {}",
+            crate::kb::SKETCH_ONLY,
+            counts(&s.named_by_sketch_only_by_status)
+        )?;
+    }
     if tracking.is_available() {
         writeln!(out, "{RULE}")?;
         let t: Vec<String> = tables

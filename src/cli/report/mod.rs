@@ -1075,7 +1075,6 @@ fn no_problem_words(reason: &str) -> &'static str {
         "step" => "a step of a campaign: its definitions are equally those of several problems' files, and nothing else names one",
         "collection" => "a collection: its theorems are named after several problems (each is a statement of its own problem)",
         "title" => "its title names a conjecture that its path's label is not",
-        "topic" => "only its sketch name names a problem: a file name alone is no evidence (the name is kept as its topic)",
         "library" => "a module of a library package: it states no problem of its own",
         "test" => "a test: it checks something, it states no problem",
         "none" => "nothing names a problem: a file stating no theorem of a problem",
