@@ -977,19 +977,19 @@ fn files_about_no_problem_are_shown_apart_and_counted_once() {
         )
     })
     .collect();
-    // The library package's two modules are about no problem (nothing names one).
-    assert!(stored.get("none").copied().unwrap_or(0) >= 2, "{stored:?}");
+    // The library package's two modules are about no problem, and say why (`library`).
+    assert!(stored.get("library").copied().unwrap_or(0) >= 2, "{stored:?}");
     let table = rows(&html, "no-problem-table");
     let on_page: BTreeMap<String, i64> = table
         .iter()
         .map(|r| (attr(r, "data-reason").unwrap(), cell(r, "files") as i64))
         .collect();
     assert_eq!(on_page, stored);
-    let none = table
+    let library = table
         .iter()
-        .find(|r| attr(r, "data-reason").as_deref() == Some("none"))
+        .find(|r| attr(r, "data-reason").as_deref() == Some("library"))
         .unwrap();
-    assert!(none.contains("Toolkit/Basic.lean") && none.contains("Toolkit.lean"));
+    assert!(library.contains("Toolkit/Basic.lean") && library.contains("Toolkit.lean"));
     // No such file is a problem, nor listed among any problem's attempts or sections.
     let problem_ids: Vec<String> = rows(&html, "problems-table")
         .iter()
