@@ -978,7 +978,10 @@ fn files_about_no_problem_are_shown_apart_and_counted_once() {
     })
     .collect();
     // The library package's two modules are about no problem, and say why (`library`).
-    assert!(stored.get("library").copied().unwrap_or(0) >= 2, "{stored:?}");
+    assert!(
+        stored.get("library").copied().unwrap_or(0) >= 2,
+        "{stored:?}"
+    );
     let table = rows(&html, "no-problem-table");
     let on_page: BTreeMap<String, i64> = table
         .iter()
