@@ -13,7 +13,7 @@ use super::baseline::{self, Baseline};
 use super::decide::{decide_journaled, Decision, Parse};
 use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
-use super::{gate, journal, Outcome, Output};
+use super::{gate, journal, reopen, Outcome, Output};
 use crate::tracking::Tracking;
 
 /// How the hook runs.
@@ -26,6 +26,8 @@ pub struct Settings {
     pub max_file_bytes: u64,
     /// knowledge.db, for the session journal; journaling is skipped when it does not exist.
     pub knowledge_db: Option<PathBuf>,
+    /// Where SessionStart keeps its snapshots ([`super::reopen`]).
+    pub data_dir: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -35,6 +37,7 @@ impl Default for Settings {
             git_timeout: Duration::from_millis(1500),
             max_file_bytes: MAX_FILE_BYTES,
             knowledge_db: None,
+            data_dir: None,
         }
     }
 }
@@ -101,7 +104,7 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
             .knowledge_db
             .as_deref()
             .is_some_and(|db| db.is_file());
-    let (decision, events) = decide_journaled(
+    let (mut decision, events) = decide_journaled(
         &name,
         &current,
         &baseline,
@@ -109,6 +112,23 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         Parse::Windows,
         journaling,
     );
+    // The agent took back its own attempt that Lean rejected (the gate before the write let
+    // it through for the same reason).
+    // The agent read why before the write (PreToolUse says it); nothing to repeat here.
+    if let (false, Baseline::Known { texts, .. }) = (decision.blocks.is_empty(), &baseline) {
+        let evidence = reopen::Evidence {
+            knowledge_db: settings.knowledge_db.as_deref(),
+            data_dir: settings.data_dir.as_deref(),
+            session: payload.session_id.as_deref(),
+        };
+        if !texts.is_empty()
+            && texts
+                .iter()
+                .all(|before| reopen::allowed(&evidence, &path, &name, before, &current))
+        {
+            decision.blocks.clear();
+        }
+    }
     let mut ask_why = None;
     if let (Some(db), Some(session)) = (&settings.knowledge_db, &payload.session_id) {
         let blocked = decision.blocks.first().map(String::as_str);

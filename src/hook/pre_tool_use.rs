@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
-use super::{apply, gate, subagent, Outcome, Output};
+use super::{apply, gate, reopen, subagent, Outcome, Output};
 use crate::kb::Kb;
 use crate::tracking::Tracking;
 
@@ -32,6 +32,8 @@ pub struct Sources {
     pub tracking_db: Option<PathBuf>,
     /// The problem the session works on, when the environment names it.
     pub problem: Option<String>,
+    /// Where SessionStart keeps its snapshots ([`super::reopen`]).
+    pub data_dir: Option<PathBuf>,
 }
 
 /// Runs the hook on a payload.
@@ -72,16 +74,33 @@ pub fn run(input: &[u8], sources: &Sources) -> Outcome {
     if decision.blocks.is_empty() {
         return Outcome::default();
     }
+    let evidence = reopen::Evidence {
+        knowledge_db: sources.knowledge_db.as_deref(),
+        data_dir: sources.data_dir.as_deref(),
+        session: payload.session_id.as_deref(),
+    };
+    if let Some(before) = before.as_deref() {
+        if reopen::allowed(&evidence, &path, &name, before, &after) {
+            return Outcome {
+                output: Output::Context {
+                    event: "PreToolUse",
+                    text: reopen::note(&name),
+                },
+                notes: Vec::new(),
+            };
+        }
+    }
+    let reason = gate::reason(
+        "This edit",
+        &decision
+            .blocks
+            .into_iter()
+            .map(|b| (name.clone(), b))
+            .collect::<Vec<_>>(),
+    );
     Outcome {
         output: Output::Deny {
-            reason: gate::reason(
-                "This edit",
-                &decision
-                    .blocks
-                    .into_iter()
-                    .map(|b| (name.clone(), b))
-                    .collect::<Vec<_>>(),
-            ),
+            reason: gate::cap(format!("{reason}\n{}", reopen::HINT)),
         },
         notes: Vec::new(),
     }
