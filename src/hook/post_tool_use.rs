@@ -46,6 +46,7 @@ impl Default for Settings {
 pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     let payload = match Payload::parse(input) {
         Ok(p) => p,
+        Err(e) if input.windows(6).any(|w| w == b".lean\"") => return not_checked(e.to_string()),
         Err(e) => return Outcome::note(format!("{e}; nothing checked")),
     };
     let tool = payload.tool_name.clone().unwrap_or_default();
@@ -79,7 +80,7 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
                 path.display()
             ))
         }
-        Err(why) => return Outcome::note(format!("{why}; nothing checked")),
+        Err(why) => return not_checked(why),
     };
     let mut notes = Vec::new();
     let baseline = baseline::rebuild(&payload, &path, &current, settings.git_timeout);
@@ -153,6 +154,18 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         (output, _) => output,
     };
     Outcome { output, notes }
+}
+
+/// A `.lean` edit this hook could not check: the agent is told (silence would read as
+/// "checked"); the write has happened, so there is nothing to refuse.
+fn not_checked(why: String) -> Outcome {
+    Outcome {
+        output: Output::Context {
+            event: "PostToolUse",
+            text: format!("[math-forge] This edit was NOT checked: {why}. Run `mf lint FILE` before relying on it."),
+        },
+        notes: vec![format!("{why}; nothing checked")],
+    }
 }
 
 /// The hook's output for a decision about file `name`.

@@ -59,7 +59,7 @@ pub fn allowed(ev: &Evidence, path: &Path, name: &str, before: &str, after: &str
 }
 
 /// The declarations of `after` with more holes than they had in `before` (or new with holes).
-fn reopened(name: &str, before: &str, after: &str) -> Vec<String> {
+pub fn reopened(name: &str, before: &str, after: &str) -> Vec<String> {
     let outline = |text: &str| {
         let parsed = ParsedFile::parse(text.to_string());
         Outline::of(name, &parsed)
