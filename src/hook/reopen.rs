@@ -46,9 +46,12 @@ pub fn allowed(ev: &Evidence, path: &Path, name: &str, before: &str, after: &str
     let Ok(rejected) = kb.rejected_declarations(&file.to_string_lossy(), &hash) else {
         return false;
     };
+    // Parsing both texts only once Lean rejected something here.
+    if rejected.is_empty() {
+        return false;
+    }
     let reopened = reopened(name, before, after);
-    if rejected.is_empty() || reopened.is_empty() || !reopened.iter().all(|d| rejected.contains(d))
-    {
+    if reopened.is_empty() || !reopened.iter().all(|d| rejected.contains(d)) {
         return false;
     }
     let Some(start) = stop::text_at_session_start(path, ev.data_dir, ev.session, GIT_TIMEOUT)
