@@ -398,6 +398,18 @@ fn a_rejected_attempt_is_recorded_as_failed_and_the_next_briefing_says_so() {
         json!({"session_id": SESSION, "hook_event_name": "SessionStart", "cwd": dir, "source": "startup"}),
     );
     s.edit("  sorry", "  norm_num");
+    // A turn ends before Lean was asked: the proof is captured as a technique, not verified.
+    assert_eq!(s.stop().trim(), "");
+    let types = || {
+        rows(
+            &s.db,
+            "SELECT finding_type || ' ' || confidence FROM findings ORDER BY id",
+        )
+        .into_iter()
+        .map(|r| r[0].clone().unwrap())
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(types(), ["technique medium"]);
     // Before Lean said anything, putting the hole back is gutting a proof: denied, with how.
     let denied = pre("  norm_num", "  sorry");
     assert!(
@@ -406,6 +418,9 @@ fn a_rejected_attempt_is_recorded_as_failed_and_the_next_briefing_says_so() {
         "{denied}"
     );
     verify(false);
+    // Once Lean rejected it, the next Stop takes the technique back: it is a failure now.
+    assert_eq!(s.stop().trim(), "");
+    assert_eq!(types(), ["failure low"]);
     let allowed = pre("  norm_num", "  sorry");
     assert!(
         !allowed.contains("deny")
