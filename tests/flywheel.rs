@@ -449,6 +449,18 @@ fn a_rejected_attempt_is_recorded_as_failed_and_the_next_briefing_says_so() {
         "{d}"
     );
 
+    // `mk failed` says why, in Lean's words.
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"));
+    cmd.args(["failed", "t", "--db"])
+        .arg(&s.db)
+        .current_dir(dir);
+    common::isolate(&mut cmd, dir);
+    let out = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+    assert!(
+        out.contains("Why: Lean rejected `by norm_num`: unsolved goals"),
+        "{out}"
+    );
+
     // The next session is told, briefly.
     let (stdout, _) = s.hook(
         "session-start",

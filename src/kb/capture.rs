@@ -209,6 +209,7 @@ fn failed(
             source_file: Some(file.to_string()),
             theorem_name: Some(decl.to_string()),
             theorem_statement: last.statement.clone(),
+            why_failed: rejections(attempts, rejected),
             confidence: Confidence::Low,
             tags: Some(tags(session, &lemmas)),
             notes: Some(format!("session {session}; file {file}; at {}", last.at)),
@@ -249,12 +250,34 @@ fn failed_then_closed(
             source_file: Some(file.to_string()),
             theorem_name: Some(decl.to_string()),
             theorem_statement: closer.statement.clone(),
+            why_failed: rejections(failed, rejected),
             confidence: Confidence::Low,
             tags: Some(tags(session, &lemmas)),
             notes: Some(format!("session {session}; file {file}; at {}", closer.at)),
             ..NewFinding::default()
         },
     }
+}
+
+/// Why the attempts failed, as far as Lean said: each rejected attempt (short) and Lean's
+/// first line about it. `None` when Lean rejected none (the agent is asked why instead).
+fn rejections(attempts: &[&Event], rejected: &dyn Fn(&Event) -> bool) -> Option<String> {
+    let said: Vec<String> = attempts
+        .iter()
+        .filter(|a| rejected(a))
+        .map(|a| {
+            let proof = a.proof.as_deref().unwrap_or("");
+            let proof = proof.strip_prefix(":=").unwrap_or(proof).trim();
+            let error = a
+                .detail
+                .as_deref()
+                .unwrap_or("")
+                .trim_start_matches(super::journal::REJECTED)
+                .trim();
+            format!("`{}`: {}", clip(proof, 60), clip(error, 80))
+        })
+        .collect();
+    (!said.is_empty()).then(|| format!("Lean rejected {}", said.join("; ")))
 }
 
 /// Longest proof an attempt line shows as it is.
@@ -394,6 +417,10 @@ mod tests {
         assert!(c[0].finding.description.contains("Proof: := by omega"));
         assert_eq!(c[1].kind, "failed_attempts");
         assert_eq!(c[1].finding.finding_type, FindingType::Failure);
+        assert_eq!(
+            c[1].finding.why_failed.as_deref(),
+            Some("Lean rejected `by norm_num`: unsolved goals")
+        );
         assert!(
             c[1].finding
                 .description
