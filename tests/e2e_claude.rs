@@ -11,7 +11,9 @@
 //! harmless Edit is applied; a
 //! subagent's prompt carries knowledge-base context; MCP `search` answers from the knowledge
 //! base `mf extract` filled from the shell in the same folder; a gutting MCP `splice`, and a
-//! `splice` of a file outside the project, are refused; a Bash `sed` that guts a proof is
+//! `splice` of a file outside the project, are refused; a day in the life (an attempt Lean
+//! rejects, taken back, a proof that passes `mf verify`) lands in the knowledge base as a
+//! failure and a verified technique, and the next session's briefing says so; a Bash `sed` that guts a proof is
 //! blocked at Stop, blocked again at the next stop, then announced; the plugin installed from
 //! the repository's marketplace (no `--plugin-dir`, binaries where `cargo install` puts them)
 //! gates the same, and takes a changed plugin of the same version on reinstall (not on
@@ -658,6 +660,8 @@ fn link_binaries(dir: &Path) {
 
 const PROOFS: &str = "theorem one_eq : 1 = 1 := by\n  rfl\n\ntheorem two_eq : 2 = 2 := by\n  sorry\n\ntheorem three_eq : 3 = 3 := by\n  decide\n";
 
+const DAY: &str = "theorem add_comm_small (a b : ℕ) (h : a ≤ 3) : a + b = b + a := by\n  sorry\n";
+
 const RULE: &str = "[math-forge] Rule: never replace a proof with sorry/admit, never add an axiom.";
 
 fn world(claude: PathBuf) -> World {
@@ -983,6 +987,124 @@ fn the_plugin_in_the_real_claude_code_cli() {
         .unwrap()
         .contains("  rfl\n\ntheorem two_eq"));
 
+    // 3b. A day in the life: the agent reads a file with a hole, tries `norm_num` (Lean, a
+    //     stand-in `lake` here, leaves the goal), takes its attempt back, closes the hole with
+    //     `omega`, and stops. The knowledge base keeps the rejected attempt as failed and the
+    //     proof as a verified technique; the next session's briefing says so, briefly.
+    let day = w.project().join("Day.lean");
+    std::fs::write(&day, DAY).unwrap();
+    git(&w.project(), &["add", "Day.lean"]);
+    git(&w.project(), &["commit", "-qm", "a hole"]);
+    let lakebin = w.path("lakebin");
+    std::fs::create_dir_all(&lakebin).unwrap();
+    std::fs::write(
+        lakebin.join("lake"),
+        "#!/bin/sh\n# `lake env lean FILE`: norm_num leaves the goal\nif grep -q norm_num \"$3\"; then\n  echo \"$3:2:2: error: unsolved goals\"\n  echo 'a b : ℕ'\n  echo '⊢ a + b = b + a'\n  exit 1\nfi\nexit 0\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(lakebin.join("lake"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+    }
+    let mut s = Session::new(&w, "day").env("MATH_FORGE_BIN", &bin);
+    s.path = format!("{}:{}", lakebin.display(), s.path);
+    let day_path = day.display().to_string();
+    let edit = |old: &str, new: &str| {
+        tool(
+            "Edit",
+            json!({"file_path": day_path, "old_string": old, "new_string": new}),
+        )
+    };
+    let verify = tool(
+        "Bash",
+        json!({"command": "mf verify Day.lean", "description": "check the proof with Lean"}),
+    );
+    let run = s.run(vec![
+        tool("Read", json!({"file_path": day_path})),
+        edit("  sorry", "  norm_num"),
+        verify.clone(),
+        edit("  norm_num", "  sorry"),
+        edit("  sorry", "  omega"),
+        verify,
+        Step::Text("done"),
+    ]);
+    let results = run.tool_results();
+    let (err, text) = results.get(&id(2)).cloned().unwrap_or_default();
+    assert!(
+        err && text.contains("FAIL Day.lean") && text.contains("unsolved goals"),
+        "{}",
+        s.explain(&run, &format!("mf verify shows Lean's error: {text}"))
+    );
+    let (err, text) = results.get(&id(3)).cloned().unwrap_or_default();
+    let pre = run.hook_outputs("PreToolUse");
+    assert!(
+        !err && pre
+            .iter()
+            .any(|o| o.contains("[math-forge] Allowed: this edit of Day.lean puts back a hole")),
+        "{}",
+        s.explain(
+            &run,
+            &format!("taking back a rejected attempt is allowed and said: {text} {pre:?}")
+        )
+    );
+    let (err, text) = results.get(&id(5)).cloned().unwrap_or_default();
+    assert!(
+        !err && text.contains("PASS Day.lean"),
+        "{}",
+        s.explain(&run, &format!("the second proof passes: {text}"))
+    );
+    assert_eq!(
+        std::fs::read_to_string(&day).unwrap(),
+        DAY.replace("  sorry", "  omega")
+    );
+    let kb =
+        rusqlite::Connection::open(w.path("home/.local/share/math-forge/knowledge.db")).unwrap();
+    let captured: Vec<(String, String, String)> = kb
+        .prepare(
+            "SELECT f.finding_type, f.confidence, f.description FROM session_captures c
+             JOIN findings f ON f.id = c.finding_id WHERE c.declaration = 'add_comm_small'
+             ORDER BY f.id",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(
+        captured.len() == 2
+            && captured[0].0 == "technique"
+            && captured[0].1 == "verified"
+            && captured[0].2.contains("Proof: := by omega")
+            && captured[1].0 == "failure"
+            && captured[1]
+                .2
+                .contains("attempt 1: `by norm_num` — Lean rejected it (unsolved goals)"),
+        "{}",
+        s.explain(
+            &run,
+            &format!("the KB keeps the failure and the proof: {captured:#?}")
+        )
+    );
+    let s = Session::new(&w, "day-after").env("MATH_FORGE_BIN", &bin);
+    let run = s.run(vec![
+        tool("Read", json!({"file_path": day_path})),
+        Step::Text("done"),
+    ]);
+    let briefing = run.hook_outputs("SessionStart").join("\n");
+    let v: Value = serde_json::from_str(briefing.trim()).unwrap_or(Value::Null);
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        context.contains("EARLIER SESSIONS HERE")
+            && context.contains("- `add_comm_small` (Day.lean): closed with linear arithmetic (omega) (`mf verify` passed); failed first: `by norm_num`: Lean rejected it (unsolved goals)")
+            && context.chars().count() < 2000,
+        "{}",
+        s.explain(&run, &format!("the next briefing says what happened, briefly: {context}"))
+    );
+    git(&w.project(), &["commit", "-qam", "add_comm_small proven"]);
+
     // 4. A shell edit that guts a proof: blocked at Stop, blocked at the next stop too, then
     //    (at Claude Code's limit, here 2) the turn ends with a message for the user.
     let s = Session::new(&w, "sed")
@@ -1186,7 +1308,7 @@ fn the_plugin_in_the_real_claude_code_cli() {
         PROOFS.replace("  sorry", "  rfl")
     );
     eprintln!(
-        "e2e: 9 sessions in {:.1} s",
+        "e2e: 11 sessions in {:.1} s",
         started.elapsed().as_secs_f64()
     );
 }

@@ -199,7 +199,7 @@ fn a_session_closes_one_hole_fails_three_times_and_is_captured_once() {
     assert_eq!(failures[0][0].as_deref(), Some("hard"));
     let d = failures[0][1].as_deref().unwrap();
     assert!(d.contains("after 3 approaches"), "{d}");
-    for attempt in ["tactics simp; lemmas Nat.pow_two", "induction", "have"] {
+    for attempt in ["`by simp [Nat.pow_two] sorry`", "induction", "have"] {
         assert!(d.contains(attempt), "{attempt} in {d}");
     }
     assert!(d.contains("Nat.le_self_pow"), "{d}");
@@ -341,4 +341,142 @@ fn context_of_hook(
         .as_str()
         .unwrap()
         .to_string()
+}
+
+/// A day in the life, through the hooks and `mf verify` (a stand-in `lake` on PATH rejects
+/// `norm_num`): an attempt Lean rejects is journaled as rejected, the agent may put its hole
+/// back (after `mf verify` failed, not before), the proof that then passes is a verified
+/// technique with the rejected attempt kept beside it as failed, and the next session's
+/// briefing says so in a few lines.
+#[test]
+fn a_rejected_attempt_is_recorded_as_failed_and_the_next_briefing_says_so() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let s = Session {
+        dir,
+        db: dir.join("knowledge.db"),
+        file: dir.join("P.lean"),
+    };
+    const OPEN: &str = "theorem t (a b : ℕ) : a + b = b + a := by\n  sorry\n";
+    std::fs::write(&s.file, OPEN).unwrap();
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let lake = bin.join("lake");
+    std::fs::write(
+        &lake,
+        "#!/bin/sh\n# lake env lean FILE: norm_num leaves the goal\nif grep -q norm_num \"$3\"; then\n  echo \"$3:2:2: error: unsolved goals\"\n  echo '⊢ a + b = b + a'\n  exit 1\nfi\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&lake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let verify = |want_pass: bool| {
+        let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
+        cmd.args(["verify", "P.lean"]).current_dir(dir);
+        common::isolate(&mut cmd, dir);
+        cmd.env("MATH_FORGE_DB", &s.db)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()));
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.success(),
+            want_pass,
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let pre = |old: &str, new: &str| {
+        let (stdout, _) = s.hook(
+            "pre-tool-use",
+            json!({"session_id": SESSION, "hook_event_name": "PreToolUse", "cwd": dir,
+                   "tool_name": "Edit", "tool_input": {"file_path": s.file, "old_string": old,
+                   "new_string": new, "replace_all": false}}),
+        );
+        stdout
+    };
+    s.hook(
+        "session-start",
+        json!({"session_id": SESSION, "hook_event_name": "SessionStart", "cwd": dir, "source": "startup"}),
+    );
+    s.edit("  sorry", "  norm_num");
+    // A turn ends before Lean was asked: the proof is captured as a technique, not verified.
+    assert_eq!(s.stop().trim(), "");
+    let types = || {
+        rows(
+            &s.db,
+            "SELECT finding_type || ' ' || confidence FROM findings ORDER BY id",
+        )
+        .into_iter()
+        .map(|r| r[0].clone().unwrap())
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(types(), ["technique medium"]);
+    // Before Lean said anything, putting the hole back is gutting a proof: denied, with how.
+    let denied = pre("  norm_num", "  sorry");
+    assert!(
+        denied.contains("\"permissionDecision\":\"deny\"")
+            && denied.contains("run `mf verify FILE` first"),
+        "{denied}"
+    );
+    verify(false);
+    // Once Lean rejected it, the next Stop takes the technique back: it is a failure now.
+    assert_eq!(s.stop().trim(), "");
+    assert_eq!(types(), ["failure low"]);
+    let allowed = pre("  norm_num", "  sorry");
+    assert!(
+        !allowed.contains("deny")
+            && allowed.contains("[math-forge] Allowed: this edit of P.lean puts back a hole"),
+        "{allowed}"
+    );
+    let after = s.edit("  norm_num", "  sorry");
+    assert!(!after.contains("block"), "PostToolUse agrees: {after}");
+    s.edit("  sorry", "  omega");
+    verify(true);
+    assert_eq!(s.stop().trim(), "");
+
+    let findings = rows(
+        &s.db,
+        "SELECT finding_type, confidence, title, description FROM findings ORDER BY id",
+    );
+    assert_eq!(findings.len(), 2, "{findings:#?}");
+    assert_eq!(findings[0][0].as_deref(), Some("technique"));
+    assert_eq!(findings[0][1].as_deref(), Some("verified"));
+    assert!(findings[0][2].as_deref().unwrap().contains("omega"));
+    assert_eq!(findings[1][0].as_deref(), Some("failure"));
+    let d = findings[1][3].as_deref().unwrap();
+    assert!(
+        d.contains("attempt 1: `by norm_num` — Lean rejected it (unsolved goals)")
+            && !d.contains("omega`"),
+        "{d}"
+    );
+
+    // `mk failed` says why, in Lean's words.
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mk"));
+    cmd.args(["failed", "t", "--db"])
+        .arg(&s.db)
+        .current_dir(dir);
+    common::isolate(&mut cmd, dir);
+    let out = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+    assert!(
+        out.contains("Why: Lean rejected `by norm_num`: unsolved goals"),
+        "{out}"
+    );
+
+    // The next session is told, briefly.
+    let (stdout, _) = s.hook(
+        "session-start",
+        json!({"session_id": "sess-next", "hook_event_name": "SessionStart", "cwd": dir, "source": "startup"}),
+    );
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let text = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let section = text
+        .split("EARLIER SESSIONS HERE")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no earlier sessions in {text}"));
+    assert!(
+        section.contains("- `t` (P.lean): closed with linear arithmetic (omega) (`mf verify` passed); failed first: `by norm_num`: Lean rejected it (unsolved goals)"),
+        "{section}"
+    );
+    assert!(section.len() < 600, "{section}");
 }

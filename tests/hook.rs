@@ -563,8 +563,10 @@ fn malformed_or_incomplete_input_steps_aside_with_a_note() {
     }
 }
 
+/// A `.lean` file it cannot read is not checked, and the agent is told so (silence would read
+/// as "checked"); a missing file (the tool failed) gets only a note.
 #[test]
-fn files_it_cannot_read_step_aside_with_a_note() {
+fn files_it_cannot_read_are_said_not_checked() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(
@@ -592,8 +594,17 @@ fn files_it_cannot_read_step_aside_with_a_note() {
             d.join(file).display()
         );
         let run = post(d, input.as_bytes());
-        run.assert_silent();
         assert!(run.stderr.contains(note), "{file}: {}", run.stderr);
+        if file == "Missing.lean" {
+            run.assert_silent();
+        } else {
+            let text = run.context("PostToolUse");
+            assert!(
+                text.starts_with("[math-forge] This edit was NOT checked: ") && text.contains(note),
+                "{file}: {text}"
+            );
+            assert_eq!(text.lines().count(), 1, "{text}");
+        }
     }
 }
 

@@ -97,7 +97,8 @@ fn pre_tool_use_denies_replacing_a_proof_with_sorry() {
     assert_eq!(
         deny_reason(&stdout),
         format!(
-            "{REASON_HEAD}\n- Erdos850.lean: theorem Erdos850.two_dvd_three_consecutive (lines 20-21): had proof code without sorry/admit, now has sorry at line 21.\nThis edit {REASON_TAIL}"
+            "{REASON_HEAD}\n- Erdos850.lean: theorem Erdos850.two_dvd_three_consecutive (lines 20-21): had proof code without sorry/admit, now has sorry at line 21.\nThis edit {REASON_TAIL}\n{}",
+            math_forge::hook::reopen::HINT
         )
     );
 }
@@ -219,6 +220,75 @@ fn pre_tool_use_steps_aside_on_what_it_cannot_judge() {
     let (stdout, stderr, code) = hook("pre-tool-use", dir.path(), "{not json", &[]);
     assert_eq!((stdout.as_str(), code), ("", 0));
     assert!(stderr.contains("not a JSON object"), "{stderr}");
+}
+
+/// Fail closed: a `.lean` edit the gate cannot read (input that is not JSON, a FIFO, a binary
+/// or huge file) is refused with a one-line reason naming what and why, at once (a FIFO is
+/// never waited on); PostToolUse says such an edit was NOT checked.
+#[test]
+fn pre_tool_use_refuses_a_lean_edit_it_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("Fifo.lean");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    std::fs::write(
+        d.join("Bin.lean"),
+        b"theorem t : True := by\n  trivial\x00\x01",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("Huge.lean"),
+        "theorem t : True := trivial\n".repeat(160_000),
+    )
+    .unwrap();
+    let edit = |file: &str| {
+        format!(
+            r#"{{"hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{{"file_path":{},"old_string":"trivial","new_string":"sorry"}}}}"#,
+            serde_json::to_string(&d.join(file).to_string_lossy()).unwrap()
+        )
+    };
+    let mut cases = vec![
+        ("Bin.lean", edit("Bin.lean"), "binary file"),
+        (
+            "Huge.lean",
+            edit("Huge.lean"),
+            "over the hook's 4194304-byte limit",
+        ),
+    ];
+    if made.is_ok_and(|s| s.success()) {
+        cases.push(("Fifo.lean", edit("Fifo.lean"), "not a regular file"));
+    } else {
+        eprintln!("SKIPPED the FIFO case: mkfifo is not available");
+    }
+    // Cut short: what a broken pipe or a killed writer leaves.
+    let cut = edit("A.lean");
+    cases.push((
+        "A.lean",
+        cut[..cut.len() - 5].to_string(),
+        "not a JSON object: EOF",
+    ));
+    for (file, input, why) in cases {
+        let started = std::time::Instant::now();
+        let (stdout, stderr, code) = hook("pre-tool-use", d, &input, &[]);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{file} waited"
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let reason = deny_reason(&stdout);
+        assert!(
+            reason.starts_with("[math-forge] This edit is refused because it cannot be checked: ")
+                && reason.contains(why),
+            "{file}: {reason}"
+        );
+        assert_eq!(reason.lines().count(), 1, "{reason}");
+        assert!(stderr.contains("refused unchecked"), "{file}: {stderr}");
+    }
+    let (stdout, _, _) = hook("post-tool-use", d, &cut[..cut.len() - 5], &[]);
+    assert!(
+        stdout.contains("[math-forge] This edit was NOT checked: hook input is not a JSON object"),
+        "{stdout}"
+    );
 }
 
 #[test]

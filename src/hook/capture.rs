@@ -53,6 +53,8 @@ pub fn capture(db: &Path, session: &str) -> Result<Captured, String> {
         }
     }
     let stored = kb.store_capture(&captures).map_err(|e| e.to_string())?;
+    kb.retract_captures(session, &captures)
+        .map_err(|e| e.to_string())?;
     let mut out = Captured::default();
     for s in &stored {
         match s {
@@ -125,7 +127,8 @@ pub fn ask_during_session(
         return Ok(None);
     }
     let events = kb.session_events(session).map_err(|e| e.to_string())?;
-    // Failure candidates need no evidence: only closed holes are judged by it.
+    // Failure candidates need no evidence (Lean's rejections are in the events); closed
+    // holes are judged at Stop.
     let captures = derive_captures(session, &events, &NoEvidence);
     ask_once(kb, session, &captures)
 }

@@ -33,3 +33,49 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
         Err(e) => Err(e.to_string()),
     }
 }
+
+/// `path` without `.` components and with each `..` taking back the component before it
+/// (lexically, links not followed): the one spelling under which the journal and `mf verify`
+/// key a file, whichever way it was named (`./F.lean`, `dir/../F.lean`).
+pub fn lexically_normal(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else if !matches!(out.components().next_back(), Some(Component::RootDir)) {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexically_normal_drops_dots() {
+        for (given, want) in [
+            ("/p/./F.lean", "/p/F.lean"),
+            ("/p/q/../F.lean", "/p/F.lean"),
+            ("/../F.lean", "/F.lean"),
+            ("../a/./F.lean", "../a/F.lean"),
+            ("/p/F.lean", "/p/F.lean"),
+        ] {
+            assert_eq!(
+                lexically_normal(Path::new(given)),
+                Path::new(want),
+                "{given}"
+            );
+        }
+    }
+}

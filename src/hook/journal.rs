@@ -177,7 +177,9 @@ pub fn write(
         // Nothing happened, or no knowledge base (never initialized): nothing to say.
         return Journaled::default();
     }
-    let file = file.to_string_lossy().into_owned();
+    let file = super::files::lexically_normal(file)
+        .to_string_lossy()
+        .into_owned();
     let hash = crate::kb::content_hash(content.as_bytes());
     for e in &mut events {
         e.session_id = session.to_string();

@@ -34,6 +34,8 @@ pub mod journal;
 pub mod payload;
 pub mod post_tool_use;
 pub mod pre_tool_use;
+pub mod recent;
+pub mod reopen;
 pub mod stop;
 pub mod subagent;
 pub mod window;
@@ -239,6 +241,12 @@ pub fn session_start(input: &[u8], env: &Environment) -> Outcome {
         slots: env.slots,
     });
     if let Ok(mut kb) = kb {
+        let cwd = Payload::parse(input).ok().and_then(|p| p.cwd);
+        match cwd.map(|c| recent::section(&kb, std::path::Path::new(&c))) {
+            Some(Ok(Some(section))) => text.push_str(&format!("\n\n{section}")),
+            Some(Err(e)) => notes.push(format!("{e}; no earlier sessions shown")),
+            _ => {}
+        }
         match problem_briefing(&mut kb, input, env) {
             Ok(Some(context)) => {
                 text.push_str(&format!("\n\nPROBLEM CONTEXT (`mk context`):\n{context}"))
@@ -408,6 +416,7 @@ pub fn pre_tool_use(input: &[u8], env: &Environment) -> Outcome {
             knowledge_db: Some(env.knowledge_db.clone()),
             tracking_db: env.tracking_db.clone(),
             problem: env.problem.clone(),
+            data_dir: env.data_dir.clone(),
         },
     )
 }
@@ -460,6 +469,7 @@ pub fn post_tool_use(input: &[u8], env: &Environment) -> Outcome {
     let settings = post_tool_use::Settings {
         tracking_db: env.tracking_db.clone(),
         knowledge_db: Some(env.knowledge_db.clone()),
+        data_dir: env.data_dir.clone(),
         ..Default::default()
     };
     post_tool_use::run(input, &settings)

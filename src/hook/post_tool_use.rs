@@ -13,7 +13,7 @@ use super::baseline::{self, Baseline};
 use super::decide::{decide_journaled, Decision, Parse};
 use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
-use super::{gate, journal, Outcome, Output};
+use super::{gate, journal, reopen, Outcome, Output};
 use crate::tracking::Tracking;
 
 /// How the hook runs.
@@ -26,6 +26,8 @@ pub struct Settings {
     pub max_file_bytes: u64,
     /// knowledge.db, for the session journal; journaling is skipped when it does not exist.
     pub knowledge_db: Option<PathBuf>,
+    /// Where SessionStart keeps its snapshots ([`super::reopen`]).
+    pub data_dir: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -35,6 +37,7 @@ impl Default for Settings {
             git_timeout: Duration::from_millis(1500),
             max_file_bytes: MAX_FILE_BYTES,
             knowledge_db: None,
+            data_dir: None,
         }
     }
 }
@@ -43,6 +46,7 @@ impl Default for Settings {
 pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     let payload = match Payload::parse(input) {
         Ok(p) => p,
+        Err(e) if input.windows(6).any(|w| w == b".lean\"") => return not_checked(e.to_string()),
         Err(e) => return Outcome::note(format!("{e}; nothing checked")),
     };
     let tool = payload.tool_name.clone().unwrap_or_default();
@@ -76,7 +80,7 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
                 path.display()
             ))
         }
-        Err(why) => return Outcome::note(format!("{why}; nothing checked")),
+        Err(why) => return not_checked(why),
     };
     let mut notes = Vec::new();
     let baseline = baseline::rebuild(&payload, &path, &current, settings.git_timeout);
@@ -101,7 +105,7 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
             .knowledge_db
             .as_deref()
             .is_some_and(|db| db.is_file());
-    let (decision, events) = decide_journaled(
+    let (mut decision, events) = decide_journaled(
         &name,
         &current,
         &baseline,
@@ -109,6 +113,23 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         Parse::Windows,
         journaling,
     );
+    // The agent took back its own attempt that Lean rejected (the gate before the write let
+    // it through for the same reason).
+    // The agent read why before the write (PreToolUse says it); nothing to repeat here.
+    if let (false, Baseline::Known { texts, .. }) = (decision.blocks.is_empty(), &baseline) {
+        let evidence = reopen::Evidence {
+            knowledge_db: settings.knowledge_db.as_deref(),
+            data_dir: settings.data_dir.as_deref(),
+            session: payload.session_id.as_deref(),
+        };
+        if !texts.is_empty()
+            && texts
+                .iter()
+                .all(|before| reopen::allowed(&evidence, &path, &name, before, &current))
+        {
+            decision.blocks.clear();
+        }
+    }
     let mut ask_why = None;
     if let (Some(db), Some(session)) = (&settings.knowledge_db, &payload.session_id) {
         let blocked = decision.blocks.first().map(String::as_str);
@@ -133,6 +154,18 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
         (output, _) => output,
     };
     Outcome { output, notes }
+}
+
+/// A `.lean` edit this hook could not check: the agent is told (silence would read as
+/// "checked"); the write has happened, so there is nothing to refuse.
+fn not_checked(why: String) -> Outcome {
+    Outcome {
+        output: Output::Context {
+            event: "PostToolUse",
+            text: format!("[math-forge] This edit was NOT checked: {why}. Run `mf lint FILE` before relying on it."),
+        },
+        notes: vec![format!("{why}; nothing checked")],
+    }
 }
 
 /// The hook's output for a decision about file `name`.

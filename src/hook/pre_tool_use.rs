@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
-use super::{apply, gate, subagent, Outcome, Output};
+use super::{apply, gate, reopen, subagent, Outcome, Output};
 use crate::kb::Kb;
 use crate::tracking::Tracking;
 
@@ -32,15 +32,15 @@ pub struct Sources {
     pub tracking_db: Option<PathBuf>,
     /// The problem the session works on, when the environment names it.
     pub problem: Option<String>,
+    /// Where SessionStart keeps its snapshots ([`super::reopen`]).
+    pub data_dir: Option<PathBuf>,
 }
 
 /// Runs the hook on a payload.
 pub fn run(input: &[u8], sources: &Sources) -> Outcome {
     let value: Value = match serde_json::from_slice(input) {
         Ok(v @ Value::Object(_)) => v,
-        Ok(_) | Err(_) => {
-            return Outcome::note("hook input is not a JSON object; nothing checked".into())
-        }
+        Ok(_) | Err(_) => return unreadable_input(input),
     };
     let payload = Payload::from_value(&value);
     let tool = payload.tool_name.clone().unwrap_or_default();
@@ -59,7 +59,15 @@ pub fn run(input: &[u8], sources: &Sources) -> Outcome {
     let path = payload.resolve(&given);
     let before = match files::read_text(&path, MAX_FILE_BYTES) {
         Ok(t) => t,
-        Err(why) => return Outcome::note(format!("{why}; nothing checked")),
+        // Fail closed: an edit the gate cannot read is not let through unchecked.
+        Err(why) => {
+            return Outcome {
+                output: Output::Deny {
+                    reason: format!("[math-forge] This edit is refused because it cannot be checked: {why}. The gate reads regular UTF-8 files of at most {} MB; make the file one, or edit it outside Claude Code.", MAX_FILE_BYTES / (1024 * 1024)),
+                },
+                notes: vec![format!("{why}; refused unchecked")],
+            }
+        }
     };
     let after = match apply::after(&tool, before.as_deref(), &payload.tool_input) {
         Ok(t) => t,
@@ -72,18 +80,60 @@ pub fn run(input: &[u8], sources: &Sources) -> Outcome {
     if decision.blocks.is_empty() {
         return Outcome::default();
     }
+    let evidence = reopen::Evidence {
+        knowledge_db: sources.knowledge_db.as_deref(),
+        data_dir: sources.data_dir.as_deref(),
+        session: payload.session_id.as_deref(),
+    };
+    if let Some(before) = before.as_deref() {
+        if reopen::allowed(&evidence, &path, &name, before, &after) {
+            return Outcome {
+                output: Output::Context {
+                    event: "PreToolUse",
+                    text: reopen::note(&name),
+                },
+                notes: Vec::new(),
+            };
+        }
+    }
+    let reason = gate::reason(
+        "This edit",
+        &decision
+            .blocks
+            .into_iter()
+            .map(|b| (name.clone(), b))
+            .collect::<Vec<_>>(),
+    );
+    // How to take back one's own rejected attempt, when the edit puts a hole back.
+    let reopens = before
+        .as_deref()
+        .is_some_and(|b| !reopen::reopened(&name, b, &after).is_empty());
+    let reason = if reopens {
+        gate::cap(format!("{reason}\n{}", reopen::HINT))
+    } else {
+        reason
+    };
+    Outcome {
+        output: Output::Deny { reason },
+        notes: Vec::new(),
+    }
+}
+
+/// Input that is no JSON object: a `.lean` edit in it is refused (the gate cannot check what
+/// it cannot read); anything else is no business of the gate's.
+fn unreadable_input(input: &[u8]) -> Outcome {
+    let why = match serde_json::from_slice::<Value>(input) {
+        Ok(_) => "not a JSON object".to_string(),
+        Err(e) => format!("not a JSON object: {e}"),
+    };
+    if !input.windows(6).any(|w| w == b".lean\"") {
+        return Outcome::note(format!("hook input is {why}; nothing checked"));
+    }
     Outcome {
         output: Output::Deny {
-            reason: gate::reason(
-                "This edit",
-                &decision
-                    .blocks
-                    .into_iter()
-                    .map(|b| (name.clone(), b))
-                    .collect::<Vec<_>>(),
-            ),
+            reason: format!("[math-forge] This edit is refused because it cannot be checked: the hook input is {why}. Retry the edit; if this repeats, the math-forge install is broken (`mf --version`)."),
         },
-        notes: Vec::new(),
+        notes: vec![format!("hook input is {why}; a .lean edit refused unchecked")],
     }
 }
 

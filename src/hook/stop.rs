@@ -180,6 +180,51 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     }
 }
 
+/// The text `path` had where the session started, as this hook compares with: SessionStart's
+/// snapshot when it kept the file, else `HEAD` in a git work tree (`Some(None)`: untracked,
+/// new in the session's work), else `Some(None)` for a file outside the snapshot of a project
+/// without git. `None` when that cannot be known.
+pub fn text_at_session_start(
+    path: &Path,
+    data_dir: Option<&Path>,
+    session: Option<&str>,
+    timeout: Duration,
+) -> Option<Option<String>> {
+    let snap = data_dir
+        .zip(session)
+        .and_then(|(dir, s)| load_snapshot(dir, s).ok().flatten());
+    if let Some(snap) = &snap {
+        let rel = path.strip_prefix(&snap.root).ok()?;
+        if let Some(text) = snap.files.get(&*rel.to_string_lossy()) {
+            return Some(Some(text.clone()));
+        }
+        if !snap.git {
+            return Some(None);
+        }
+    }
+    if let Some(text) = super::baseline::git_head(path, timeout) {
+        return Some(Some(text));
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty())?;
+    let name = path.file_name()?.to_str()?;
+    let untracked = git(
+        dir,
+        &[
+            "ls-files",
+            "-z",
+            "--others",
+            "--exclude-standard",
+            "--",
+            name,
+        ],
+        timeout,
+    )?;
+    split_z(&untracked)
+        .iter()
+        .any(|n| n == name)
+        .then_some(None)
+}
+
 /// Where the turn's consecutive block count is kept.
 fn counter_path(data_dir: &Path, session: &str) -> Option<PathBuf> {
     snapshot_path(data_dir, session).map(|p| p.with_extension("stops"))

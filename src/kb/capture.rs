@@ -8,6 +8,12 @@
 //!   incomplete declarations says so and is `low`;
 //! - it still has holes after [`FAILURE_ATTEMPTS`] or more distinct attempts → a `failure`
 //!   candidate listing each attempt's tactics and lemmas.
+//!
+//! `mf verify` decides as well: a proof with a Lean error inside it (on that very content) is
+//! an attempt that failed, never a technique (its declaration is still open, and one such
+//! attempt is a failure); attempts that failed before a proof that closed the hole are kept as
+//! a `failed_attempts` capture beside its technique. A bare hole (`sorry` and nothing else) is
+//! no attempt.
 
 use super::journal::{Capture, Event, EventKind};
 use super::model::{Confidence, FindingType, NewFinding};
@@ -37,8 +43,9 @@ pub fn derive_captures(session: &str, events: &[Event], evidence: &dyn Evidence)
     }
     let mut out = Vec::new();
     for ((file, decl), evs) in groups {
-        let proofs: Vec<&&Event> = evs
+        let proofs: Vec<&Event> = evs
             .iter()
+            .copied()
             .filter(|e| {
                 matches!(
                     e.kind,
@@ -46,19 +53,45 @@ pub fn derive_captures(session: &str, events: &[Event], evidence: &dyn Evidence)
                 )
             })
             .collect();
-        let Some(last) = proofs.last() else { continue };
-        if last.holes == 0 && evs.iter().any(|e| e.kind == Some(EventKind::HoleClosed)) {
+        let Some(&last) = proofs.last() else { continue };
+        // `mf verify` found a Lean error inside this attempt ([`super::Kb::mark_rejected`]).
+        let rejected = |e: &Event| {
+            e.detail
+                .as_deref()
+                .is_some_and(|d| d.starts_with(super::journal::REJECTED))
+        };
+        // Distinct attempts, in order; a bare hole is none.
+        let mut attempts: Vec<&Event> = Vec::new();
+        for &e in &proofs {
+            let bare_hole = e.tactics.is_empty() && e.holes > 0;
+            if e.proof.is_some() && !bare_hole && !attempts.iter().any(|a| a.proof == e.proof) {
+                attempts.push(e);
+            }
+        }
+        let closed_now = last.holes == 0
+            && !rejected(last)
+            && evs.iter().any(|e| e.kind == Some(EventKind::HoleClosed));
+        if closed_now {
             out.push(closed(session, file, decl, last, evidence));
-        } else if last.holes > 0 {
-            let mut attempts: Vec<&Event> = Vec::new();
-            for e in &proofs {
-                if e.proof.is_some() && !attempts.iter().any(|a| a.proof == e.proof) {
-                    attempts.push(e);
-                }
+            let failed_before: Vec<&Event> = attempts
+                .iter()
+                .copied()
+                .filter(|a| a.proof != last.proof && rejected(a))
+                .collect();
+            if !failed_before.is_empty() {
+                out.push(failed_then_closed(
+                    session,
+                    file,
+                    decl,
+                    &failed_before,
+                    last,
+                    &rejected,
+                ));
             }
-            if attempts.len() >= FAILURE_ATTEMPTS {
-                out.push(failed(session, file, decl, &attempts));
-            }
+        } else if (last.holes > 0 || rejected(last))
+            && (attempts.len() >= FAILURE_ATTEMPTS || attempts.iter().any(|a| rejected(a)))
+        {
+            out.push(failed(session, file, decl, &attempts, last, &rejected));
         }
     }
     out
@@ -139,26 +172,21 @@ fn closed(session: &str, file: &str, decl: &str, e: &Event, evidence: &dyn Evide
     }
 }
 
-fn failed(session: &str, file: &str, decl: &str, attempts: &[&Event]) -> Capture {
-    let lines: Vec<String> = attempts
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            let tactics = if a.tactics.is_empty() {
-                "no tactics".to_string()
-            } else {
-                a.tactics.join(", ")
-            };
-            let lemmas = if a.lemmas.is_empty() {
-                String::new()
-            } else {
-                format!("; lemmas {}", a.lemmas.join(", "))
-            };
-            format!("attempt {} ({}): tactics {tactics}{lemmas}", i + 1, a.at)
-        })
-        .collect();
-    let last = attempts.last().expect("at least FAILURE_ATTEMPTS attempts");
+fn failed(
+    session: &str,
+    file: &str,
+    decl: &str,
+    attempts: &[&Event],
+    last: &Event,
+    rejected: &dyn Fn(&Event) -> bool,
+) -> Capture {
+    let lines = attempt_lines(attempts, rejected);
     let lemmas: Vec<String> = attempts.iter().flat_map(|a| a.lemmas.clone()).collect();
+    let left = if last.holes > 0 {
+        format!("still has {} hole(s)", last.holes)
+    } else {
+        "is still unproven (`mf verify` failed on its last proof)".to_string()
+    };
     Capture {
         session_id: session.to_string(),
         file: file.to_string(),
@@ -167,24 +195,129 @@ fn failed(session: &str, file: &str, decl: &str, attempts: &[&Event]) -> Capture
         finding: NewFinding {
             finding_type: FindingType::Failure,
             title: format!(
-                "{} attempts left `{decl}` open (session {session})",
-                attempts.len()
+                "{} attempt{} left `{decl}` open (session {})",
+                attempts.len(),
+                if attempts.len() == 1 { "" } else { "s" },
+                short(session)
             ),
             description: format!(
-                "`{decl}` in {file} still has {} hole(s) after {} approaches: {}.",
-                last.holes,
+                "`{decl}` in {file} {left} after {} approach{}: {}.",
                 attempts.len(),
+                if attempts.len() == 1 { "" } else { "es" },
                 lines.join("; ")
             ),
             source_file: Some(file.to_string()),
             theorem_name: Some(decl.to_string()),
             theorem_statement: last.statement.clone(),
+            why_failed: rejections(attempts, rejected),
             confidence: Confidence::Low,
             tags: Some(tags(session, &lemmas)),
             notes: Some(format!("session {session}; file {file}; at {}", last.at)),
             ..NewFinding::default()
         },
     }
+}
+
+/// Attempts Lean rejected (`mf verify` failed on them) before `closer` closed the hole.
+fn failed_then_closed(
+    session: &str,
+    file: &str,
+    decl: &str,
+    failed: &[&Event],
+    closer: &Event,
+    rejected: &dyn Fn(&Event) -> bool,
+) -> Capture {
+    let lines = attempt_lines(failed, rejected);
+    let lemmas: Vec<String> = failed.iter().flat_map(|a| a.lemmas.clone()).collect();
+    let by = closer.technique.as_deref().unwrap_or("another proof");
+    Capture {
+        session_id: session.to_string(),
+        file: file.to_string(),
+        declaration: decl.to_string(),
+        kind: "failed_attempts",
+        finding: NewFinding {
+            finding_type: FindingType::Failure,
+            title: format!(
+                "{} attempt{} on `{decl}` failed `mf verify` before {by} closed it (session {})",
+                failed.len(),
+                if failed.len() == 1 { "" } else { "s" },
+                short(session)
+            ),
+            description: format!(
+                "`{decl}` in {file}: {}; then closed with {by}.",
+                lines.join("; ")
+            ),
+            source_file: Some(file.to_string()),
+            theorem_name: Some(decl.to_string()),
+            theorem_statement: closer.statement.clone(),
+            why_failed: rejections(failed, rejected),
+            confidence: Confidence::Low,
+            tags: Some(tags(session, &lemmas)),
+            notes: Some(format!("session {session}; file {file}; at {}", closer.at)),
+            ..NewFinding::default()
+        },
+    }
+}
+
+/// Why the attempts failed, as far as Lean said: each rejected attempt (short) and Lean's
+/// first line about it. `None` when Lean rejected none (the agent is asked why instead).
+fn rejections(attempts: &[&Event], rejected: &dyn Fn(&Event) -> bool) -> Option<String> {
+    let said: Vec<String> = attempts
+        .iter()
+        .filter(|a| rejected(a))
+        .map(|a| {
+            let proof = a.proof.as_deref().unwrap_or("");
+            let proof = proof.strip_prefix(":=").unwrap_or(proof).trim();
+            let error = a
+                .detail
+                .as_deref()
+                .unwrap_or("")
+                .trim_start_matches(super::journal::REJECTED)
+                .trim();
+            format!("`{}`: {}", clip(proof, 60), clip(error, 80))
+        })
+        .collect();
+    (!said.is_empty()).then(|| format!("Lean rejected {}", said.join("; ")))
+}
+
+/// Longest proof an attempt line shows as it is.
+const SHORT_PROOF: usize = 120;
+
+/// One line per attempt: its proof (or its tactics and lemmas), and whether `mf verify` failed on it.
+fn attempt_lines(attempts: &[&Event], rejected: &dyn Fn(&Event) -> bool) -> Vec<String> {
+    attempts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let proof = a.proof.as_deref().unwrap_or("");
+            let proof = proof.strip_prefix(":=").unwrap_or(proof).trim();
+            // A short proof is the approach itself; a long one is summed up by its tactics and
+            // lemmas.
+            let what = if proof.chars().count() <= SHORT_PROOF {
+                format!("`{proof}`")
+            } else {
+                let tactics = if a.tactics.is_empty() {
+                    "no tactics".to_string()
+                } else {
+                    a.tactics.join(", ")
+                };
+                let lemmas = if a.lemmas.is_empty() {
+                    String::new()
+                } else {
+                    format!("; lemmas {}", a.lemmas.join(", "))
+                };
+                format!("tactics {tactics}{lemmas}")
+            };
+            let verdict = match a.detail.as_deref() {
+                Some(d) if rejected(a) => format!(
+                    " — Lean rejected it ({})",
+                    clip(d.trim_start_matches(super::journal::REJECTED).trim(), 80)
+                ),
+                _ => String::new(),
+            };
+            format!("attempt {}: {what}{verdict}", i + 1)
+        })
+        .collect()
 }
 
 /// The type of a statement `name binders : type` (after the first top-level ` : `).
@@ -201,6 +334,11 @@ fn statement_type(statement: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// A session id as titles show it: its first group (the whole id is in the notes and tags).
+fn short(session: &str) -> &str {
+    session.split('-').next().unwrap_or(session)
 }
 
 fn tags(session: &str, lemmas: &[String]) -> String {
@@ -234,6 +372,123 @@ mod tests {
         fn rests_on(&self, _: &str, _: &str) -> Option<Vec<String>> {
             self.rests_on.clone()
         }
+    }
+
+    /// `mf verify` passed on `pass` (content hashes).
+    struct Verdicts {
+        pass: &'static [&'static str],
+    }
+
+    impl Evidence for Verdicts {
+        fn verified(&self, _: &str, hash: &str) -> bool {
+            self.pass.contains(&hash)
+        }
+        fn rests_on(&self, _: &str, _: &str) -> Option<Vec<String>> {
+            Some(vec![])
+        }
+    }
+
+    /// An attempt `mf verify` found a Lean error in.
+    fn rejected(mut e: Event) -> Event {
+        e.detail = Some(format!("{}unsolved goals", super::super::journal::REJECTED));
+        e
+    }
+
+    fn bare_hole(decl: &str, hash: &str) -> Event {
+        let mut e = ev(decl, EventKind::HoleOpened, 1, ":= by sorry", hash);
+        e.tactics.clear();
+        e
+    }
+
+    /// A proof Lean rejected is an attempt that failed, kept as such beside the proof that
+    /// closed the hole afterwards (the day-in-the-life session: norm_num leaves the goal,
+    /// omega closes it).
+    #[test]
+    fn a_rejected_attempt_before_the_closing_proof_is_kept_as_failed() {
+        let events = [
+            rejected(ev("a", EventKind::HoleClosed, 0, ":= by norm_num", "h1")),
+            ev("a", EventKind::ProofRewritten, 0, ":= by omega", "h2"),
+        ];
+        let v = Verdicts { pass: &["h2"] };
+        let c = derive_captures("s", &events, &v);
+        assert_eq!(c.len(), 2, "{c:#?}");
+        assert_eq!(c[0].kind, "technique");
+        assert_eq!(c[0].finding.confidence, Confidence::Verified);
+        assert!(c[0].finding.description.contains("Proof: := by omega"));
+        assert_eq!(c[1].kind, "failed_attempts");
+        assert_eq!(c[1].finding.finding_type, FindingType::Failure);
+        assert_eq!(
+            c[1].finding.why_failed.as_deref(),
+            Some("Lean rejected `by norm_num`: unsolved goals")
+        );
+        assert!(
+            c[1].finding
+                .description
+                .contains("`by norm_num` — Lean rejected it (unsolved goals)")
+                && !c[1].finding.description.contains("`by omega` —"),
+            "{}",
+            c[1].finding.description
+        );
+        // Without `mf verify`'s word nothing is called failed.
+        let plain = [
+            ev("a", EventKind::HoleClosed, 0, ":= by norm_num", "h1"),
+            ev("a", EventKind::ProofRewritten, 0, ":= by omega", "h2"),
+        ];
+        let c = derive_captures("s", &plain, &Verdicts { pass: &[] });
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].finding.confidence, Confidence::Medium);
+    }
+
+    /// A proof `mf verify` failed on is never a technique, and one rejected attempt is a
+    /// failure; a bare hole put back is no attempt.
+    #[test]
+    fn a_rejected_proof_is_a_failure_not_a_technique() {
+        let v = Verdicts { pass: &[] };
+        let left = [
+            bare_hole("b", "h1"),
+            rejected(ev(
+                "b",
+                EventKind::HoleClosed,
+                0,
+                ":= by nlinarith [sq_nonneg x]",
+                "h2",
+            )),
+        ];
+        let c = derive_captures("s", &left, &v);
+        assert_eq!(c.len(), 1, "{c:#?}");
+        assert_eq!(c[0].kind, "failure");
+        assert!(c[0].finding.title.starts_with("1 attempt left `b` open"));
+        assert!(c[0]
+            .finding
+            .description
+            .contains("is still unproven (`mf verify` failed on its last proof)"));
+        let put_back = [
+            rejected(ev(
+                "b",
+                EventKind::HoleClosed,
+                0,
+                ":= by nlinarith [sq_nonneg x]",
+                "h2",
+            )),
+            bare_hole("b", "h3"),
+        ];
+        let c = derive_captures("s", &put_back, &v);
+        assert_eq!(c.len(), 1, "{c:#?}");
+        assert!(
+            c[0].finding.title.starts_with("1 attempt left")
+                && c[0]
+                    .finding
+                    .description
+                    .contains("still has 1 hole(s) after 1 approach:"),
+            "{:#?}",
+            c[0].finding
+        );
+        // Holes put back without any rejected or second attempt are no failure.
+        let quiet = [
+            ev("b", EventKind::HoleClosed, 0, ":= by simp", "h4"),
+            bare_hole("b", "h5"),
+        ];
+        assert!(derive_captures("s", &quiet, &v).is_empty());
     }
 
     fn ev(decl: &str, kind: EventKind, holes: usize, proof: &str, hash: &str) -> Event {

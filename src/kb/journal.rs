@@ -97,6 +97,24 @@ pub struct Capture {
     pub finding: NewFinding,
 }
 
+/// How a journaled attempt's `detail` starts when `mf verify` found a Lean error inside it.
+pub const REJECTED: &str = "mf verify: Lean rejected it: ";
+
+/// A finding a session capture stored, with where it came from ([`Kb::recent_captures_under`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RecentCapture {
+    pub session_id: String,
+    pub file: String,
+    pub declaration: String,
+    /// `technique`, `failure`, `failed_attempts` or `false_lemma`.
+    pub kind: String,
+    pub finding_id: i64,
+    pub description: String,
+    pub proof_technique: Option<String>,
+    pub confidence: String,
+    pub captured_at: String,
+}
+
 /// What [`Kb::store_capture`] did with one capture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -262,6 +280,131 @@ impl Kb {
             .and_then(|mut s| s.query_row([path, hash], |r| r.get(0)).optional())
             .map(|v| v.unwrap_or(false))
             .at(&self.path)
+    }
+
+    /// Marks the journaled attempts on this content of `path` that Lean rejected: each
+    /// (declaration, error headline) of `rejected` sets the `detail` of that declaration's
+    /// proof events at `hash` to [`REJECTED`] and the headline.
+    pub fn mark_rejected(
+        &mut self,
+        path: &str,
+        hash: &str,
+        rejected: &[(String, String)],
+    ) -> Result<()> {
+        if rejected.is_empty() || !self.has_table("session_events")? {
+            return Ok(());
+        }
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&db)?;
+            for (declaration, headline) in rejected {
+                tx.execute(
+                    "UPDATE session_events SET detail = ?4
+                     WHERE file = ?1 AND content_hash = ?2 AND declaration = ?3
+                       AND event IN ('hole_closed', 'proof_rewritten', 'hole_opened')",
+                    params![path, hash, declaration, format!("{REJECTED}{headline}")],
+                )
+                .at(&db)?;
+            }
+            tx.commit().at(&db)
+        })
+    }
+
+    /// The declarations of `path` whose journaled attempt at this content Lean rejected
+    /// ([`Kb::mark_rejected`]).
+    pub fn rejected_declarations(&self, path: &str, hash: &str) -> Result<Vec<String>> {
+        if !self.has_table("session_events")? {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT declaration FROM session_events
+                 WHERE file = ?1 AND content_hash = ?2 AND substr(detail, 1, length(?3)) = ?3",
+            )
+            .at(&self.path)?;
+        let rows = stmt
+            .query_map(params![path, hash, REJECTED], |r| r.get(0))
+            .at(&self.path)?;
+        rows.collect::<rusqlite::Result<_>>().at(&self.path)
+    }
+
+    /// The newest session captures of `.lean` files under directory `dir` (absolute), newest
+    /// first, at most `limit`.
+    pub fn recent_captures_under(&self, dir: &str, limit: usize) -> Result<Vec<RecentCapture>> {
+        if !self.has_table("session_captures")? {
+            return Ok(Vec::new());
+        }
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT c.session_id, c.file, c.declaration, c.kind, c.finding_id,
+                        f.description, f.proof_technique, f.confidence, c.captured_at
+                 FROM session_captures c JOIN findings f ON f.id = c.finding_id
+                 WHERE substr(c.file, 1, length(?1)) = ?1
+                 ORDER BY c.captured_at DESC, c.rowid DESC LIMIT ?2",
+            )
+            .at(&self.path)?;
+        let rows = stmt
+            .query_map(params![prefix, limit as i64], |r| {
+                Ok(RecentCapture {
+                    session_id: r.get(0)?,
+                    file: r.get(1)?,
+                    declaration: r.get(2)?,
+                    kind: r.get(3)?,
+                    finding_id: r.get(4)?,
+                    description: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                    proof_technique: r.get(6)?,
+                    confidence: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
+                    captured_at: r.get(8)?,
+                })
+            })
+            .at(&self.path)?;
+        rows.collect::<rusqlite::Result<_>>().at(&self.path)
+    }
+
+    /// Removes the findings an earlier capture of `session` stored that the journal no longer
+    /// supports (a proof captured at one Stop that `mf verify` failed on later): every capture
+    /// of the session whose (file, declaration, kind) is not in `keep`. Returns how many.
+    pub fn retract_captures(&mut self, session: &str, keep: &[Capture]) -> Result<usize> {
+        let db = self.path.clone();
+        let conn = &mut self.conn;
+        retry_busy(|| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&db)?;
+            let stored: Vec<(String, String, String, i64)> = {
+                let mut stmt = tx
+                    .prepare_cached(
+                        "SELECT file, declaration, kind, finding_id FROM session_captures
+                         WHERE session_id = ?1",
+                    )
+                    .at(&db)?;
+                let rows = stmt
+                    .query_map([session], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    })
+                    .at(&db)?;
+                rows.collect::<rusqlite::Result<_>>().at(&db)?
+            };
+            let mut removed = 0;
+            for (file, declaration, kind, id) in stored {
+                let kept = keep
+                    .iter()
+                    .any(|c| c.file == file && c.declaration == declaration && c.kind == kind);
+                if !kept {
+                    removed += tx
+                        .execute("DELETE FROM findings WHERE id = ?1", [id])
+                        .at(&db)?;
+                }
+            }
+            tx.commit().at(&db)?;
+            Ok(removed)
+        })
     }
 
     /// Stores captured findings in one transaction: each (session, file, declaration, kind)

@@ -52,7 +52,9 @@ pub use error::{KbError, Result};
 pub use facts::{fact_key, FactSource};
 pub use forget::Forgotten;
 pub use identity::ResolvedProblem;
-pub use journal::{Capture, Event, EventKind, Stored, HOOK_LOG_PAGES, MAX_PROOF_BYTES};
+pub use journal::{
+    Capture, Event, EventKind, RecentCapture, Stored, HOOK_LOG_PAGES, MAX_PROOF_BYTES, REJECTED,
+};
 pub use legacy::{adopt_legacy, pending as pending_legacy, Legacy, ADOPTED_MARKER};
 pub use model::{
     domain_alias, AttemptCounts, Confidence, Finding, FindingType, NewFinding, Problem,

@@ -71,8 +71,8 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
         spec,
     };
     let report = verify::verify(&options)?;
-    if let Some((path, hash)) = checked {
-        remember_verdict(&path, &hash, report.verdict);
+    if let Some((path, hash, text)) = checked {
+        remember_verdict(&path, &hash, &text, &report);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -93,34 +93,73 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode> {
     })
 }
 
-/// The file's absolute path and [`crate::kb::content_hash`] of its text, as the edit hooks
-/// journal them.
-fn checked_content(file: &std::path::Path) -> Option<(String, String)> {
-    let path = std::env::current_dir().ok()?.join(file);
+/// The file's absolute path, [`crate::kb::content_hash`] of its text (as the edit hooks
+/// journal them), and the text.
+fn checked_content(file: &std::path::Path) -> Option<(String, String, String)> {
+    let path = crate::hook::files::lexically_normal(&std::env::current_dir().ok()?.join(file));
     let text = crate::hook::files::read_text(&path, crate::hook::files::MAX_FILE_BYTES).ok()??;
     Some((
         path.to_string_lossy().into_owned(),
         crate::kb::content_hash(text.as_bytes()),
+        text,
     ))
 }
 
 /// Keeps the verdict in knowledge.db, when there is one, for the session capture: a proof is
-/// `verified` only when this very content passed. Best effort: a note when it cannot.
-fn remember_verdict(path: &str, hash: &str, verdict: Verdict) {
+/// `verified` only when this very content passed, and an attempt is rejected when a Lean
+/// error on this content lies inside its declaration ([`rejected_declarations`]). Best effort:
+/// a note when it cannot.
+fn remember_verdict(path: &str, hash: &str, text: &str, report: &Report) {
     let db = crate::kb::resolve_knowledge_db(None).path;
     if !db.is_file() {
         return;
     }
-    let verdict = match verdict {
+    let verdict = match report.verdict {
         Verdict::Pass => "pass",
         Verdict::Fail => "fail",
         Verdict::NotCompiled => "not-compiled",
     };
-    if let Err(e) = crate::kb::Kb::open_existing(&db)
-        .and_then(|mut kb| kb.record_verification(path, hash, verdict))
-    {
+    let rejected = if report.verdict == Verdict::Fail {
+        rejected_declarations(path, text, report)
+    } else {
+        Vec::new()
+    };
+    if let Err(e) = crate::kb::Kb::open_existing(&db).and_then(|mut kb| {
+        kb.record_verification(path, hash, verdict)?;
+        kb.mark_rejected(path, hash, &rejected)
+    }) {
         eprintln!("mf verify: verdict not kept in knowledge.db: {e}");
     }
+}
+
+/// The declarations Lean's errors point into (full name, the error's first line): an error
+/// without a line, or outside every declaration, is attributed to none.
+fn rejected_declarations(path: &str, text: &str, report: &Report) -> Vec<(String, String)> {
+    let lines: Vec<(usize, &str)> = report
+        .reasons
+        .iter()
+        .filter(|r| r.check == verify::Check::LeanError)
+        .filter_map(|r| Some((r.line?, r.message.lines().next().unwrap_or(""))))
+        .collect();
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let parsed = crate::lean::ParsedFile::parse(text.to_string());
+    let outline = crate::lean::Outline::of(path, &parsed);
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (line, headline) in lines {
+        let inside = outline
+            .declarations
+            .iter()
+            .filter(|d| !d.full_name.is_empty() && d.line <= line && line <= d.end_line)
+            .max_by_key(|d| d.line);
+        if let Some(d) = inside {
+            if !out.iter().any(|(n, _)| *n == d.full_name) {
+                out.push((d.full_name.clone(), headline.to_string()));
+            }
+        }
+    }
+    out
 }
 
 fn write_human(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
