@@ -164,10 +164,14 @@ module.exports = grammar({
     // command the grammar does not know (`user_command`). Commands elsewhere (indented, after
     // `… in`) need no start token.
     source_file: $ => seq(
-      optional(choice(alias($._user_command_rest, $.user_command), $._header_command)),
+      optional(choice(
+        alias($._user_command_rest, $.user_command),
+        $._header_command,
+        $._hash_command,
+      )),
       repeat(choice(
         $._command,
-        seq($._command_start, choice($._command, $._header_command, $.user_command)),
+        seq($._command_start, choice($._command, $._hash_command, $._header_command, $.user_command)),
       )),
     ),
 
@@ -218,9 +222,6 @@ module.exports = grammar({
       $.variable,
       $.universe,
       $.set_option,
-      $.hash_command,
-      $.exit_command,
-      $.verso_document,
       $.attribute_command,
       $.syntax_command,
       $.deriving_instance,
@@ -255,7 +256,8 @@ module.exports = grammar({
     // (`include h in` / `problem foo : P := …`): it starts at column 0 like any command.
     _in_command: $ => seq('in', choice(
       field('command', $._command),
-      seq($._command_start, field('command', choice($._command, $.user_command))),
+      field('command', $._hash_command),
+      seq($._command_start, field('command', choice($._command, $._hash_command, $.user_command))),
     )),
 
     open: $ => prec.right(seq(
@@ -304,6 +306,14 @@ module.exports = grammar({
     )),
 
     _option_value: $ => choice($.identifier, $.number, $.string),
+
+    // Lean reads `#word` as a command keyword only where a command can start; where a term can
+    // go on it is a term (a notation: `#x`, `#s` for a cardinality, `#A / #B`). So a `#word`
+    // command follows the scanner's `_command_start`, which it emits before a `#word` that
+    // starts a line (at any column) unless the line above ended with an operator or a `,`
+    // (`(#x : T) =` / `#x := rfl`), or follows `… in`, or begins the file. In the middle of a
+    // line `#` is an operator.
+    _hash_command: $ => choice($.hash_command, $.exit_command, $.verso_document),
 
     hash_command: $ => prec.right(seq(
       field('command', $.hash_keyword),

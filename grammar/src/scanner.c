@@ -95,6 +95,13 @@ typedef struct {
   /* Not serialized: the search that made the range ran out of budget (rather than reaching
    * the end of the line, a closing bracket or a comment). */
   bool then_free_budget;
+  /* Not serialized: the byte offset right after the last operator (or `,`) seen ending its
+   * line, 0: none. A scan that starts there comes right after that token, so a `#word` at the
+   * start of the next line goes on with the term (see `after_op_eol`). The offset is a fact
+   * about the text, not the parse, so a cache is enough; it is dropped when a scan starts
+   * before it (a new parse, or a parse stack behind another), which at worst makes the
+   * `#word` a command, as without it. */
+  uint32_t op_eol_end;
 } Scanner;
 
 
@@ -721,6 +728,25 @@ static int unmatched_then_else_scan(TSLexer *lx, bool *budget_out, bool *words_o
     adv(lx);
   }
   return -1;
+}
+
+/* Symbols that end a term rather than wait for an operand: constants (`∅`, `⊤`, `⊥`, `∞`,
+ * `⋯`, `∎`) and postfix `!` / `?`. A run of symbols that ends with one is no operator that
+ * the next line must go on with (`… := ∅` / `problem p …`). */
+static inline bool ends_term(int32_t c) {
+  return c == '!' || c == '?' || c == 0x2205 || c == 0x22A4 || c == 0x22A5 || c == 0x221E ||
+         c == 0x22EF || c == 0x220E;
+}
+
+/* The lexer stands right after an operator or a `,`: whether the line ends there (only blanks
+ * follow); if so and `operand` (the token waits for an operand), remembers where the token
+ * ended (see `op_eol_end`). */
+static bool note_op_eol(Scanner *s, TSLexer *lx, bool operand) {
+  uint32_t end = runtime_position(lx)->bytes;
+  while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+  if (!at_end(lx) && lx->lookahead != '\n' && lx->lookahead != '\r') return false;
+  if (operand) s->op_eol_end = end;
+  return true;
 }
 
 static inline bool emit(Scanner *s, TSLexer *lx, enum TokenType t) {
@@ -1354,6 +1380,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   /* Layout tokens are zero-width and sit before the whitespace, so that the
    * next scan sees the same line break again. */
   lx->mark_end(lx);
+  /* (see `op_eol_end`) */
+  uint32_t scan_start = runtime_position(lx)->bytes;
+  if (scan_start < s->op_eol_end) s->op_eol_end = 0;
+  bool after_op_eol = s->op_eol_end != 0 && scan_start == s->op_eol_end;
 
   /* ---- skip whitespace, tracking line starts and indentation ---- */
   bool nl = false, ws = false, ascii_indent = true;
@@ -1618,7 +1648,9 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (lx->lookahead == '[') cmd_start = nl && (indent == 0 || attributes_then_command(lx));
   } else if (c == '#') {
     adv(lx);
-    if (is_ascii_word_start(lx->lookahead)) cmd_start = true;
+    /* a `#word` command, unless the line above ended with an operator or a `,`: then the term
+     * goes on (`(#x : T) =` / `#x := rfl`, `a ≤` / `#B * c`) */
+    if (is_ascii_word_start(lx->lookahead)) cmd_start = !(nl && after_op_eol);
   } else if (c == '%' && nl && indent == 0) {
     /* a project's command token at column 0 (SubVerso's `%example`, `%end`) */
     adv(lx);
@@ -1651,6 +1683,11 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       if (n >= sizeof(line_word)) cmd_head = true;
       else if (strcmp(w, "deriving") == 0) cmd_head = deriving_instance(lx);
       else cmd_head = !word_in(w, CONTINUATION_WORDS);
+      /* After a line that ended with an operator or a `,` the term goes on (Lean's binary
+       * operators take their right operand at any column: `"…" ++` / `r##"…"##` at column 0);
+       * only a command keyword, which no term takes, starts a command there. */
+      if (cmd_head && after_op_eol && (n >= sizeof(line_word) || !word_in(w, COMMAND_WORDS)))
+        cmd_head = false;
     }
     if (n < sizeof(line_word)) {
       w[n] = 0;
@@ -1754,6 +1791,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       return emit(s, lx, COMMAND_END);
     if (v_cstart && starts) return emit_command_start(s, lx, (uint32_t)c);
   }
+  /* An indented `#word` that starts a line where no block is open starts a command (the
+   * grammar takes a `#word` command only after a command start, `… in` or at the beginning
+   * of the file: see `_hash_command`). Not in a project's command, which may go on with a
+   * term there (`problem p :` / `  #s = 2`). */
+  if (nl && indent > 0 && c == '#' && cmd_start && !has && v_cstart && !v_cend)
+    return emit_command_start(s, lx, (uint32_t)c);
   /* Indented, where no block is open and no term can go on (after `namespace N`, `end`, …),
    * a word that continues nothing starts a command, a project's own too (Lean's front end
    * starts the next command where the last one ended, at any column). A command word on an
@@ -1838,13 +1881,19 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       binary_ascii_run(lx, c == '<' || c == '/' ? c : 0))
     return emit(s, lx, ERROR_SENTINEL);
 
-  /* ---- operator at the end of the line (a zero-width extra) ---- */
-  if (!nl && top_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
-      c != '|' && c != '/' && c != '-' && c != '@' && c != '#' && c != '<' && c != '.' &&
-      c != 0xB7 && eol_symbol(c)) {
-    while (eol_symbol(lx->lookahead)) adv(lx);
-    while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
-    if (at_end(lx) || lx->lookahead == '\n' || lx->lookahead == '\r') return emit(s, lx, OP_EOL);
+  /* ---- operator at the end of the line (a zero-width extra in a tactic block; remembered
+   * everywhere, see `op_eol_end`) ---- */
+  /* (nothing below decides anything at such a symbol in the middle of a line) */
+  if (!nl && k == K_OTHER && c != '|' && c != '/' && c != '-' && c != '@' && c != '#' &&
+      c != '<' && c != '.' && c != 0xB7 && eol_symbol(c) && !notation_closer(c) &&
+      !is_notation_closer(c)) {
+    bool op_eol = top_tactic && valid[OP_EOL] && s->last != OP_EOL;
+    int32_t end = c;
+    while (eol_symbol(lx->lookahead)) {
+      end = lx->lookahead;
+      adv(lx);
+    }
+    if (note_op_eol(s, lx, !ends_term(end)) && op_eol) return emit(s, lx, OP_EOL);
     return false;
   }
 
@@ -2075,6 +2124,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (k == K_COMMA && valid[COMMA]) {
     adv(lx);
     lx->mark_end(lx);
+    note_op_eol(s, lx, true);
     return emit(s, lx, COMMA);
   }
   if (k == K_BLOCK_COMMENT) {
