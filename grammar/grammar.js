@@ -126,6 +126,9 @@ module.exports = grammar({
     $._pipe_check,
     // zero-width, right after a `calc` step's `:=` (see `calc_step`)
     $._calc_proof,
+    // Lean's raw string `r"…"`, `r#"…"#`, `r##"…"##`, …: it ends at a `"` followed by as many
+    // `#` as it began with, which no regular expression can count
+    $.raw_string,
   ],
 
   reserved: {
@@ -1138,11 +1141,6 @@ module.exports = grammar({
     ),
 
     interpolation: $ => seq(token.immediate('{'), optional($._group_content), '}'),
-
-    raw_string: $ => token(choice(
-      /r"[^"]*"/,
-      /r#"([^"]|"[^#])*"#/,
-    )),
 
     char: $ => token(/'([^'\\\n]|\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n]))'/),
 

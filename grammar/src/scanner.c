@@ -58,6 +58,7 @@ enum TokenType {
   TRY_BLOCK,
   PIPE_CHECK,
   CALC_PROOF,
+  RAW_STRING,
 };
 
 #define MAX_DEPTH 250
@@ -730,6 +731,37 @@ static int unmatched_then_else_scan(TSLexer *lx, bool *budget_out, bool *words_o
   return -1;
 }
 
+/* A raw string (Lean's `rawStrLitFnAux`): `r`, n ≥ 0 `#`, `"`, text without escapes, then the
+ * first `"` followed by n `#`. The lexer stands right after the `r`. An unterminated one is
+ * no token (the lexer then reads `r` as a word, as before). */
+static bool raw_string_rest(TSLexer *lx) {
+  unsigned hashes = 0;
+  while (lx->lookahead == '#') {
+    hashes++;
+    adv(lx);
+  }
+  if (lx->lookahead != '"') return false;
+  adv(lx);
+  for (;;) {
+    if (at_end(lx)) return false;
+    if (lx->lookahead != '"') {
+      adv(lx);
+      continue;
+    }
+    adv(lx);
+    unsigned k = 0;
+    while (k < hashes && lx->lookahead == '#') {
+      k++;
+      adv(lx);
+    }
+    if (k == hashes) {
+      lx->mark_end(lx);
+      lx->result_symbol = RAW_STRING;
+      return true;
+    }
+  }
+}
+
 /* Symbols that end a term rather than wait for an operand: constants (`∅`, `⊤`, `⊥`, `∞`,
  * `⋯`, `∎`) and postfix `!` / `?`. A run of symbols that ends with one is no operator that
  * the next line must go on with (`… := ∅` / `problem p …`). */
@@ -968,6 +1000,28 @@ static bool jsx_string(TSLexer *lx, unsigned *budget) {
   return jsx_step(lx, budget);
 }
 
+/* A raw string (see `raw_string_rest`), the lexer right after its `r`; false when none
+ * starts there. */
+static bool jsx_raw_string(TSLexer *lx, unsigned *budget) {
+  unsigned hashes = 0;
+  while (lx->lookahead == '#') {
+    hashes++;
+    if (!jsx_step(lx, budget)) return false;
+  }
+  if (lx->lookahead != '"' || !jsx_step(lx, budget)) return false;
+  for (;;) {
+    bool quote = lx->lookahead == '"';
+    if (!jsx_step(lx, budget)) return false;
+    if (!quote) continue;
+    unsigned k = 0;
+    while (k < hashes && lx->lookahead == '#') {
+      k++;
+      if (!jsx_step(lx, budget)) return false;
+    }
+    if (k == hashes) return true;
+  }
+}
+
 /* A comment, the lexer after its `-` or `/` (the second character is the lookahead). */
 static bool jsx_comment(TSLexer *lx, bool block, unsigned *budget) {
   if (!jsx_step(lx, budget)) return false;
@@ -1017,6 +1071,15 @@ static bool jsx_lean(TSLexer *lx, unsigned *budget, unsigned depth) {
     if (c == '"') {
       if (!jsx_string(lx, budget)) return false;
       after_word = false;
+    } else if (c == 'r' && !after_word) {
+      /* a raw string, or a word that starts with `r` */
+      if (!jsx_step(lx, budget)) return false;
+      if (lx->lookahead == '#' || lx->lookahead == '"') {
+        if (!jsx_raw_string(lx, budget)) return false;
+        after_word = false;
+      } else {
+        after_word = true;
+      }
     } else if (c == '\'' && !after_word) {
       /* a character literal (a prime follows a word) */
       if (!jsx_step(lx, budget)) return false;
@@ -1052,14 +1115,17 @@ static bool jsx_lean(TSLexer *lx, unsigned *budget, unsigned depth) {
   return true;
 }
 
-/* An attribute's value after `=`: a string (also `s!"…"`, `r!"…"`) or a bracketed term. */
+/* An attribute's value after `=`: a string (also `s!"…"`, `r!"…"`, a raw string `r#"…"#`) or a
+ * bracketed term. */
 static bool jsx_value(TSLexer *lx, unsigned *budget, unsigned depth) {
   while (lx->lookahead == ' ') if (!jsx_step(lx, budget)) return false;
   int32_t c = lx->lookahead;
   if (c == '"') return jsx_string(lx, budget);
   if (c == '{' || c == '[' || c == '(') return jsx_lean(lx, budget, depth);
   if (c == 's' || c == 'r') {
-    if (!jsx_step(lx, budget) || lx->lookahead != '!' || !jsx_step(lx, budget)) return false;
+    if (!jsx_step(lx, budget)) return false;
+    if (c == 'r' && (lx->lookahead == '#' || lx->lookahead == '"')) return jsx_raw_string(lx, budget);
+    if (lx->lookahead != '!' || !jsx_step(lx, budget)) return false;
     return lx->lookahead == '"' && jsx_string(lx, budget);
   }
   return false;
@@ -1370,6 +1436,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
         return emit(s, lx, TERM_PREFIX_START);
       return false;
     }
+    if (lx->lookahead == 'r' && valid[RAW_STRING]) {
+      adv(lx);
+      return raw_string_rest(lx);
+    }
     if (lx->lookahead != '/') return false;
     adv(lx);
     if (lx->lookahead != '-') return false;
@@ -1463,9 +1533,13 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
    * nothing (see `inert_mid_line`): answered before the rest, since bracket-dense text
    * (`((((x))))`) is a token per byte. */
   if (!nl && !valid[LAYOUT_START] && !valid[CALC_START] && !valid[CALC_STEPS_START] &&
-      !valid[TACTIC_START] && !valid[WHERE_START] && !valid[ALTS_START] &&
-      inert_mid_line(lx->lookahead, ws, has, valid))
-    return false;
+      !valid[TACTIC_START] && !valid[WHERE_START] && !valid[ALTS_START]) {
+    if (lx->lookahead == 'r' && valid[RAW_STRING]) {
+      adv(lx);
+      return raw_string_rest(lx);
+    }
+    if (inert_mid_line(lx->lookahead, ws, has, valid)) return false;
+  }
   uint32_t top_entry = top_entry_of(s);
   uint32_t top = top_entry & COL_MASK;
   bool top_calc = (top_entry & CALC_FLAG) != 0 && s->overflow == 0;
@@ -2130,6 +2204,11 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (k == K_BLOCK_COMMENT) {
     if (s->last == COMMENT_GUARD) s->last = BLOCK_COMMENT; /* the guard covers one comment */
     return finish_block_comment(lx, valid);
+  }
+  /* a raw string (the lexer is on its `r`, or after it when the line's word was read) */
+  if (c == 'r' && valid[RAW_STRING] && (!line_word_read || line_word_len == 1)) {
+    if (!line_word_read) adv(lx);
+    return raw_string_rest(lx);
   }
   return false;
 }
