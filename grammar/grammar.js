@@ -129,6 +129,9 @@ module.exports = grammar({
     // Lean's raw string `r"…"`, `r#"…"#`, `r##"…"##`, …: it ends at a `"` followed by as many
     // `#` as it began with, which no regular expression can count
     $.raw_string,
+    // never emitted: valid where a command takes one more name (`open A` / `  B`), it tells the
+    // scanner that an indented word there goes on with the command (see `_more_names`)
+    $._more_names,
   ],
 
   reserved: {
@@ -272,34 +275,35 @@ module.exports = grammar({
         'from', // Batteries' `open private n₁ n₂ from M`
         $.parens,
         $.operator,
+        $._more_names,
       )),
       optional($._in_command),
     )),
 
     export: $ => prec.right(seq(
       'export',
-      repeat1(choice($.identifier, $.parens)),
+      repeat1(choice($.identifier, $.parens, $._more_names)),
     )),
 
     variable: $ => prec.right(seq(
       'variable',
-      repeat1($._binder),
+      repeat1(choice($._binder, $._more_names)),
       optional($._in_command),
     )),
 
     omit: $ => prec.right(seq(
       'omit',
-      repeat1($._binder),
+      repeat1(choice($._binder, $._more_names)),
       optional($._in_command),
     )),
 
     include: $ => prec.right(seq(
       'include',
-      repeat1($._binder),
+      repeat1(choice($._binder, $._more_names)),
       optional($._in_command),
     )),
 
-    universe: $ => prec.right(seq('universe', repeat1($.identifier))),
+    universe: $ => prec.right(seq('universe', repeat1(choice($.identifier, $._more_names)))),
 
     set_option: $ => prec.right(seq(
       'set_option',
@@ -357,7 +361,9 @@ module.exports = grammar({
       '[',
       sep1($._comma_tok, $.attribute),
       ']',
-      repeat($.identifier),
+      // Lean's `many1 ident`: the command cannot end before a name, which may sit on the next
+      // line at any column (`attribute [blueprint …]` / `Quasicategory₂`)
+      repeat1(choice($.identifier, $._more_names)),
     )),
 
     deriving_instance: $ => seq(

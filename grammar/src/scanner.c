@@ -59,6 +59,7 @@ enum TokenType {
   PIPE_CHECK,
   CALC_PROOF,
   RAW_STRING,
+  MORE_NAMES,
 };
 
 #define MAX_DEPTH 250
@@ -1878,7 +1879,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (nl && indent > 0 && !has && line_word_read) {
     if (v_cend && cmd_start) return emit(s, lx, COMMAND_END);
     /* (a term part, `,` or `|` that the command could still take means it goes on) */
-    bool goes_on = valid[ABS_BAR] || valid[COMMA] || valid[BAR] || valid[TERM_PREFIX_START];
+    bool goes_on = valid[ABS_BAR] || valid[COMMA] || valid[BAR] || valid[TERM_PREFIX_START] ||
+                   valid[MORE_NAMES];
     /* (a tactic's name starts no command: after a declaration's `where` definitions, a tactic
      * line is the error Lean reports there) */
     if (v_cstart && !v_cend && !goes_on && line_word_len < sizeof(line_word) &&
