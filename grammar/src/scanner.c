@@ -104,6 +104,10 @@ typedef struct {
    * before it (a new parse, or a parse stack behind another), which at worst makes the
    * `#word` a command, as without it. */
   uint32_t op_eol_end;
+  /* Not serialized: no layout block was open where `op_eol_end` was noted. Only then does a
+   * column-0 line go on with the term: a block's operator at the end of a line may be no
+   * binary one (`simp at h ⊢`, `simp at *`), and column 0 closes every block anyway. */
+  bool op_eol_top;
 } Scanner;
 
 
@@ -764,11 +768,11 @@ static bool raw_string_rest(TSLexer *lx) {
 }
 
 /* Symbols that end a term rather than wait for an operand: constants (`∅`, `⊤`, `⊥`, `∞`,
- * `⋯`, `∎`) and postfix `!` / `?`. A run of symbols that ends with one is no operator that
+ * `⋯`, `∎`), postfix `!` / `?` and the goal of a tactic's location (`at h ⊢`). A run of symbols that ends with one is no operator that
  * the next line must go on with (`… := ∅` / `problem p …`). */
 static inline bool ends_term(int32_t c) {
   return c == '!' || c == '?' || c == 0x2205 || c == 0x22A4 || c == 0x22A5 || c == 0x221E ||
-         c == 0x22EF || c == 0x220E;
+         c == 0x22EF || c == 0x220E || c == 0x22A2 /* `at h ⊢` */;
 }
 
 /* The lexer stands right after an operator or a `,`: whether the line ends there (only blanks
@@ -778,7 +782,10 @@ static bool note_op_eol(Scanner *s, TSLexer *lx, bool operand) {
   uint32_t end = runtime_position(lx)->bytes;
   while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
   if (!at_end(lx) && lx->lookahead != '\n' && lx->lookahead != '\r') return false;
-  if (operand) s->op_eol_end = end;
+  if (operand) {
+    s->op_eol_end = end;
+    s->op_eol_top = s->len == 0 && s->overflow == 0;
+  }
   return true;
 }
 
@@ -1455,6 +1462,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   uint32_t scan_start = runtime_position(lx)->bytes;
   if (scan_start < s->op_eol_end) s->op_eol_end = 0;
   bool after_op_eol = s->op_eol_end != 0 && scan_start == s->op_eol_end;
+  /* (at column 0 only after an operator outside every block: see `op_eol_top`) */
+  bool after_op_eol_top = after_op_eol && s->op_eol_top;
 
   /* ---- skip whitespace, tracking line starts and indentation ---- */
   bool nl = false, ws = false, ascii_indent = true;
@@ -1725,7 +1734,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     adv(lx);
     /* a `#word` command, unless the line above ended with an operator or a `,`: then the term
      * goes on (`(#x : T) =` / `#x := rfl`, `a ≤` / `#B * c`) */
-    if (is_ascii_word_start(lx->lookahead)) cmd_start = !(nl && after_op_eol);
+    if (is_ascii_word_start(lx->lookahead))
+      cmd_start = !(nl && (indent == 0 ? after_op_eol_top : after_op_eol));
   } else if (c == '%' && nl && indent == 0) {
     /* a project's command token at column 0 (SubVerso's `%example`, `%end`) */
     adv(lx);
@@ -1761,7 +1771,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       /* After a line that ended with an operator or a `,` the term goes on (Lean's binary
        * operators take their right operand at any column: `"…" ++` / `r##"…"##` at column 0);
        * only a command keyword, which no term takes, starts a command there. */
-      if (cmd_head && after_op_eol && (n >= sizeof(line_word) || !word_in(w, COMMAND_WORDS)))
+      if (cmd_head && after_op_eol_top &&
+          (n >= sizeof(line_word) || !word_in(w, COMMAND_WORDS)))
         cmd_head = false;
     }
     if (n < sizeof(line_word)) {
