@@ -1970,10 +1970,11 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
 
   /* ---- operator at the end of the line (a zero-width extra in a tactic block; remembered
    * everywhere, see `op_eol_end`) ---- */
-  /* (nothing below decides anything at such a symbol in the middle of a line) */
-  if (!nl && k == K_OTHER && c != '|' && c != '/' && c != '-' && c != '@' && c != '#' &&
-      c != '<' && c != '.' && c != 0xB7 && eol_symbol(c) && !notation_closer(c) &&
-      !is_notation_closer(c)) {
+  /* (nothing below decides anything at such a symbol in the middle of a line; only outside
+   * every block and in a tactic block, where it reads the run anyway, is it remembered) */
+  if (!nl && (!has || top_tactic) && k == K_OTHER && c != '|' && c != '/' && c != '-' &&
+      c != '@' && c != '#' && c != '<' && c != '.' && c != 0xB7 && eol_symbol(c) &&
+      !notation_closer(c) && !is_notation_closer(c)) {
     bool op_eol = top_tactic && valid[OP_EOL] && s->last != OP_EOL;
     int32_t end = c;
     while (eol_symbol(lx->lookahead)) {
