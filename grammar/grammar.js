@@ -126,6 +126,12 @@ module.exports = grammar({
     $._pipe_check,
     // zero-width, right after a `calc` step's `:=` (see `calc_step`)
     $._calc_proof,
+    // Lean's raw string `r"…"`, `r#"…"#`, `r##"…"##`, …: it ends at a `"` followed by as many
+    // `#` as it began with, which no regular expression can count
+    $.raw_string,
+    // never emitted: valid where a command takes one more name (`open A` / `  B`), it tells the
+    // scanner that an indented word there goes on with the command (see `_more_names`)
+    $._more_names,
   ],
 
   reserved: {
@@ -164,10 +170,14 @@ module.exports = grammar({
     // command the grammar does not know (`user_command`). Commands elsewhere (indented, after
     // `… in`) need no start token.
     source_file: $ => seq(
-      optional(choice(alias($._user_command_rest, $.user_command), $._header_command)),
+      optional(choice(
+        alias($._user_command_rest, $.user_command),
+        $._header_command,
+        $._hash_command,
+      )),
       repeat(choice(
         $._command,
-        seq($._command_start, choice($._command, $._header_command, $.user_command)),
+        seq($._command_start, choice($._command, $._hash_command, $._header_command, $.user_command)),
       )),
     ),
 
@@ -218,9 +228,6 @@ module.exports = grammar({
       $.variable,
       $.universe,
       $.set_option,
-      $.hash_command,
-      $.exit_command,
-      $.verso_document,
       $.attribute_command,
       $.syntax_command,
       $.deriving_instance,
@@ -255,7 +262,8 @@ module.exports = grammar({
     // (`include h in` / `problem foo : P := …`): it starts at column 0 like any command.
     _in_command: $ => seq('in', choice(
       field('command', $._command),
-      seq($._command_start, field('command', choice($._command, $.user_command))),
+      field('command', $._hash_command),
+      seq($._command_start, field('command', choice($._command, $._hash_command, $.user_command))),
     )),
 
     open: $ => prec.right(seq(
@@ -267,34 +275,35 @@ module.exports = grammar({
         'from', // Batteries' `open private n₁ n₂ from M`
         $.parens,
         $.operator,
+        $._more_names,
       )),
       optional($._in_command),
     )),
 
     export: $ => prec.right(seq(
       'export',
-      repeat1(choice($.identifier, $.parens)),
+      repeat1(choice($.identifier, $.parens, $._more_names)),
     )),
 
     variable: $ => prec.right(seq(
       'variable',
-      repeat1($._binder),
+      repeat1(choice($._binder, $._more_names)),
       optional($._in_command),
     )),
 
     omit: $ => prec.right(seq(
       'omit',
-      repeat1($._binder),
+      repeat1(choice($._binder, $._more_names)),
       optional($._in_command),
     )),
 
     include: $ => prec.right(seq(
       'include',
-      repeat1($._binder),
+      repeat1(choice($._binder, $._more_names)),
       optional($._in_command),
     )),
 
-    universe: $ => prec.right(seq('universe', repeat1($.identifier))),
+    universe: $ => prec.right(seq('universe', repeat1(choice($.identifier, $._more_names)))),
 
     set_option: $ => prec.right(seq(
       'set_option',
@@ -304,6 +313,14 @@ module.exports = grammar({
     )),
 
     _option_value: $ => choice($.identifier, $.number, $.string),
+
+    // Lean reads `#word` as a command keyword only where a command can start; where a term can
+    // go on it is a term (a notation: `#x`, `#s` for a cardinality, `#A / #B`). So a `#word`
+    // command follows the scanner's `_command_start`, which it emits before a `#word` that
+    // starts a line (at any column) unless the line above ended with an operator or a `,`
+    // (`(#x : T) =` / `#x := rfl`), or follows `… in`, or begins the file. In the middle of a
+    // line `#` is an operator.
+    _hash_command: $ => choice($.hash_command, $.exit_command, $.verso_document),
 
     hash_command: $ => prec.right(seq(
       field('command', $.hash_keyword),
@@ -344,7 +361,9 @@ module.exports = grammar({
       '[',
       sep1($._comma_tok, $.attribute),
       ']',
-      repeat($.identifier),
+      // Lean's `many1 ident`: the command cannot end before a name, which may sit on the next
+      // line at any column (`attribute [blueprint …]` / `Quasicategory₂`)
+      repeat1(choice($.identifier, $._more_names)),
     )),
 
     deriving_instance: $ => seq(
@@ -1128,11 +1147,6 @@ module.exports = grammar({
     ),
 
     interpolation: $ => seq(token.immediate('{'), optional($._group_content), '}'),
-
-    raw_string: $ => token(choice(
-      /r"[^"]*"/,
-      /r#"([^"]|"[^#])*"#/,
-    )),
 
     char: $ => token(/'([^'\\\n]|\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[^\n]))'/),
 

@@ -58,6 +58,8 @@ enum TokenType {
   TRY_BLOCK,
   PIPE_CHECK,
   CALC_PROOF,
+  RAW_STRING,
+  MORE_NAMES,
 };
 
 #define MAX_DEPTH 250
@@ -95,6 +97,17 @@ typedef struct {
   /* Not serialized: the search that made the range ran out of budget (rather than reaching
    * the end of the line, a closing bracket or a comment). */
   bool then_free_budget;
+  /* Not serialized: the byte offset right after the last operator (or `,`) seen ending its
+   * line, 0: none. A scan that starts there comes right after that token, so a `#word` at the
+   * start of the next line goes on with the term (see `after_op_eol`). The offset is a fact
+   * about the text, not the parse, so a cache is enough; it is dropped when a scan starts
+   * before it (a new parse, or a parse stack behind another), which at worst makes the
+   * `#word` a command, as without it. */
+  uint32_t op_eol_end;
+  /* Not serialized: no layout block was open where `op_eol_end` was noted. Only then does a
+   * column-0 line go on with the term: a block's operator at the end of a line may be no
+   * binary one (`simp at h ⊢`, `simp at *`), and column 0 closes every block anyway. */
+  bool op_eol_top;
 } Scanner;
 
 
@@ -723,6 +736,59 @@ static int unmatched_then_else_scan(TSLexer *lx, bool *budget_out, bool *words_o
   return -1;
 }
 
+/* A raw string (Lean's `rawStrLitFnAux`): `r`, n ≥ 0 `#`, `"`, text without escapes, then the
+ * first `"` followed by n `#`. The lexer stands right after the `r`. An unterminated one is
+ * no token (the lexer then reads `r` as a word, as before). */
+static bool raw_string_rest(TSLexer *lx) {
+  unsigned hashes = 0;
+  while (lx->lookahead == '#') {
+    hashes++;
+    adv(lx);
+  }
+  if (lx->lookahead != '"') return false;
+  adv(lx);
+  for (;;) {
+    if (at_end(lx)) return false;
+    if (lx->lookahead != '"') {
+      adv(lx);
+      continue;
+    }
+    adv(lx);
+    unsigned k = 0;
+    while (k < hashes && lx->lookahead == '#') {
+      k++;
+      adv(lx);
+    }
+    if (k == hashes) {
+      lx->mark_end(lx);
+      lx->result_symbol = RAW_STRING;
+      return true;
+    }
+  }
+}
+
+/* Symbols that end a term rather than wait for an operand: constants (`∅`, `⊤`, `⊥`, `∞`,
+ * `⋯`, `∎`), postfix `!` / `?` and the goal of a tactic's location (`at h ⊢`). A run of symbols that ends with one is no operator that
+ * the next line must go on with (`… := ∅` / `problem p …`). */
+static inline bool ends_term(int32_t c) {
+  return c == '!' || c == '?' || c == 0x2205 || c == 0x22A4 || c == 0x22A5 || c == 0x221E ||
+         c == 0x22EF || c == 0x220E || c == 0x22A2 /* `at h ⊢` */;
+}
+
+/* The lexer stands right after an operator or a `,`: whether the line ends there (only blanks
+ * follow); if so and `operand` (the token waits for an operand), remembers where the token
+ * ended (see `op_eol_end`). */
+static bool note_op_eol(Scanner *s, TSLexer *lx, bool operand) {
+  uint32_t end = runtime_position(lx)->bytes;
+  while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+  if (!at_end(lx) && lx->lookahead != '\n' && lx->lookahead != '\r') return false;
+  if (operand) {
+    s->op_eol_end = end;
+    s->op_eol_top = s->len == 0 && s->overflow == 0;
+  }
+  return true;
+}
+
 static inline bool emit(Scanner *s, TSLexer *lx, enum TokenType t) {
   s->last = (uint16_t)t;
   lx->result_symbol = t;
@@ -942,6 +1008,28 @@ static bool jsx_string(TSLexer *lx, unsigned *budget) {
   return jsx_step(lx, budget);
 }
 
+/* A raw string (see `raw_string_rest`), the lexer right after its `r`; false when none
+ * starts there. */
+static bool jsx_raw_string(TSLexer *lx, unsigned *budget) {
+  unsigned hashes = 0;
+  while (lx->lookahead == '#') {
+    hashes++;
+    if (!jsx_step(lx, budget)) return false;
+  }
+  if (lx->lookahead != '"' || !jsx_step(lx, budget)) return false;
+  for (;;) {
+    bool quote = lx->lookahead == '"';
+    if (!jsx_step(lx, budget)) return false;
+    if (!quote) continue;
+    unsigned k = 0;
+    while (k < hashes && lx->lookahead == '#') {
+      k++;
+      if (!jsx_step(lx, budget)) return false;
+    }
+    if (k == hashes) return true;
+  }
+}
+
 /* A comment, the lexer after its `-` or `/` (the second character is the lookahead). */
 static bool jsx_comment(TSLexer *lx, bool block, unsigned *budget) {
   if (!jsx_step(lx, budget)) return false;
@@ -991,6 +1079,15 @@ static bool jsx_lean(TSLexer *lx, unsigned *budget, unsigned depth) {
     if (c == '"') {
       if (!jsx_string(lx, budget)) return false;
       after_word = false;
+    } else if (c == 'r' && !after_word) {
+      /* a raw string, or a word that starts with `r` */
+      if (!jsx_step(lx, budget)) return false;
+      if (lx->lookahead == '#' || lx->lookahead == '"') {
+        if (!jsx_raw_string(lx, budget)) return false;
+        after_word = false;
+      } else {
+        after_word = true;
+      }
     } else if (c == '\'' && !after_word) {
       /* a character literal (a prime follows a word) */
       if (!jsx_step(lx, budget)) return false;
@@ -1026,14 +1123,17 @@ static bool jsx_lean(TSLexer *lx, unsigned *budget, unsigned depth) {
   return true;
 }
 
-/* An attribute's value after `=`: a string (also `s!"…"`, `r!"…"`) or a bracketed term. */
+/* An attribute's value after `=`: a string (also `s!"…"`, `r!"…"`, a raw string `r#"…"#`) or a
+ * bracketed term. */
 static bool jsx_value(TSLexer *lx, unsigned *budget, unsigned depth) {
   while (lx->lookahead == ' ') if (!jsx_step(lx, budget)) return false;
   int32_t c = lx->lookahead;
   if (c == '"') return jsx_string(lx, budget);
   if (c == '{' || c == '[' || c == '(') return jsx_lean(lx, budget, depth);
   if (c == 's' || c == 'r') {
-    if (!jsx_step(lx, budget) || lx->lookahead != '!' || !jsx_step(lx, budget)) return false;
+    if (!jsx_step(lx, budget)) return false;
+    if (c == 'r' && (lx->lookahead == '#' || lx->lookahead == '"')) return jsx_raw_string(lx, budget);
+    if (lx->lookahead != '!' || !jsx_step(lx, budget)) return false;
     return lx->lookahead == '"' && jsx_string(lx, budget);
   }
   return false;
@@ -1344,6 +1444,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
         return emit(s, lx, TERM_PREFIX_START);
       return false;
     }
+    if (lx->lookahead == 'r' && valid[RAW_STRING]) {
+      adv(lx);
+      return raw_string_rest(lx);
+    }
     if (lx->lookahead != '/') return false;
     adv(lx);
     if (lx->lookahead != '-') return false;
@@ -1354,6 +1458,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   /* Layout tokens are zero-width and sit before the whitespace, so that the
    * next scan sees the same line break again. */
   lx->mark_end(lx);
+  /* (see `op_eol_end`) */
+  uint32_t scan_start = runtime_position(lx)->bytes;
+  if (scan_start < s->op_eol_end) s->op_eol_end = 0;
+  bool after_op_eol = s->op_eol_end != 0 && scan_start == s->op_eol_end;
+  /* (at column 0 only after an operator outside every block: see `op_eol_top`) */
+  bool after_op_eol_top = after_op_eol && s->op_eol_top;
 
   /* ---- skip whitespace, tracking line starts and indentation ---- */
   bool nl = false, ws = false, ascii_indent = true;
@@ -1433,9 +1543,13 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
    * nothing (see `inert_mid_line`): answered before the rest, since bracket-dense text
    * (`((((x))))`) is a token per byte. */
   if (!nl && !valid[LAYOUT_START] && !valid[CALC_START] && !valid[CALC_STEPS_START] &&
-      !valid[TACTIC_START] && !valid[WHERE_START] && !valid[ALTS_START] &&
-      inert_mid_line(lx->lookahead, ws, has, valid))
-    return false;
+      !valid[TACTIC_START] && !valid[WHERE_START] && !valid[ALTS_START]) {
+    if (lx->lookahead == 'r' && valid[RAW_STRING]) {
+      adv(lx);
+      return raw_string_rest(lx);
+    }
+    if (inert_mid_line(lx->lookahead, ws, has, valid)) return false;
+  }
   uint32_t top_entry = top_entry_of(s);
   uint32_t top = top_entry & COL_MASK;
   bool top_calc = (top_entry & CALC_FLAG) != 0 && s->overflow == 0;
@@ -1618,7 +1732,10 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (lx->lookahead == '[') cmd_start = nl && (indent == 0 || attributes_then_command(lx));
   } else if (c == '#') {
     adv(lx);
-    if (is_ascii_word_start(lx->lookahead)) cmd_start = true;
+    /* a `#word` command, unless the line above ended with an operator or a `,`: then the term
+     * goes on (`(#x : T) =` / `#x := rfl`, `a ≤` / `#B * c`) */
+    if (is_ascii_word_start(lx->lookahead))
+      cmd_start = !(nl && (indent == 0 ? after_op_eol_top : after_op_eol));
   } else if (c == '%' && nl && indent == 0) {
     /* a project's command token at column 0 (SubVerso's `%example`, `%end`) */
     adv(lx);
@@ -1651,6 +1768,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       if (n >= sizeof(line_word)) cmd_head = true;
       else if (strcmp(w, "deriving") == 0) cmd_head = deriving_instance(lx);
       else cmd_head = !word_in(w, CONTINUATION_WORDS);
+      /* After a line that ended with an operator or a `,` the term goes on (Lean's binary
+       * operators take their right operand at any column: `"…" ++` / `r##"…"##` at column 0);
+       * only a command keyword, which no term takes, starts a command there. */
+      if (cmd_head && after_op_eol_top &&
+          (n >= sizeof(line_word) || !word_in(w, COMMAND_WORDS)))
+        cmd_head = false;
     }
     if (n < sizeof(line_word)) {
       w[n] = 0;
@@ -1754,6 +1877,12 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       return emit(s, lx, COMMAND_END);
     if (v_cstart && starts) return emit_command_start(s, lx, (uint32_t)c);
   }
+  /* An indented `#word` that starts a line where no block is open starts a command (the
+   * grammar takes a `#word` command only after a command start, `… in` or at the beginning
+   * of the file: see `_hash_command`). Not in a project's command, which may go on with a
+   * term there (`problem p :` / `  #s = 2`). */
+  if (nl && indent > 0 && c == '#' && cmd_start && !has && v_cstart && !v_cend)
+    return emit_command_start(s, lx, (uint32_t)c);
   /* Indented, where no block is open and no term can go on (after `namespace N`, `end`, …),
    * a word that continues nothing starts a command, a project's own too (Lean's front end
    * starts the next command where the last one ended, at any column). A command word on an
@@ -1761,7 +1890,8 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (nl && indent > 0 && !has && line_word_read) {
     if (v_cend && cmd_start) return emit(s, lx, COMMAND_END);
     /* (a term part, `,` or `|` that the command could still take means it goes on) */
-    bool goes_on = valid[ABS_BAR] || valid[COMMA] || valid[BAR] || valid[TERM_PREFIX_START];
+    bool goes_on = valid[ABS_BAR] || valid[COMMA] || valid[BAR] || valid[TERM_PREFIX_START] ||
+                   valid[MORE_NAMES];
     /* (a tactic's name starts no command: after a declaration's `where` definitions, a tactic
      * line is the error Lean reports there) */
     if (v_cstart && !v_cend && !goes_on && line_word_len < sizeof(line_word) &&
@@ -1838,13 +1968,20 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       binary_ascii_run(lx, c == '<' || c == '/' ? c : 0))
     return emit(s, lx, ERROR_SENTINEL);
 
-  /* ---- operator at the end of the line (a zero-width extra) ---- */
-  if (!nl && top_tactic && valid[OP_EOL] && s->last != OP_EOL && k == K_OTHER &&
-      c != '|' && c != '/' && c != '-' && c != '@' && c != '#' && c != '<' && c != '.' &&
-      c != 0xB7 && eol_symbol(c)) {
-    while (eol_symbol(lx->lookahead)) adv(lx);
-    while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
-    if (at_end(lx) || lx->lookahead == '\n' || lx->lookahead == '\r') return emit(s, lx, OP_EOL);
+  /* ---- operator at the end of the line (a zero-width extra in a tactic block; remembered
+   * everywhere, see `op_eol_end`) ---- */
+  /* (nothing below decides anything at such a symbol in the middle of a line; only outside
+   * every block and in a tactic block, where it reads the run anyway, is it remembered) */
+  if (!nl && (!has || top_tactic) && k == K_OTHER && c != '|' && c != '/' && c != '-' &&
+      c != '@' && c != '#' && c != '<' && c != '.' && c != 0xB7 && eol_symbol(c) &&
+      !notation_closer(c) && !is_notation_closer(c)) {
+    bool op_eol = top_tactic && valid[OP_EOL] && s->last != OP_EOL;
+    int32_t end = c;
+    while (eol_symbol(lx->lookahead)) {
+      end = lx->lookahead;
+      adv(lx);
+    }
+    if (note_op_eol(s, lx, !ends_term(end)) && op_eol) return emit(s, lx, OP_EOL);
     return false;
   }
 
@@ -2075,11 +2212,17 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (k == K_COMMA && valid[COMMA]) {
     adv(lx);
     lx->mark_end(lx);
+    note_op_eol(s, lx, true);
     return emit(s, lx, COMMA);
   }
   if (k == K_BLOCK_COMMENT) {
     if (s->last == COMMENT_GUARD) s->last = BLOCK_COMMENT; /* the guard covers one comment */
     return finish_block_comment(lx, valid);
+  }
+  /* a raw string (the lexer is on its `r`, or after it when the line's word was read) */
+  if (c == 'r' && valid[RAW_STRING] && (!line_word_read || line_word_len == 1)) {
+    if (!line_word_read) adv(lx);
+    return raw_string_rest(lx);
   }
   return false;
 }

@@ -237,6 +237,32 @@ impl Jsx<'_> {
         }
     }
 
+    /// Whether a raw string (`r"…"`, `r#"…"#`, `r##"…"##`, …) starts here.
+    fn raw_string_here(&self) -> bool {
+        self.peek() == Some(b'r') && matches!(self.at(1), Some(b'"' | b'#'))
+    }
+
+    /// A raw string at its `r` (the scanner's `jsx_raw_string`): it ends at the first `"`
+    /// followed by as many `#` as it began with.
+    fn raw_string(&mut self) -> Option<()> {
+        self.i += 1;
+        let hashes = self.b[self.i..].iter().take_while(|&&c| c == b'#').count();
+        self.i += hashes;
+        if self.peek()? != b'"' {
+            return None;
+        }
+        self.i += 1;
+        loop {
+            let quote = memchr::memchr(b'"', &self.b[self.i..])?;
+            self.i += quote + 1;
+            let rest = &self.b[self.i..];
+            if rest.len() >= hashes && rest[..hashes].iter().all(|&c| c == b'#') {
+                self.i += hashes;
+                return Some(());
+            }
+        }
+    }
+
     /// A comment at its `--` or `/-`.
     fn comment(&mut self) -> Option<()> {
         let len = super::lexical::non_code_at(self.t, self.i)?;
@@ -288,6 +314,7 @@ impl Jsx<'_> {
                 match self.peek()? {
                     b'"' => self.string()?,
                     b'{' | b'[' | b'(' => self.term(depth + 1)?,
+                    b'r' if self.raw_string_here() => self.raw_string()?,
                     b's' | b'r' if self.at(1) == Some(b'!') && self.at(2) == Some(b'"') => {
                         self.i += 2;
                         self.string()?;
@@ -368,6 +395,9 @@ impl Jsx<'_> {
             let c = self.peek()?;
             if c == b'"' {
                 self.string()?;
+                after_word = false;
+            } else if !after_word && self.raw_string_here() {
+                self.raw_string()?;
                 after_word = false;
             } else if c == b'\'' && !after_word {
                 // a character literal (a prime after a word is part of it)
@@ -568,6 +598,11 @@ mod tests {
             vec!["url", "x", "f ", " y"]
         );
         assert_eq!(jsx("<br/>"), Vec::<&str>::new());
+        // raw strings with any number of `#`, as an attribute's value and inside a term
+        assert_eq!(
+            jsx(r###"<G dot=r##"a [c="#d6"] "# }"## x={f r#"}"#}>{g r"\"}</G>"###),
+            vec![r##"f r#"}"#"##, r#"g r"\""#]
+        );
         // a term with brackets, strings and a comment inside
         assert_eq!(
             jsx("<p>{(g \"}\" [1]) -- }\n}</p>"),
