@@ -6,12 +6,14 @@
 //! case runs `MF_BENCH_RUNS` (default 200) times, single runs, and the table gives p50, p90 and
 //! max of the wall time and the p50 of the process's CPU time; beside them, `mf --version` and
 //! `mk --version` measure bare process start-up at the same moment (on a shared machine they
-//! show how much of a figure is load). With `MF_BENCH_OLD_MF=/path/to/old/mf` (and
-//! `MF_BENCH_OLD_MK` for `mk`), every run of this build is followed by one of that build, and
-//! the table gives both and their ratio. Beware: a build that checkpoints knowledge.db's
-//! write-ahead log when it closes (before 2026-11-26) deletes the log after every run, so the
-//! build run after it must create (and sync) a new one: compare post-tool-use without
-//! alternation too.
+//! show how much of a figure is load). With `MF_BENCH_OLD_MF=/path/to/old/mf` (and its `mk`
+//! beside it, or `MF_BENCH_OLD_MK`), a second table compares the builds like for like,
+//! whatever their schemas: each build's own `mf extract` makes its knowledge base of the same
+//! fixture result files, each build's hooks read their own, every run of this build is
+//! followed by one of the old, and the table gives both and their ratio. Beware: a build that
+//! checkpoints knowledge.db's write-ahead log when it closes (before 2026-11-26) deletes the
+//! log after every run, so the build run after it must create (and sync) a new one: compare
+//! post-tool-use without alternation too.
 //!
 //! The 130 KB file is fixtures/hooks/Erdos850.lean's declarations repeated in numbered
 //! namespaces, written to a temporary directory; the payload edits one proof in the middle to
@@ -177,18 +179,20 @@ fn setup() -> Setup {
 fn run(setup: &Setup, sub: &str, input: &[u8]) -> Vec<u8> {
     run_with(
         Path::new(env!("CARGO_BIN_EXE_mf")),
+        &setup.kb,
         setup,
         &["hook", sub],
         input,
     )
 }
 
-/// Runs `bin ARGS` once in the bench's directory with `input` on stdin; returns stdout.
-fn run_with(bin: &Path, setup: &Setup, args: &[&str], input: &[u8]) -> Vec<u8> {
+/// Runs `bin ARGS` once in the bench's directory, on knowledge base `kb`, with `input` on
+/// stdin; returns stdout.
+fn run_with(bin: &Path, kb: &Path, setup: &Setup, args: &[&str], input: &[u8]) -> Vec<u8> {
     let mut child = Command::new(bin)
         .args(args)
         .current_dir(setup.dir.path())
-        .env("MATH_FORGE_DB", &setup.kb)
+        .env("MATH_FORGE_DB", kb)
         .env("MATH_FORGE_TRACKING_DB", &setup.tracking)
         .env_remove("CLAUDE_ENV_FILE")
         .stdin(Stdio::piped())
@@ -204,31 +208,14 @@ fn run_with(bin: &Path, setup: &Setup, args: &[&str], input: &[u8]) -> Vec<u8> {
 }
 
 /// Wall and CPU milliseconds of one run.
-fn timed_run(bin: &Path, setup: &Setup, args: &[&str], input: &[u8]) -> (f64, f64) {
+fn timed_run(bin: &Path, kb: &Path, setup: &Setup, args: &[&str], input: &[u8]) -> (f64, f64) {
     let cpu = common::children_cpu();
     let t = Instant::now();
-    run_with(bin, setup, args, input);
+    run_with(bin, kb, setup, args, input);
     (
         common::ms(t.elapsed()),
         common::ms(common::children_cpu() - cpu),
     )
-}
-
-/// Whether `old` (an `mf` or `mk`) reads the bench's knowledge.db: `mk stats` (the `mk`
-/// beside an `mf`) succeeds on it.
-fn old_reads_this_kb(old: &Path, setup: &Setup) -> bool {
-    let mk = match old.file_name().and_then(|n| n.to_str()) {
-        Some(n) if n.starts_with("mf") => old.with_file_name(n.replacen("mf", "mk", 1)),
-        _ => old.to_path_buf(),
-    };
-    Command::new(mk)
-        .args(["stats", "--db"])
-        .arg(&setup.kb)
-        .current_dir(setup.dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 fn main() {
@@ -321,77 +308,141 @@ fn main() {
         ("stop/capture-130KB", &["hook", "stop"], &s.stop),
     ];
     let runs = common::runs(200);
-    let this_mf = PathBuf::from(env!("CARGO_BIN_EXE_mf"));
-    let this_mk = PathBuf::from(env!("CARGO_BIN_EXE_mk"));
-    let old_mf = common::old_binary("MF_BENCH_OLD_MF");
-    let old_mk = common::old_binary("MF_BENCH_OLD_MK");
-    // An old build that cannot read this build's knowledge.db (a newer schema) answers every
-    // hook that opens it with an error, fast: timing that would compare an error with the work.
-    // Such a build is timed only where no knowledge base is read (`--version`).
-    let old_reads_kb = old_mk
-        .as_ref()
-        .or(old_mf.as_ref())
-        .is_none_or(|old| old_reads_this_kb(old, &s));
-    if !old_reads_kb {
-        eprintln!(
-            "old build: cannot read this build's knowledge.db (its schema is older), so it is \
-             timed on --version only"
-        );
-    }
+    let this = Build {
+        mf: PathBuf::from(env!("CARGO_BIN_EXE_mf")),
+        mk: PathBuf::from(env!("CARGO_BIN_EXE_mk")),
+        kb: s.kb.clone(),
+    };
     eprintln!(
-        "hooks, whole process, {runs} single runs each{}; {}",
-        if old_mf.is_some() {
-            ", each followed by one of the old build"
-        } else {
-            ""
-        },
+        "hooks, whole process, {runs} single runs each; {}",
         common::load()
     );
-    eprintln!(
-        "{:<36} {:>9} {:>9} {:>9} {:>9}",
-        "case", "p50 ms", "p90 ms", "max ms", "CPU p50"
-    );
-    for (name, args, input) in cases {
-        if !wanted(name) {
-            continue;
-        }
-        let (this, old) = if name.starts_with("(mk") {
-            (&this_mk, old_mk.as_ref())
-        } else {
-            (&this_mf, old_mf.as_ref())
-        };
-        let old = old.filter(|_| old_reads_kb || name.starts_with('('));
-        let mut times = Vec::new();
-        let mut old_times = Vec::new();
-        for _ in 0..runs {
-            times.push(timed_run(this, &s, args, input));
-            if let Some(old) = old {
-                old_times.push(timed_run(old, &s, args, input));
-            }
-        }
-        let row = |label: &str, times: &[(f64, f64)]| -> f64 {
-            let wall = common::sorted(times.iter().map(|t| t.0).collect());
-            let cpu = common::sorted(times.iter().map(|t| t.1).collect());
-            let p50 = common::quantile(&wall, 0.5);
-            eprintln!(
-                "{label:<36} {p50:>9.2} {:>9.2} {:>9.2} {:>9.2}",
-                common::quantile(&wall, 0.9),
-                wall[wall.len() - 1],
-                common::quantile(&cpu, 0.5)
-            );
-            p50
-        };
-        let p50 = row(name, &times);
-        if !old_times.is_empty() {
-            let old_p50 = row("  old build", &old_times);
-            eprintln!("{:<36} {:>8.2}×", "  this / old (p50)", p50 / old_p50);
-        }
-    }
+    table(&s, &cases, &[this], runs, &wanted);
     eprintln!(
         "(bars: pre-tool-use and post-tool-use p50 at most 5 ms; {})",
         common::load()
     );
+    let old_mf = common::old_binary("MF_BENCH_OLD_MF");
+    let old_mk = common::old_binary("MF_BENCH_OLD_MK");
+    if let Some(old_mf) = old_mf.or_else(|| old_mk.as_deref().map(|mk| common::sibling(mk, "mf"))) {
+        let old_mk = old_mk.unwrap_or_else(|| common::sibling(&old_mf, "mk"));
+        compare(&s, &cases, old_mf, old_mk, runs, &wanted);
+    }
     if std::env::var_os("MF_BENCH_KEEP").is_some() {
         let _ = s.dir.keep();
     }
+}
+
+/// A build's binaries and the knowledge base its hooks read.
+struct Build {
+    mf: PathBuf,
+    mk: PathBuf,
+    kb: PathBuf,
+}
+
+/// Times the `wanted` cases `runs` times, each run of the first build followed by one of each
+/// other build; prints p50, p90, max and CPU p50 for each build, and the ratio of the first
+/// build's p50 to the second's.
+fn table(
+    s: &Setup,
+    cases: &[(&str, &[&str], &[u8])],
+    builds: &[Build],
+    runs: usize,
+    wanted: &dyn Fn(&str) -> bool,
+) {
+    eprintln!(
+        "{:<36} {:>9} {:>9} {:>9} {:>9}",
+        "case", "p50 ms", "p90 ms", "max ms", "CPU p50"
+    );
+    for &(name, args, input) in cases {
+        if !wanted(name) {
+            continue;
+        }
+        let mut times: Vec<Vec<(f64, f64)>> = vec![Vec::new(); builds.len()];
+        for _ in 0..runs {
+            for (b, t) in builds.iter().zip(&mut times) {
+                let bin = if name.starts_with("(mk") {
+                    &b.mk
+                } else {
+                    &b.mf
+                };
+                t.push(timed_run(bin, &b.kb, s, args, input));
+            }
+        }
+        // Wall p50, and CPU p50 (what the machine's load changes least).
+        let row = |label: &str, times: &[(f64, f64)]| -> (f64, f64) {
+            let wall = common::sorted(times.iter().map(|t| t.0).collect());
+            let cpu = common::sorted(times.iter().map(|t| t.1).collect());
+            let p50 = common::quantile(&wall, 0.5);
+            let cpu_p50 = common::quantile(&cpu, 0.5);
+            eprintln!(
+                "{label:<36} {p50:>9.2} {:>9.2} {:>9.2} {cpu_p50:>9.2}",
+                common::quantile(&wall, 0.9),
+                wall[wall.len() - 1],
+            );
+            (p50, cpu_p50)
+        };
+        let p50: Vec<(f64, f64)> = times
+            .iter()
+            .enumerate()
+            .map(|(b, t)| row(if b == 0 { name } else { "  old build" }, t))
+            .collect();
+        if let [this, old, ..] = p50[..] {
+            eprintln!(
+                "{:<36} {:>8.2}× {:>28.2}×",
+                "  this / old (p50)",
+                this.0 / old.0,
+                this.1 / old.1
+            );
+        }
+    }
+}
+
+/// This build against an old one, like for like whatever their schemas: each build's own
+/// `mf extract` makes its knowledge base of the same fixture result files, each build's hooks
+/// read their own, and every run of this build is followed by one of the old. An old build
+/// whose extraction fails (it cannot be compared on a knowledge base) is timed on `--version`
+/// only, and the table says so.
+fn compare(
+    s: &Setup,
+    cases: &[(&str, &[&str], &[u8])],
+    old_mf: PathBuf,
+    old_mk: PathBuf,
+    runs: usize,
+    wanted: &dyn Fn(&str) -> bool,
+) {
+    let corpus = [fixture("results"), fixture("results_aristotle")];
+    let this = Build {
+        mf: PathBuf::from(env!("CARGO_BIN_EXE_mf")),
+        mk: PathBuf::from(env!("CARGO_BIN_EXE_mk")),
+        kb: s.dir.path().join("this.db"),
+    };
+    let old = Build {
+        mf: old_mf,
+        mk: old_mk,
+        kb: s.dir.path().join("old.db"),
+    };
+    common::extract_kb(&this.mf, &corpus, &this.kb).unwrap_or_else(|e| panic!("{e}"));
+    let extracted = common::extract_kb(&old.mf, &corpus, &old.kb);
+    // The Stop case captures a closed hole of the session `bench-stop`: each knowledge base
+    // journals one.
+    for b in [&this, &old] {
+        if b.kb.exists() {
+            run_with(&b.mf, &b.kb, s, &["hook", "post-tool-use"], &s.close_hole);
+        }
+    }
+    eprintln!(
+        "\nthis build against {} (and {}), each on the knowledge base its own `mf extract` made \
+         of fixtures/results and fixtures/results_aristotle; {runs} single runs each, \
+         alternating; {}",
+        old.mf.display(),
+        old.mk.display(),
+        common::load()
+    );
+    if let Err(e) = &extracted {
+        eprintln!("old build: {e}; so it is timed on --version only");
+    }
+    let all = |name: &str| wanted(name) && (extracted.is_ok() || name.starts_with('('));
+    table(s, cases, &[this, old], runs, &all);
+    eprintln!("({})", common::load());
 }

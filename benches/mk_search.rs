@@ -13,9 +13,13 @@
 //! process's CPU time, per query and over all (`ALL` p50 is the figure the bar is about).
 //! The `(mk --version)` and `(mf --version)` rows are the bare process start-up on the same
 //! machine at the same moment: on a shared machine they show how much of the time is load
-//! rather than search. `MK_BIN=/path/to/mk` measures another binary instead; with
-//! `MF_BENCH_OLD_MK=/path/to/old/mk` every run is followed by one of that build, and the
-//! table gives both and the ratio of their p50s.
+//! rather than search. `MK_BIN=/path/to/mk` measures another binary instead.
+//!
+//! With `MF_BENCH_OLD_MK=/path/to/old/mk` (its `mf` beside it), a second table compares the
+//! builds like for like, whatever their schemas: each build's `mf extract` makes its own
+//! knowledge base of the same generated Lean files (about 100,000 facts), each build searches
+//! its own, every run of this build followed by one of the old, and the table gives both and
+//! the ratio of their p50s.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -332,6 +336,149 @@ fn queries(db: &Path) -> Vec<(String, String)> {
     q
 }
 
+/// Lean files that `mf extract` turns into about [`FINDINGS`] facts of the same vocabulary as
+/// [`corpus`]: [`PER_FILE`] complete theorems a file, their statements' binders words of
+/// [`sentence`], their proofs one technique each. What a compared build extracts (its own
+/// knowledge base, whatever its schema). Returns the folder.
+fn lean_corpus(dir: &Path) -> PathBuf {
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    const PROOFS: &[&str] = &[
+        "by\n  induction n with\n  | zero => simp\n  | succ k ih => omega",
+        "by\n  omega",
+        "by\n  native_decide",
+        "by\n  norm_num",
+        "by\n  ring_nf\n  omega",
+        "by\n  interval_cases n <;> simp",
+        "by\n  field_simp\n  omega",
+        "by\n  calc n ≤ n := le_refl n\n    _ ≤ n + 1 := by omega",
+        "by\n  simp",
+    ];
+    // Binder names: words of `sentence` that are no keyword.
+    let binders = |rng: &mut Rng, n: usize| -> String {
+        (0..n)
+            .map(|_| word(rng))
+            .filter(|w| !matches!(w.as_str(), "lemma" | "theorem"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for slot in 0..FINDINGS / PER_FILE {
+        let kind = PROBLEM_KINDS[rng.zipf(PROBLEM_KINDS.len())];
+        let problem = format!("{kind}_{}", rng.below(2_000));
+        let mut text = String::from("import Mathlib\n\n");
+        for k in 0..PER_FILE {
+            let (keyword, name) = if k == 0 && slot % 5 == 0 {
+                // A name many files prove, each with its own statement.
+                let i = (slot / 5) % 40;
+                let name = if i == 0 {
+                    "Finset.card_le_card_of_injOn".to_string()
+                } else {
+                    format!("Finset.shared_lemma_{i}")
+                };
+                ("theorem", name)
+            } else {
+                let name = format!("{problem}_{}_{}_{k}", word(&mut rng), word(&mut rng));
+                (if k % 2 == 0 { "theorem" } else { "lemma" }, name)
+            };
+            let words = binders(&mut rng, 12);
+            let proof = PROOFS[rng.zipf(PROOFS.len())];
+            text.push_str(&format!(
+                "{keyword} {name} (n : ℕ) ({words} : ℕ) : n ≤ n + {slot} * {k} := {proof}\n\n"
+            ));
+        }
+        std::fs::write(root.join(format!("slot{slot}_{problem}_result.lean")), text).unwrap();
+    }
+    root
+}
+
+/// One case of a table: its name, and the command of each build compared (this build's first).
+struct Case {
+    name: String,
+    runs: Vec<(PathBuf, Vec<std::ffi::OsString>)>,
+}
+
+/// A search of `query` in `db` by `mk`.
+fn search_args(db: &Path, query: &str) -> Vec<std::ffi::OsString> {
+    vec![
+        "search".into(),
+        "--db".into(),
+        db.into(),
+        "--".into(),
+        query.into(),
+    ]
+}
+
+/// Times every case `runs` times, its builds' runs alternating, and prints a row for each
+/// build, the ratio of their p50s, and the same over all searches (`ALL`).
+fn table(cases: &[Case], runs: usize) {
+    eprintln!(
+        "{:<22} {:>8} {:>8} {:>8} {:>8}",
+        "query", "p50 ms", "p90 ms", "max ms", "CPU p50"
+    );
+    // Wall p50, and CPU p50 (what the machine's load changes least).
+    let row = |label: &str, t: &[(f64, f64)]| -> (f64, f64) {
+        let wall = common::sorted(t.iter().map(|t| t.0).collect());
+        let cpu = common::sorted(t.iter().map(|t| t.1).collect());
+        let p50 = common::quantile(&wall, 0.5);
+        let cpu_p50 = common::quantile(&cpu, 0.5);
+        eprintln!(
+            "{label:<22} {p50:>8.2} {:>8.2} {:>8.2} {cpu_p50:>8.2}",
+            common::quantile(&wall, 0.9),
+            wall[wall.len() - 1],
+        );
+        (p50, cpu_p50)
+    };
+    let ratio = |label: &str, this: (f64, f64), old: (f64, f64)| {
+        eprintln!(
+            "{label:<22} {:>7.2}× {:>25.2}×",
+            this.0 / old.0,
+            this.1 / old.1
+        );
+    };
+    let builds = cases.iter().map(|c| c.runs.len()).max().unwrap_or(1);
+    let mut all: Vec<Vec<(f64, f64)>> = vec![Vec::new(); builds];
+    let label = |b: usize, name: &str| {
+        if b == 0 {
+            name.to_string()
+        } else {
+            "  old build".to_string()
+        }
+    };
+    for case in cases {
+        let is_search = !case.name.starts_with('(');
+        let mut t: Vec<Vec<(f64, f64)>> = vec![Vec::new(); case.runs.len()];
+        for _ in 0..runs {
+            for ((bin, args), t) in case.runs.iter().zip(&mut t) {
+                let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+                t.push(run_once(bin, &args));
+            }
+        }
+        let p50: Vec<(f64, f64)> = t
+            .iter()
+            .enumerate()
+            .map(|(b, t)| row(&label(b, &case.name), t))
+            .collect();
+        if let [this, old] = p50[..] {
+            ratio("  this / old (p50)", this, old);
+        }
+        if is_search {
+            for (all, t) in all.iter_mut().zip(t) {
+                all.extend(t);
+            }
+        }
+    }
+    let p50: Vec<(f64, f64)> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(b, t)| row(if b == 0 { "ALL" } else { "ALL old build" }, t))
+        .collect();
+    if let [this, old] = p50[..] {
+        ratio("this / old (p50)", this, old);
+    }
+}
+
 fn main() {
     if std::env::args()
         .skip(1)
@@ -341,103 +488,89 @@ fn main() {
     }
     let db = knowledge_db();
     let bin = mk_bin();
-    let old = common::old_binary("MF_BENCH_OLD_MK");
-    // An old build that cannot read this build's database (a newer schema) would fail every
-    // search: it is timed on `--version` only, and the table says so.
-    let old_reads_db = old.as_ref().is_none_or(|old| {
-        Command::new(old)
-            .arg("stats")
-            .arg("--db")
-            .arg(&db)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    });
-    if !old_reads_db {
-        eprintln!(
-            "old build: cannot read this build's database (its schema is older), so it is \
-             timed on --version only"
-        );
-    }
     let mf = PathBuf::from(env!("CARGO_BIN_EXE_mf"));
-    let mut cases: Vec<(String, PathBuf, Vec<std::ffi::OsString>)> = vec![
-        (
-            "(mk --version)".into(),
-            bin.clone(),
-            vec!["--version".into()],
-        ),
-        ("(mf --version)".into(), mf, vec!["--version".into()]),
+    let runs = common::runs(50);
+    let mut cases = vec![
+        Case {
+            name: "(mk --version)".into(),
+            runs: vec![(bin.clone(), vec!["--version".into()])],
+        },
+        Case {
+            name: "(mf --version)".into(),
+            runs: vec![(mf.clone(), vec!["--version".into()])],
+        },
     ];
     for (name, query) in queries(&db) {
-        let args = vec![
-            "search".into(),
-            "--db".into(),
-            db.clone().into(),
-            "--".into(),
-            query.into(),
-        ];
-        cases.push((name, bin.clone(), args));
+        cases.push(Case {
+            name,
+            runs: vec![(bin.clone(), search_args(&db, &query))],
+        });
     }
-    let runs = common::runs(50);
     eprintln!(
-        "mk search, whole process, {FINDINGS} findings, {runs} runs per query ({}){}; {}",
+        "mk search, whole process, {FINDINGS} findings, {runs} runs per query ({}); {}",
         bin.display(),
-        if old.is_some() {
-            ", each followed by one of the old build"
-        } else {
-            ""
+        common::load()
+    );
+    table(&cases, runs);
+    eprintln!("(bar: ALL p50 at most 3 ms; {})", common::load());
+    in_process(&db, runs);
+    if let Some(old) = common::old_binary("MF_BENCH_OLD_MK") {
+        compare(&bin, &mf, &old, runs);
+    }
+}
+
+/// This build against an old one, like for like whatever their schemas: each searches a
+/// knowledge base its own `mf extract` made of the same generated Lean files
+/// ([`lean_corpus`]), the two builds' runs alternating. An old build whose extraction fails is
+/// timed on `--version` only, and the table says so.
+fn compare(mk: &Path, mf: &Path, old_mk: &Path, runs: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = lean_corpus(dir.path());
+    let this_db = dir.path().join("this.db");
+    let old_db = dir.path().join("old.db");
+    let old_mf = common::sibling(old_mk, "mf");
+    let this = common::extract_kb(mf, std::slice::from_ref(&corpus), &this_db)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let old = common::extract_kb(&old_mf, std::slice::from_ref(&corpus), &old_db);
+    let facts = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .and_then(|c| c.query_row("SELECT count(*) FROM findings", [], |r| r.get(0)))
+            .unwrap_or(-1)
+    };
+    eprintln!(
+        "\nthis build against {}, each on the knowledge base its own `mf extract` made of {} \
+         generated files (this build: {} findings in {:.1} s; old build: {}); {runs} runs per \
+         query, alternating; {}",
+        old_mk.display(),
+        FINDINGS / PER_FILE,
+        facts(&this_db),
+        this.as_secs_f64(),
+        match &old {
+            Ok(t) => format!("{} findings in {:.1} s", facts(&old_db), t.as_secs_f64()),
+            Err(e) => format!("{e}; timed on --version only"),
         },
         common::load()
     );
-    eprintln!(
-        "{:<22} {:>8} {:>8} {:>8} {:>8}",
-        "query", "p50 ms", "p90 ms", "max ms", "CPU p50"
-    );
-    let row = |label: &str, t: &[(f64, f64)]| -> f64 {
-        let wall = common::sorted(t.iter().map(|t| t.0).collect());
-        let cpu = common::sorted(t.iter().map(|t| t.1).collect());
-        let p50 = common::quantile(&wall, 0.5);
-        eprintln!(
-            "{label:<22} {p50:>8.2} {:>8.2} {:>8.2} {:>8.2}",
-            common::quantile(&wall, 0.9),
-            wall[wall.len() - 1],
-            common::quantile(&cpu, 0.5)
-        );
-        p50
-    };
-    let mut all = Vec::new();
-    let mut all_old = Vec::new();
-    for (name, bin, args) in &cases {
-        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-        let is_search = !name.starts_with('(');
-        let old = old
-            .as_ref()
-            .filter(|_| (is_search && old_reads_db) || name.starts_with("(mk"));
-        let mut t = Vec::new();
-        let mut t_old = Vec::new();
-        for _ in 0..runs {
-            t.push(run_once(bin, &args));
-            if let Some(old) = old {
-                t_old.push(run_once(old, &args));
-            }
-        }
-        row(name, &t);
-        if !t_old.is_empty() {
-            row("  old build", &t_old);
-        }
-        if is_search {
-            all.extend(t);
-            all_old.extend(t_old);
+    let mut cases = vec![Case {
+        name: "(mk --version)".into(),
+        runs: vec![
+            (mk.to_path_buf(), vec!["--version".into()]),
+            (old_mk.to_path_buf(), vec!["--version".into()]),
+        ],
+    }];
+    if old.is_ok() {
+        for (name, query) in queries(&this_db) {
+            cases.push(Case {
+                name,
+                runs: vec![
+                    (mk.to_path_buf(), search_args(&this_db, &query)),
+                    (old_mk.to_path_buf(), search_args(&old_db, &query)),
+                ],
+            });
         }
     }
-    let p50 = row("ALL", &all);
-    if !all_old.is_empty() {
-        let old_p50 = row("ALL old build", &all_old);
-        eprintln!("{:<22} {:>7.2}×", "this / old (p50)", p50 / old_p50);
-    }
-    eprintln!("(bar: ALL p50 at most 3 ms; {})", common::load());
-    in_process(&db, runs);
+    table(&cases, runs);
+    eprintln!("({})", common::load());
 }
 
 /// Where a search's time goes beside process start-up: opening the knowledge base (read-only,

@@ -6,7 +6,8 @@
 //! shows whatever the machine's load.
 #![allow(dead_code)] // each bench uses part of it
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// `../shared/corpus` beside the project, or `$MF_CORPUS`; `None` (and a line saying the
@@ -100,4 +101,45 @@ pub fn sorted(mut values: Vec<f64>) -> Vec<f64> {
 /// Milliseconds of a duration.
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
+}
+
+/// The binary called `name` (`mf` or `mk`) beside `bin`, keeping any suffix of `bin`'s own
+/// name (`/old/mk-c9cc806` → `/old/mf-c9cc806`): an old build's two binaries travel together.
+pub fn sibling(bin: &Path, name: &str) -> PathBuf {
+    match bin.file_name().and_then(|n| n.to_str()) {
+        Some(n) if n.starts_with("mf") || n.starts_with("mk") => {
+            bin.with_file_name(format!("{name}{}", &n[2..]))
+        }
+        _ => bin.with_file_name(name),
+    }
+}
+
+/// Builds a knowledge base at `db` the way a user does, with `mf`'s own `mf extract --all`
+/// of `dirs`: a build compared with another reads a knowledge base its own extraction wrote,
+/// whatever the schema of either. Err says why, with the command's last error line.
+pub fn extract_kb(mf: &Path, dirs: &[PathBuf], db: &Path) -> Result<Duration, String> {
+    let start = std::time::Instant::now();
+    let out = Command::new(mf)
+        .args(["extract", "-q", "--db"])
+        .arg(db)
+        .arg("--all")
+        .args(dirs)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("{}: {e}", mf.display()))?;
+    if out.status.success() {
+        Ok(start.elapsed())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        Err(format!(
+            "`{} extract --all {}` failed: {}",
+            mf.display(),
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            err.lines().last().unwrap_or("no message")
+        ))
+    }
 }

@@ -207,7 +207,7 @@ fn proof_of<'t>(
     let declared = names.declared;
     let text = |n: Node<'_>| file.text_of(n);
     // Names the proof binds, and every identifier in order (with whether it is a tactic head).
-    let mut bound: HashSet<String> = HashSet::new();
+    let mut bound: HashSet<&str> = HashSet::new();
     let walked = ProofNodes::of(body);
     let idents = walked.idents;
     let tactics = walked.tactics;
@@ -240,7 +240,7 @@ fn proof_of<'t>(
                 .take_while(|(n, _)| n.start_byte() < range.end)
             {
                 if !is_head && n.end_byte() <= t.end_byte() {
-                    bound.insert(text(*n).to_string());
+                    bound.insert(text(*n));
                 }
             }
         }
@@ -613,7 +613,13 @@ impl<'t> Ctx<'_, 't> {
             }
             if let Some(head) = self.heads[i].map(|h| self.text(h)) {
                 if !NOT_COUNTED.contains(&head) {
-                    *counts.entry(head.to_string()).or_insert(0) += 1;
+                    // A head already counted is not allocated again (most of a proof's are).
+                    match counts.get_mut(head) {
+                        Some(n) => *n += 1,
+                        None => {
+                            counts.insert(head.to_string(), 1);
+                        }
+                    }
                 }
             }
         }
