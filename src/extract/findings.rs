@@ -1092,6 +1092,7 @@ mod tests {
             body: Some(0..1),
             user_command: false,
             theorem_like: true,
+            typed: true,
         }
     }
 
