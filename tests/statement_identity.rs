@@ -59,3 +59,62 @@ fn a_projects_own_statement_command_states_the_problem() {
         ]
     );
 }
+
+/// Problems whose main statements are the same mathematics are linked ("same statement as"),
+/// never merged: the same statement under other variable names and layout links; the same
+/// theorem name with another statement does not; the same statement text over a different
+/// definition of the file's own does not.
+#[test]
+fn problems_stating_the_same_statement_are_linked_not_merged() {
+    let l = Layout::of(&["same_statement"]);
+    l.extract(&[]);
+    // Every file keeps its own problem: nothing is renamed or merged.
+    assert_eq!(
+        l.problem_ids(),
+        [
+            "usa_1990_p1",
+            "usa_1991_p1",
+            "usa_1992_p1",
+            "usa_1993_p1",
+            "usa_1994_p1",
+            "usa_1995_p1"
+        ]
+    );
+    let same = |id: &str| -> Vec<String> {
+        let r = l.mk_json(&["find", id]);
+        r["same_statement"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|s| {
+                        assert_eq!(s["evidence"], "same statement");
+                        s["id"].as_str().unwrap().to_string()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // α-renamed, laid out otherwise, with a comment: the same statement, both ways.
+    assert_eq!(same("usa_1990_p1"), ["usa_1992_p1"]);
+    assert_eq!(same("usa_1992_p1"), ["usa_1990_p1"]);
+    // The same theorem name (`main`), another statement.
+    assert!(same("usa_1991_p1").is_empty());
+    // The same definition written otherwise: linked; another definition under the same
+    // name, with the statement's text unchanged: not.
+    assert_eq!(same("usa_1993_p1"), ["usa_1994_p1"]);
+    assert!(same("usa_1995_p1").is_empty());
+    // An alias of nothing here: the link is no alias.
+    let aliases: i64 = l
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM problem_aliases WHERE alias_key = 'usa1992p1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(aliases, 0);
+    // `mk find` says so in words.
+    let out = l.mk(&["find", "usa_1990_p1"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Same statement as: usa_1992_p1"), "{text}");
+}

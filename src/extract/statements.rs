@@ -382,6 +382,7 @@ pub fn of_file(
         variant,
         rank,
         literature: literature_status(&decls[i]).map(str::to_string),
+        fingerprint: None,
     };
     let mut out = Vec::new();
     if let Some((i, rank)) = main {

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -86,6 +86,13 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 10,
         sql: include_str!("../../schema/migrations/010_source_definitions.sql"),
+        after: None,
+    },
+    // Each statement's fingerprint, by which problems stating the same mathematics are
+    // linked.
+    Migration {
+        version: 11,
+        sql: include_str!("../../schema/migrations/011_statement_fingerprint.sql"),
         after: None,
     },
 ];
