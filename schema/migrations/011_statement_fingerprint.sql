@@ -12,6 +12,9 @@
 -- NULL for a row an extractor before version 11 stored (it is filled when the file is read
 -- again, which the new extractor version makes the next `mf extract` do).
 
-ALTER TABLE problem_statements ADD COLUMN fingerprint TEXT;
-CREATE INDEX IF NOT EXISTS idx_problem_statements_fingerprint
-    ON problem_statements(fingerprint) WHERE fingerprint IS NOT NULL;
+-- The step itself runs in kb::schema::add_fingerprint, which adds the column only where it is
+-- missing (SQLite has no ADD COLUMN IF NOT EXISTS):
+--   ALTER TABLE problem_statements ADD COLUMN fingerprint TEXT;
+--   CREATE INDEX IF NOT EXISTS idx_problem_statements_fingerprint
+--       ON problem_statements(fingerprint) WHERE fingerprint IS NOT NULL;
+SELECT 1;

@@ -11,10 +11,12 @@
 //!
 //! A statement means what the file's own definitions say: every definition of the file it
 //! names (and those they name, up to the declarations before it) enters the fingerprint, its
-//! text read the same way. So do the file's notations, macros and `variable`s, whatever they
-//! name. Two files that each define `isTrianglePacking` state the same thing only if their
-//! definitions agree too. Names the file does not define are the library's and compared as
-//! written.
+//! text read the same way. So do the file's notations, macros, `variable`s and `open`s,
+//! whatever they name. Two files that each define `isTrianglePacking` state the same thing
+//! only if their definitions agree too. Names the file does not define are the library's
+//! (Mathlib's) and compared as written; a file that imports a project's own modules, whose
+//! definitions it does not show, shares a fingerprint only with files importing the same
+//! modules.
 //!
 //! A fingerprint errs towards different: a bound variable it cannot recognise stays as
 //! written, which can only keep two statements apart, never merge different ones.
@@ -47,6 +49,23 @@ const CONTEXT_COMMANDS: &[&str] = &[
     "syntax",
     "elab",
     "variable",
+    "open",
+];
+
+/// Libraries whose names mean the same in every project that imports them; any other import
+/// is a project's own module, whose definitions the file cannot show.
+const LIBRARIES: &[&str] = &[
+    "Mathlib",
+    "Std",
+    "Batteries",
+    "Lean",
+    "Init",
+    "Aesop",
+    "Qq",
+    "Plausible",
+    "ProofWidgets",
+    "ImportGraph",
+    "LeanSearchClient",
 ];
 
 /// The fingerprint of declaration `index`'s statement in `outline` (read from `text`): a
@@ -59,7 +78,10 @@ pub fn of_declaration(outline: &Outline, text: &str, index: usize) -> Option<Str
     if !decl.name.is_empty() && statement.first() == Some(&decl.name.as_str()) {
         statement.remove(0);
     }
-    if statement.is_empty() {
+    // A placeholder (`: True`, `: False`) states no problem: two sketches' placeholders are
+    // not one problem.
+    let placeholder = matches!(statement.as_slice(), [":", "True" | "False"]);
+    if statement.is_empty() || placeholder {
         return None;
     }
     let mut hasher = blake3::Hasher::new();
@@ -79,6 +101,20 @@ pub fn of_declaration(outline: &Outline, text: &str, index: usize) -> Option<Str
     for line in context_lines(text) {
         hasher.update(&[0x1d]);
         hasher.update(alpha_renamed(&tokens(line), 0).as_bytes());
+    }
+    // A name a project's own module defines means what that module says, which this file
+    // does not show: files importing different project modules never share a fingerprint.
+    let mut own: Vec<&str> = outline
+        .imports
+        .iter()
+        .map(String::as_str)
+        .filter(|m| !LIBRARIES.contains(&m.split('.').next().unwrap_or(m)))
+        .collect();
+    own.sort_unstable();
+    own.dedup();
+    for m in own {
+        hasher.update(&[0x1c]);
+        hasher.update(m.as_bytes());
     }
     Some(hasher.finalize().to_hex()[..32].to_string())
 }
@@ -445,6 +481,8 @@ mod tests {
             "d",
         );
         assert_eq!(c, d);
+        // A placeholder has no fingerprint.
+        assert_eq!(fingerprint("theorem p : True := trivial\n", "p"), None);
     }
 
     #[test]
@@ -479,5 +517,10 @@ mod tests {
         assert_ne!(fingerprint(one, "t"), fingerprint(other, "t"));
         let notation = format!("local notation \"τ\" => 8\n{one}");
         assert_ne!(fingerprint(one, "t"), fingerprint(&notation, "t"));
+        // A project's own module may define what the statement names; Mathlib's may not.
+        let plain = "theorem t (s : Finset ℕ) : isPacking s := sorry\n";
+        let of = |imports: &str| fingerprint(&format!("{imports}\n{plain}"), "t");
+        assert_eq!(of("import Mathlib"), of("import Mathlib.Data.Finset.Basic"));
+        assert_ne!(of("import ProjA.Defs"), of("import ProjB.Defs"));
     }
 }

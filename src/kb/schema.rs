@@ -93,9 +93,27 @@ const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 11,
         sql: include_str!("../../schema/migrations/011_statement_fingerprint.sql"),
-        after: None,
+        after: Some(add_fingerprint),
     },
 ];
+
+/// Migration 11's column, added only where it is missing: a database copied from a newer
+/// build, or rewound to an older version by hand, may hold it already (SQLite has no
+/// `ADD COLUMN IF NOT EXISTS`).
+fn add_fingerprint(conn: &Connection) -> rusqlite::Result<()> {
+    let has: i64 = conn.query_row(
+        "SELECT count(*) FROM pragma_table_info('problem_statements') WHERE name = 'fingerprint'",
+        [],
+        |r| r.get(0),
+    )?;
+    if has == 0 {
+        conn.execute_batch("ALTER TABLE problem_statements ADD COLUMN fingerprint TEXT;")?;
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS idx_problem_statements_fingerprint
+             ON problem_statements(fingerprint) WHERE fingerprint IS NOT NULL;",
+    )
+}
 
 /// What [`inspect`] found in an open database.
 #[derive(Debug, PartialEq, Eq)]
