@@ -298,9 +298,23 @@ pub fn of_file(
     };
     // What the project's own theorem command declares (`problem singapore2019_r1_p2 : … :=
     // by …`, named as the project likes) is what the file states; its plain theorems are
-    // steps. The first one (part a of a problem in parts).
-    let project_statement =
-        || (0..decls.len()).find(|&i| usable(i) && !is_variant(&decls[i]) && decls[i].user_command);
+    // steps. The first one (part a of a problem in parts). A command that also declares data
+    // in the file (a typed declaration that states no theorem: `determine solution : ℕ :=
+    // 153846` beside `determine f : ℕ → ℕ := by exact id`) is an answer command, whatever
+    // the shape of one of its values.
+    let declares_data = |kind: &str| {
+        decls
+            .iter()
+            .any(|d| d.user_command && d.kind == kind && d.typed && !d.is_theorem_like())
+    };
+    let project_statement = || {
+        (0..decls.len()).find(|&i| {
+            usable(i)
+                && !is_variant(&decls[i])
+                && decls[i].user_command
+                && !declares_data(&decls[i].kind)
+        })
+    };
     // What an input asks beside the problem's own theorem, which the same file states (a
     // catalogue attribute marks it, or it is named after the problem), is a variant of it (a
     // step, a special case), not the problem's statement. (A sketch's leading comment names
