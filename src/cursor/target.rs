@@ -152,6 +152,7 @@ mod tests {
             body: None,
             user_command: false,
             theorem_like: matches!(kind, "theorem" | "lemma"),
+            typed: true,
         }
     }
 

@@ -492,7 +492,7 @@ fn stated(outline: &Outline, facts: &FileFacts<'_>, problem: &str) -> Vec<Statem
     // states of other problems are left out the same way.
     let mut excluded = statements::disproved(facts.verdicts);
     excluded.extend(facts.stated.iter().map(|(i, _)| *i));
-    statements::of_file(
+    let mut records = statements::of_file(
         outline,
         facts
             .file_name
@@ -504,7 +504,16 @@ fn stated(outline: &Outline, facts: &FileFacts<'_>, problem: &str) -> Vec<Statem
         &named,
         &excluded,
         facts.cases,
-    )
+    );
+    // A main statement's fingerprint: what links problems stating the same mathematics.
+    for r in records.iter_mut().filter(|r| !r.variant) {
+        r.fingerprint = outline
+            .declarations
+            .iter()
+            .position(|d| display_name(d) == r.theorem_name)
+            .and_then(|i| super::fingerprint::of_declaration(outline, facts.text, i));
+    }
+    records
 }
 
 /// The problems a collection states besides its own ([`FileFacts::stated`]), each with its
@@ -539,6 +548,9 @@ pub fn stated_elsewhere(outline: &Outline, facts: &FileFacts<'_>) -> Vec<Problem
             variant,
             rank: COLLECTION_RANK,
             literature: statements::literature_status(decl).map(str::to_string),
+            fingerprint: (!variant)
+                .then(|| super::fingerprint::of_declaration(outline, facts.text, *index))
+                .flatten(),
         });
         if !variant {
             problem.statement = Some(decl.statement.clone());
@@ -1092,6 +1104,7 @@ mod tests {
             body: Some(0..1),
             user_command: false,
             theorem_like: true,
+            typed: true,
         }
     }
 

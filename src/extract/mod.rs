@@ -9,6 +9,7 @@ pub mod dated;
 pub mod definitions;
 pub mod domain;
 pub mod findings;
+pub mod fingerprint;
 pub mod origin;
 pub mod profile;
 pub mod statements;
@@ -64,7 +65,13 @@ const BATCH: usize = 256;
 /// it (`tau_le_8_path4` of `tau_le_8`, `path_4` known): a variant, never its statement.
 /// 10: a file of topic words whose title names someone's conjecture and which states a theorem
 /// named after it is about that conjecture (`tuza_conjecture`).
-pub const EXTRACTOR_VERSION: i64 = 11;
+/// 11: a project's own declaration command states the problem; each main statement carries
+/// its fingerprint (`problem_statements.fingerprint`, [`fingerprint`]).
+/// 12: a problem only a sketch name names is marked so; a named result the title writes, a
+/// campaign target written with words between, an input and its output as one submission, a
+/// catalogue result's attributed theorem; library modules and tests keep their reason; a file
+/// that did not parse is a failed attempt and no basis of a status.
+pub const EXTRACTOR_VERSION: i64 = 12;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.

@@ -10,7 +10,11 @@
 //!   (`Erdős Problem #1004: erdos_1004`), a theorem a catalogue attribute marks as a research
 //!   problem (`@[category research open]`), else the theorem named after the problem in any
 //!   spelling (`Imo2025P4` or `imo2025_p4` for `imo_2025_p4`, compared through
-//!   [`crate::problem::named_after_problem`]), else the theorem named as the file is (a
+//!   [`crate::problem::named_after_problem`]; one the project's own declaration command makes
+//!   first, and such a typed declaration counts whatever its proof's shape), else the first
+//!   theorem a project's own command declares (compfiles' `problem singapore2019_r1_p2`: the
+//!   project marks its statements so; an answer it asks, `determine solution : ℕ`, is data
+//!   and never one), else the theorem named as the file is (a
 //!   benchmark's `imo1959_p1_numbertheory` in `imo1959_p1_numbertheory.lean`), else a theorem
 //!   the file calls `main`. Weakest of all, a sketch that asks nothing (an input without a
 //!   hole) states the theorem it would ask, unless that checks finitely many cases; the
@@ -72,6 +76,11 @@ fn display_name(d: &Declaration) -> &str {
 
 fn is_claim(d: &Declaration) -> bool {
     d.is_theorem_like()
+}
+
+/// A named, typed declaration of a command the project defines (`problem p : P := …`).
+fn project_declared(d: &Declaration) -> bool {
+    d.user_command && d.typed && !d.name.is_empty()
 }
 
 /// A `.variants.` declaration: a variant of a problem stated next to the problem itself.
@@ -254,7 +263,15 @@ pub fn of_file(
     cases: &[usize],
 ) -> Vec<StatementRecord> {
     let decls = &outline.declarations;
-    let usable = |i: usize| is_claim(&decls[i]) && !disproved.contains(&i) && !cases.contains(&i);
+    let named_after = |i: usize| {
+        crate::problem::named_after_problem(display_name(&decls[i]), problem)
+            == Some(crate::problem::NamedAfter::Exactly)
+    };
+    // A project's own typed declaration named after the problem states it, whatever its proof's
+    // shape (`problem imo1962_p1 : IsLeast S x := ⟨…⟩`): an answer is named for its role
+    // (`determine solution : ℕ := …`), never as the problem.
+    let claim = |i: usize| is_claim(&decls[i]) || (project_declared(&decls[i]) && named_after(i));
+    let usable = |i: usize| claim(i) && !disproved.contains(&i) && !cases.contains(&i);
     let by_name = |name: &str| {
         (0..decls.len()).find(|&i| usable(i) && !is_variant(&decls[i]) && names(&decls[i], name))
     };
@@ -267,16 +284,36 @@ pub fn of_file(
                 && !extends_another(decls, i)
         })
     };
-    let named_after = |i: usize| {
-        crate::problem::named_after_problem(display_name(&decls[i]), problem)
-            == Some(crate::problem::NamedAfter::Exactly)
-    };
     // A theorem whose own name is the problem in any spelling (a namespace named after it says
-    // its declarations belong to it, not which one states it); the last one.
+    // its declarations belong to it, not which one states it); the last one, one the
+    // project's own statement command declares first (compfiles' `problem imo1964_p1b` over
+    // a restatement `theorem imo_1964_p1b'` beside it).
     let after_problem = || {
+        let named = |i: &usize| usable(*i) && !is_variant(&decls[*i]) && named_after(*i);
         (0..decls.len())
             .rev()
-            .find(|&i| usable(i) && !is_variant(&decls[i]) && named_after(i))
+            .filter(named)
+            .find(|&i| decls[i].user_command)
+            .or_else(|| (0..decls.len()).rev().find(named))
+    };
+    // What the project's own theorem command declares (`problem singapore2019_r1_p2 : … :=
+    // by …`, named as the project likes) is what the file states; its plain theorems are
+    // steps. The first one (part a of a problem in parts). A command that also declares data
+    // in the file (a typed declaration that states no theorem: `determine solution : ℕ :=
+    // 153846` beside `determine f : ℕ → ℕ := by exact id`) is an answer command, whatever
+    // the shape of one of its values.
+    let declares_data = |kind: &str| {
+        decls
+            .iter()
+            .any(|d| d.user_command && d.kind == kind && d.typed && !d.is_theorem_like())
+    };
+    let project_statement = || {
+        (0..decls.len()).find(|&i| {
+            usable(i)
+                && !is_variant(&decls[i])
+                && decls[i].user_command
+                && !declares_data(&decls[i].kind)
+        })
     };
     // What an input asks beside the problem's own theorem, which the same file states (a
     // catalogue attribute marks it, or it is named after the problem), is a variant of it (a
@@ -337,6 +374,7 @@ pub fn of_file(
                 .map(|i| (i, NAMED_BY_FILE))
                 .or_else(|| {
                     after_problem()
+                        .or_else(project_statement)
                         .or_else(named_as_file)
                         .or_else(called_main)
                         .map(|i| (i, NAMED_AFTER_PROBLEM))
@@ -358,6 +396,7 @@ pub fn of_file(
         variant,
         rank,
         literature: literature_status(&decls[i]).map(str::to_string),
+        fingerprint: None,
     };
     let mut out = Vec::new();
     if let Some((i, rank)) = main {

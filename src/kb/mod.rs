@@ -69,7 +69,7 @@ pub use paths::{
 };
 pub use queries::{
     ApproachOutcomes, Conflict, Count, FailedReport, FindingsOfType, Freshness, ProblemReport,
-    Stats, StrategiesReport, TechniqueUse,
+    SameStatement, Stats, StrategiesReport, TechniqueUse,
 };
 pub use recommend::{Recommendation, Recommendations, Scope, PRIOR_STRENGTH};
 pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};

@@ -397,6 +397,9 @@ pub struct StatementRecord {
     /// What a catalogue says of it in the literature (`open`, `solved`), from the theorem's
     /// `@[category research …]` attribute.
     pub literature: Option<String>,
+    /// Its fingerprint ([`crate::extract::fingerprint`]); main statements only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
 }
 
 /// A `strategies` row.

@@ -44,6 +44,11 @@ pub struct ProblemReport {
     pub alias: Option<String>,
     /// The problem row whose id matches (ignoring case, spaces, `_` and `-`).
     pub problem: Option<Problem>,
+    /// Other problems whose main statement is the same as this one's (the same fingerprint,
+    /// [`crate::extract::fingerprint`]): the same mathematics under another id. Linked, never
+    /// merged ([`Kb::same_statement`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub same_statement: Vec<SameStatement>,
     /// Statements proven in one file and disproved in another (either side about this
     /// problem): the evidence contradicts itself, so these come first.
     pub conflicts: Vec<Conflict>,
@@ -69,6 +74,18 @@ impl ProblemReport {
             && self.false_lemmas.is_empty()
             && self.submissions.is_empty()
     }
+}
+
+/// A problem whose main statement is the same as another's: the same statement fingerprint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SameStatement {
+    pub id: String,
+    pub status: Option<String>,
+    /// The file and theorem of its main statement.
+    pub statement_source: String,
+    pub statement_theorem: String,
+    /// The evidence: always `same statement`.
+    pub evidence: &'static str,
 }
 
 /// One statement that a theorem finding (`verified` or `high`) proves and a `false_lemma`
@@ -198,6 +215,9 @@ impl Kb {
         };
 
         report.problem = self.problem_by_key(&key)?;
+        if let Some(p) = &report.problem {
+            report.same_statement = self.same_statement(&p.id)?;
+        }
 
         let sql = format!(
             "SELECT finding_type, total, {cols} FROM (
@@ -253,6 +273,48 @@ impl Kb {
             return Err(self.unknown_problem(query, None)?);
         }
         Ok(report)
+    }
+
+    /// The other problems whose main statement (the file and theorem `problems` names as its
+    /// statement) has the same fingerprint as problem `id`'s: the same mathematics spelled as
+    /// another problem (a campaign's several ids, one benchmark in two projects). Ids stay
+    /// apart: each keeps its files, attempts and status, and a tracking.db id is never renamed;
+    /// this is the link between them. Empty before schema 11's fingerprints exist.
+    pub fn same_statement(&self, id: &str) -> Result<Vec<SameStatement>> {
+        let has_fingerprints: bool = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('problem_statements')
+                 WHERE name = 'fingerprint'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .at(&self.path)?
+            > 0;
+        if !has_fingerprints {
+            return Ok(Vec::new());
+        }
+        self.rows(
+            "WITH main AS (
+                SELECT p.id, p.status, p.statement_source, p.statement_theorem, ps.fingerprint
+                FROM problems p
+                JOIN sources s ON s.path = p.statement_source
+                JOIN problem_statements ps ON ps.source_id = s.id AND ps.problem_id = p.id
+                     AND ps.theorem_name = p.statement_theorem AND ps.variant = 0
+                WHERE ps.fingerprint IS NOT NULL)
+             SELECT DISTINCT o.id, o.status, o.statement_source, o.statement_theorem
+             FROM main m JOIN main o ON o.fingerprint = m.fingerprint AND o.id <> m.id
+             WHERE m.id = ?1
+             ORDER BY o.id",
+            params![id],
+            |r| SameStatement {
+                id: text_at(r, 0).unwrap_or_default(),
+                status: text_at(r, 1),
+                statement_source: text_at(r, 2).unwrap_or_default(),
+                statement_theorem: text_at(r, 3).unwrap_or_default(),
+                evidence: "same statement",
+            },
+        )
     }
 
     /// SQL `FROM` items giving alias `f` the findings about the problem whose key is `?1`: by

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -88,7 +88,32 @@ const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../schema/migrations/010_source_definitions.sql"),
         after: None,
     },
+    // Each statement's fingerprint, by which problems stating the same mathematics are
+    // linked.
+    Migration {
+        version: 11,
+        sql: include_str!("../../schema/migrations/011_statement_fingerprint.sql"),
+        after: Some(add_fingerprint),
+    },
 ];
+
+/// Migration 11's column, added only where it is missing: a database copied from a newer
+/// build, or rewound to an older version by hand, may hold it already (SQLite has no
+/// `ADD COLUMN IF NOT EXISTS`).
+fn add_fingerprint(conn: &Connection) -> rusqlite::Result<()> {
+    let has: i64 = conn.query_row(
+        "SELECT count(*) FROM pragma_table_info('problem_statements') WHERE name = 'fingerprint'",
+        [],
+        |r| r.get(0),
+    )?;
+    if has == 0 {
+        conn.execute_batch("ALTER TABLE problem_statements ADD COLUMN fingerprint TEXT;")?;
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS idx_problem_statements_fingerprint
+             ON problem_statements(fingerprint) WHERE fingerprint IS NOT NULL;",
+    )
+}
 
 /// What [`inspect`] found in an open database.
 #[derive(Debug, PartialEq, Eq)]

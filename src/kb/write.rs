@@ -641,8 +641,9 @@ fn store_statements<'a>(
         .execute([source_id])?;
     let mut insert = conn.prepare_cached(
         "INSERT OR IGNORE INTO problem_statements
-            (source_id, problem_id, theorem_name, statement, variant, rank, literature)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            (source_id, problem_id, theorem_name, statement, variant, rank, literature,
+             fingerprint)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
     for p in problems {
         for st in &p.statements {
@@ -653,7 +654,8 @@ fn store_statements<'a>(
                 st.statement,
                 st.variant,
                 st.rank,
-                st.literature
+                st.literature,
+                st.fingerprint
             ])?;
         }
     }

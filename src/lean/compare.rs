@@ -629,6 +629,7 @@ mod tests {
             body: body_start.map(|b| b..end),
             user_command: false,
             theorem_like: matches!(kind, "theorem" | "lemma"),
+            typed: true,
         }
     }
 

@@ -68,6 +68,9 @@ pub struct Declaration {
     /// Whether it states a theorem (see [`Declaration::is_theorem_like`]).
     #[serde(skip)]
     pub theorem_like: bool,
+    /// Whether its signature gives a type (`: T`).
+    #[serde(skip)]
+    pub typed: bool,
 }
 
 impl Declaration {
@@ -83,7 +86,9 @@ impl Declaration {
     /// connective `∧` `∨` `¬`, or `∀`/`∃` in front). compfiles' `problem` is thus a theorem,
     /// its `determine answer : ℕ := 3` a definition. A command whose term proves a predicate
     /// applied to arguments (`: IsLeast S 3 := ⟨…⟩`) cannot be told from a definition by its
-    /// syntax and is read as one.
+    /// own syntax; it states a theorem when its command is a theorem kind in the file: another
+    /// declaration of the same command has a proposition for its type (a definition's type
+    /// is never one). Otherwise it is read as a definition.
     pub fn is_theorem_like(&self) -> bool {
         self.theorem_like
     }
@@ -182,9 +187,12 @@ pub(crate) fn user_declaration_shape<'t>(
 impl UserDeclaration<'_> {
     /// See [`Declaration::is_theorem_like`].
     fn theorem_like(&self, text: &str) -> bool {
-        if self.value_first.is_some_and(|v| v.kind() == "by_block") {
-            return true;
-        }
+        self.value_first.is_some_and(|v| v.kind() == "by_block") || self.prop_typed(text)
+    }
+
+    /// Whether its type is a proposition at its top level (a relation, a connective, `∀`/`∃`
+    /// in front): the command that declared it is a theorem kind.
+    fn prop_typed(&self, text: &str) -> bool {
         self.type_parts
             .iter()
             .enumerate()
@@ -436,8 +444,10 @@ impl Outline {
             },
             markers,
             nesting: None,
+            user_declarations: Vec::new(),
         };
         builder.commands(file.root());
+        builder.theorem_kinds();
         builder.outline.header = builder.header();
         builder.outline
     }
@@ -463,6 +473,9 @@ struct Builder<'f> {
     markers: Occurrences,
     /// Where the strings of [`NESTING_INSIDE`] begin, found when a proof is first scanned.
     nesting: Option<Occurrences>,
+    /// The project's own declaration commands met: (declaration index, command word,
+    /// whether its type is a proposition), for [`Builder::theorem_kinds`].
+    user_declarations: Vec<(usize, String, bool)>,
 }
 
 /// Where in a file what a proof scan looks for may begin: holes begin with `sorry`/`admit`,
@@ -652,6 +665,7 @@ impl<'f> Builder<'f> {
             body: fields.body.map(|b| b.byte_range()),
             user_command: false,
             theorem_like,
+            typed: node.child_by_field_name("type").is_some(),
         };
         self.record_declaration(node, head, fields);
     }
@@ -669,9 +683,40 @@ impl<'f> Builder<'f> {
             body: Some(shape.body_start.start_byte()..node.end_byte()),
             user_command: true,
             theorem_like: shape.theorem_like(&self.file.text),
+            typed: !shape.type_parts.is_empty(),
         };
+        let index = self.outline.declarations.len();
+        let prop_typed = shape.prop_typed(&self.file.text);
         self.record_declaration(node, head, Fields::of(node));
+        if self.outline.declarations.len() > index {
+            let word = self.text(shape.head).to_string();
+            self.user_declarations.push((index, word, prop_typed));
+        }
         true
+    }
+
+    /// A project's command is one kind of declaration: one whose type is a proposition in
+    /// the file (`problem p : a = b := …`) makes its command a theorem kind there, and every
+    /// typed declaration of that command states a theorem, whatever its proof's shape
+    /// (`problem q : IsLeast S 3 := ⟨…⟩`). A definition's type is never a proposition, so an
+    /// answer command (`determine answer : ℕ := 3`, or `:= by exact 3`) never becomes one.
+    fn theorem_kinds(&mut self) {
+        let kinds: Vec<&str> = self
+            .user_declarations
+            .iter()
+            .filter(|(_, _, prop)| *prop)
+            .map(|(_, word, _)| word.as_str())
+            .collect();
+        if kinds.is_empty() {
+            return;
+        }
+        for (index, word, _) in &self.user_declarations {
+            if let Some(d) = self.outline.declarations.get_mut(*index) {
+                if d.typed && kinds.contains(&word.as_str()) {
+                    d.theorem_like = true;
+                }
+            }
+        }
     }
 
     fn record_declaration(&mut self, node: Node<'f>, head: Head<'f>, fields: Fields<'f>) {
@@ -683,6 +728,7 @@ impl<'f> Builder<'f> {
             body,
             user_command,
             theorem_like,
+            typed,
         } = head;
         let name = name_node.map_or("", |n| self.text(n)).to_string();
         let full_name = if name.is_empty() {
@@ -728,6 +774,7 @@ impl<'f> Builder<'f> {
             body,
             user_command,
             theorem_like,
+            typed,
         };
         if self.names_only {
             self.outline.declarations.push(decl);
@@ -1034,6 +1081,7 @@ struct Head<'t> {
     body: Option<Range<usize>>,
     user_command: bool,
     theorem_like: bool,
+    typed: bool,
 }
 
 /// `A.B.«c d»` → `["A", "B", "«c d»"]`; dots inside `«…»` do not split.
@@ -1500,12 +1548,57 @@ my_command 3 := 4
                 ("relation", true, true),
                 ("forall_first", true, true),
                 ("connective", true, true),
-                // A predicate applied to arguments cannot be told from data by its syntax.
-                ("predicate", true, false),
+                // A predicate applied to arguments cannot be told from data by its own
+                // syntax; `problem` is a theorem kind here (`relation`'s type is a
+                // proposition), so it states one.
+                ("predicate", true, true),
                 ("Fancy", true, false),
                 ("plain", false, true),
                 ("value", false, false),
             ]
+        );
+    }
+
+    /// A command is a theorem kind in a file only by a declaration whose type is a
+    /// proposition: a tactic proof of data (`answer a : ℕ := by exact 3`) makes no kind of its
+    /// command, and an untyped declaration of a theorem kind is none.
+    #[test]
+    fn a_command_is_a_theorem_kind_by_a_propositional_type() {
+        let theorem_like = |text: &str| -> Vec<(String, bool)> {
+            let file = ParsedFile::parse(text.to_string());
+            Outline::of("", &file)
+                .declarations
+                .iter()
+                .map(|d| (d.name.clone(), d.is_theorem_like()))
+                .collect()
+        };
+        let alone = "claim least : IsLeast {n : ℕ | 0 < n} 1 := ⟨one_pos, fun _ h => h⟩
+";
+        assert_eq!(theorem_like(alone), [("least".to_string(), false)]);
+        let beside_relation = format!(
+            "{alone}claim rel : 1 = 1 := rfl
+"
+        );
+        assert_eq!(
+            theorem_like(&beside_relation),
+            [("least".to_string(), true), ("rel".to_string(), true)]
+        );
+        let beside_data = "answer a : ℕ := by exact 3\n\nanswer b : Set ℕ := {1}\n\n\
+            claim least : IsLeast {n : ℕ | 0 < n} 1 := ⟨one_pos, fun _ h => h⟩\n";
+        assert_eq!(
+            theorem_like(beside_data),
+            [
+                ("a".to_string(), true),
+                ("b".to_string(), false),
+                ("least".to_string(), false)
+            ]
+        );
+        let untyped = "claim rel : 2 = 2 := rfl
+claim f x := x
+";
+        assert_eq!(
+            theorem_like(untyped),
+            [("rel".to_string(), true), ("f".to_string(), false)]
         );
     }
 }

@@ -285,6 +285,22 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
                     "  Statement: unknown (no file states the problem's main theorem)"
                 )?,
             }
+            // The same mathematics under other ids: linked, not merged.
+            for same in &r.same_statement {
+                let status = same.status.as_deref().unwrap_or("open");
+                writeln!(
+                    out,
+                    "  Same statement as: {} ({status}) {}",
+                    p.paint(Style::Bold, &same.id),
+                    p.paint(
+                        Style::Dim,
+                        &format!(
+                            "— {}, theorem {}",
+                            same.statement_source, same.statement_theorem
+                        )
+                    )
+                )?;
+            }
             writeln!(out, "  Status: {}", pr.standing())?;
             // What a person or tracking.db said, where it says more than ours.
             if let Some(r) = pr
