@@ -303,6 +303,12 @@ fn a_problem_named_by_its_sketch_only_says_so() {
             .any(|l| l.contains("Status:") && l.contains("named by its sketch only")),
         "{text}"
     );
+    // The headline a reader skims carries the mark beside the badge too.
+    let headline = text.lines().next().unwrap_or_default();
+    assert!(
+        headline.contains("bridge_lemma") && headline.contains("(named by its sketch only)"),
+        "{text}"
+    );
     let out = l.mk(&["find", "wolstenholme_theorem"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("named by its sketch only"));
     let r = l.mk_json(&["context", "bridge_lemma"]);

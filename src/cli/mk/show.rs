@@ -246,9 +246,16 @@ pub(super) fn find(out: Out<'_>, p: Painter, r: &ProblemReport, kb_empty: bool) 
             } else {
                 pr.id.clone()
             };
+            // A status no file's own words anchor is marked beside the badge, not only on the
+            // status line below: the headline is what a reader skims.
+            let sketch_only = if pr.named_by_sketch_only {
+                format!(" {}", p.paint(Style::Dim, "(named by its sketch only)"))
+            } else {
+                String::new()
+            };
             writeln!(
                 out,
-                "{} {}",
+                "{} {}{sketch_only}",
                 status_badge(p, status),
                 p.paint(Style::Bold, &title)
             )?;
