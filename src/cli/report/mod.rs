@@ -1444,7 +1444,7 @@ line.grid{stroke:var(--line)}line.axis{stroke:var(--muted)}
 table.data{border-collapse:collapse;font-size:13px;margin:8px 0}
 table.data th,table.data td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 table.data td.n{text-align:right;font-variant-numeric:tabular-nums}table.data td.t,table.attempts td:first-child{white-space:nowrap}
-table.data code,ul.items code{word-break:break-all}
+table.data code,ul.items code{word-break:break-all}p code,h4 code,h3{overflow-wrap:anywhere}
 table.data th button{all:inherit;cursor:pointer;padding:0}table.data th[aria-sort=ascending] button::after{content:" ▲"}table.data th[aria-sort=descending] button::after{content:" ▼"}
 .scroll{overflow-x:auto}#problems-table td:nth-child(10){min-width:9em}#problems-table td:first-child{max-width:20em;overflow-wrap:anywhere}
 #problems-table td:nth-child(n+5):nth-child(-n+9){text-align:right;font-variant-numeric:tabular-nums}#problems-table td:nth-child(11){white-space:nowrap}
