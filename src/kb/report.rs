@@ -170,7 +170,7 @@ impl Default for ReportOptions {
         ReportOptions {
             problem: None,
             since: None,
-            per_section: 5,
+            per_section: 3,
         }
     }
 }
@@ -1133,12 +1133,25 @@ impl Kb {
             .map(|p| (problem_key(&p.id), p.domain.clone()))
             .collect();
         let mut similar = self.similar_problems_of(&keys, per_section)?;
-        // Totals of each list, by problem key, for "N more".
+        // Totals of each list, by problem key, for "N more": of the findings `mk context`
+        // lists from (the problem's own, and those occurring in its files).
+        let occurring = if self.has_facts() {
+            format!(
+                " UNION SELECT {}, fs.finding_id FROM sources s
+                 JOIN finding_sources fs ON fs.source_id = s.id WHERE s.problem_id IS NOT NULL",
+                problem_key_sql("s.problem_id")
+            )
+        } else {
+            String::new()
+        };
         let totals: HashMap<String, (i64, i64, i64)> = self
             .rows(
                 &format!(
-                    "SELECT {pk}, sum({FACTS}), sum({FAILED}), sum({FALSE}) FROM findings
-                     WHERE problem_id IS NOT NULL GROUP BY 1",
+                    "WITH of_problem(problem_key, finding) AS (
+                       SELECT {pk}, id FROM findings WHERE problem_id IS NOT NULL{occurring})
+                     SELECT problem_key, sum({FACTS}), sum({FAILED}), sum({FALSE})
+                     FROM of_problem CROSS JOIN findings ON findings.id = of_problem.finding
+                     GROUP BY 1",
                     pk = problem_key_sql("problem_id")
                 ),
                 [],

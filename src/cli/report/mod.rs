@@ -11,14 +11,19 @@ mod svg;
 use std::fmt::Write as _;
 
 use crate::kb::report::{
-    AttemptKind, DateBasis, EvidenceCount, ProblemRow, ProblemSection, Report, TechniqueRate,
+    AttemptKind, DateBasis, ProblemRow, ProblemSection, Report, TechniqueRate,
 };
 use crate::kb::ContextItem;
 
 /// Characters of a problem's statement shown; the rest is one `mk find` away.
 const STATEMENT_CHARS: usize = 1200;
-/// Characters of a fact's statement or a failure's reason shown.
-const ITEM_CHARS: usize = 200;
+/// Characters of a fact's statement or a failure's reason shown (`mk context` shows them whole).
+const ITEM_CHARS: usize = 80;
+/// Facts shown per section (the model holds as many as the other lists; `mk context` lists
+/// them all): on a campaign of a thousand problems, most are the lemmas of one proof.
+const FACTS_SHOWN: usize = 2;
+/// Similar problems shown per section (`mk context ID` lists more).
+const SIMILAR_SHOWN: usize = 1;
 /// Techniques per domain in the chart (the table lists them all).
 const CHART_TECHNIQUES: usize = 12;
 
@@ -457,15 +462,17 @@ impl Page<'_> {
         strongest.sort_unstable();
         strongest.dedup();
         self.w("<div class=\"filters\" data-for=\"problems-table\" hidden><label>Filter <input type=\"search\" placeholder=\"id, approach, file…\"></label>");
-        self.w("<label>Status <select data-attr=\"data-status\"><option value=\"\">any</option>");
+        self.w("<label>Status <select data-col=\"3\"><option value=\"\">any</option>");
         for s in statuses {
             let _ = write!(self.out, "<option>{}</option>", esc(s));
         }
-        self.w("</select></label><label>Domain <select data-attr=\"data-domain\"><option value=\"\">any</option>");
+        self.w(
+            "</select></label><label>Domain <select data-col=\"1\"><option value=\"\">any</option>",
+        );
         for d in domains {
             let _ = write!(self.out, "<option>{}</option>", esc(d));
         }
-        self.w("</select></label><label>Strongest evidence <select data-attr=\"data-why\"><option value=\"\">any</option>");
+        self.w("</select></label><label>Strongest evidence <select data-col=\"9\"><option value=\"\">any</option>");
         for f in strongest {
             let _ = write!(self.out, "<option>{}</option>", esc(f));
         }
@@ -479,50 +486,58 @@ impl Page<'_> {
 
     fn problem_row(&mut self, p: &ProblemRow) {
         let domain = p.domain.as_deref().unwrap_or("unknown");
-        let status = p.status.as_deref().unwrap_or("");
+        // A cell ends where the next begins (HTML's own rule, so no `</td>`): on a campaign of
+        // a thousand problems the end tags would be a tenth of the table.
+        let mut row = String::with_capacity(512);
         let _ = write!(
-            self.out,
-            "<tr data-id=\"{}\" data-status=\"{}\" data-domain=\"{}\" data-why=\"{}\"><td><a href=\"#{}\">{}</a>",
-            esc(&p.id),
-            esc(status),
-            esc(domain),
-            esc(strongest_family(p)),
+            row,
+            "<tr><td><a href=\"#{}\">{}</a>",
             anchor(&p.id),
             esc(&p.id)
         );
+        if sketch_only(p) {
+            row.push_str(" <small class=\"weak\">sketch name only</small>");
+        }
         // The variants' names are in the problem's section; the table says how many.
         if !p.variants.is_empty() {
             let _ = write!(
-                self.out,
+                row,
                 " <small>({})</small>",
                 count(p.variants.len(), "variant")
             );
         }
         let _ = write!(
-            self.out,
-            "</td><td>{}</td><td>{}</td><td>{}</td>",
+            row,
+            "<td>{}<td>{}<td>{}",
             esc(domain),
             esc(p.literature_status.as_deref().unwrap_or("—")),
             status_badge(p)
         );
+        // The counts' columns are the header's (the style aligns them): 1,600 rows would
+        // otherwise repeat a class and a key in each.
         for k in AttemptKind::ALL {
-            let _ = write!(
-                self.out,
-                "<td class=\"n\" data-k=\"{}\">{}</td>",
-                k.as_str(),
-                p.attempts.get(k)
-            );
+            let _ = write!(row, "<td>{}", p.attempts.get(k));
         }
         let _ = write!(
-            self.out,
-            "<td class=\"n\" data-k=\"total\">{}</td><td class=\"ev\" data-v=\"{}\">{}</td><td class=\"t\" data-v=\"{}\">{}</td><td>{}</td></tr>",
+            row,
+            "<td>{}<td data-v=\"{}\">{}",
             p.attempts.total(),
             p.files,
             why_summary(p),
-            esc(p.last_activity.as_deref().unwrap_or("")),
-            esc(p.last_activity.as_deref().map_or("—", |t| t.get(..10).unwrap_or(t))),
-            best_result(p)
         );
+        match p.last_activity.as_deref() {
+            Some(t) => {
+                let _ = write!(
+                    row,
+                    "<td data-v=\"{}\">{}",
+                    esc(t),
+                    esc(t.get(..10).unwrap_or(t))
+                );
+            }
+            None => row.push_str("<td>—"),
+        }
+        let _ = write!(row, "<td>{}</tr>", best_result(p));
+        self.out.push_str(&row);
     }
 
     fn techniques(&mut self) {
@@ -645,15 +660,26 @@ impl Page<'_> {
 
     fn sections(&mut self) {
         let r = self.r;
+        let shown = r
+            .sections
+            .iter()
+            .map(|s| {
+                s.facts
+                    .len()
+                    .max(s.failed_approaches.len())
+                    .max(s.false_lemmas.len())
+            })
+            .max()
+            .unwrap_or(0);
+        // What every section would repeat is said here once.
         let _ = write!(
             self.out,
-            "<section id=\"details\"><h2>Problem sections</h2><p class=\"note\">{}, in the order of the table. Lists show the first {} entries, best first, as <code>mk context</code> ranks them; <code>mk find ID</code> shows everything.</p>",
+            "<section id=\"details\"><h2>Problem sections</h2><p class=\"note\">{}, in the order of the table. \
+             Lists show the first entries, best first, as <code>mk context</code> ranks them ({FACTS_SHOWN} facts; {shown} failed approaches and false lemmas); under a list cut short, a line says how many more there are and the <code>mk</code> command that lists them all. \
+             A section names a file once: an entry from the file that states the problem names no file, and a file all other entries of a list come from is named in its heading. \
+             <i>Most similar</i>: the problem whose proofs share the most constants with this problem's, with its status and the number shared; <code>mk context ID</code> lists more, and problems of the same domain (the table's domain filter shows them all). \
+             A section without an attempts table has no attempt in range.</p>",
             count(r.sections.len(), "problem"),
-            r.sections
-                .iter()
-                .map(|s| s.facts.len().max(s.failed_approaches.len()).max(s.false_lemmas.len()))
-                .max()
-                .unwrap_or(0)
         );
         for (s, p) in r.sections.iter().zip(&r.problems) {
             self.section(s, p);
@@ -664,13 +690,16 @@ impl Page<'_> {
     fn section(&mut self, s: &ProblemSection, p: &ProblemRow) {
         let _ = write!(
             self.out,
-            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">domain {} · our status {} · literature {}",
+            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">{} · our status {}",
             anchor(&s.id),
             esc(&s.id),
             esc(p.domain.as_deref().unwrap_or("unknown")),
             status_badge(p),
-            esc(p.literature_status.as_deref().unwrap_or("—")),
         );
+        // Unknown in the literature: the table's dash says it; the section says nothing.
+        if let Some(lit) = &p.literature_status {
+            let _ = write!(self.out, " · literature {}", esc(lit));
+        }
         if let (Some(_), Some(src)) = (&p.literature_status, &p.literature_source) {
             let _ = write!(
                 self.out,
@@ -688,34 +717,47 @@ impl Page<'_> {
             let _ = write!(self.out, " · variants {}", esc(&p.variants.join(", ")));
         }
         self.w("</p>");
-        if let Some(src) = &p.proof_source {
+        // The proof our status rests on; said with the statement when it is the same file.
+        let proof_in_statement_file = s.statement.is_some()
+            && p.proof_source.is_some()
+            && p.proof_source == s.statement_source;
+        let confidence = esc(p.confidence.as_deref().unwrap_or("confidence not recorded"));
+        if let Some(src) = p
+            .proof_source
+            .as_deref()
+            .filter(|_| !proof_in_statement_file)
+        {
             let _ = write!(
                 self.out,
-                "<p class=\"source proof\">Our status rests on the proof in <code>{}</code> ({}).</p>",
+                "<p class=\"source proof\">Our status rests on the proof in <code>{}</code> ({confidence}).</p>",
                 esc(self.display_path(src)),
-                esc(p.confidence.as_deref().unwrap_or("confidence not recorded"))
             );
         }
-        self.evidence_list(&p.id, &p.evidence, p.files, p.parse_failures);
+        self.evidence_list(p);
         match &s.statement {
             Some(text) => {
                 let shown = svg::short(text, STATEMENT_CHARS);
                 let _ = write!(self.out, "<pre class=\"statement\">{}</pre>", esc(&shown));
                 match &s.statement_source {
                     Some(src) => {
+                        // The theorem, unless the file is named after it (`Foo.bar.lean`).
                         let theorem = s
                             .statement_theorem
                             .as_deref()
+                            .filter(|t| file_name(src).strip_suffix(".lean") != Some(*t))
                             .map(|t| format!(", theorem <code>{}</code>", esc(t)))
                             .unwrap_or_default();
-                        let sole = if p.files == 1 {
-                            "; the lists below name a file only where it is another"
+                        let (class, proof) = if proof_in_statement_file {
+                            (
+                                "source proof",
+                                "; our status rests on its proof".to_string(),
+                            )
                         } else {
-                            ""
+                            ("source", String::new())
                         };
                         let _ = write!(
                             self.out,
-                            "<p class=\"source\">Stated in <code>{}</code>{theorem}{sole}</p>",
+                            "<p class=\"{class}\">Stated in <code>{}</code>{theorem}{proof}.</p>",
                             esc(self.display_path(src))
                         );
                     }
@@ -727,10 +769,9 @@ impl Page<'_> {
             ),
         }
 
-        // Attempts on a time line (from two on: one attempt is one row of the table).
-        if s.attempts.is_empty() {
-            self.w("<p class=\"note\">No attempts in range.</p>");
-        } else {
+        // Attempts on a time line (from two on: one attempt is one row of the table). None in
+        // range: no table (the sections' note says so once).
+        if !s.attempts.is_empty() {
             let chart = if s.attempts.len() > 1 {
                 self.timeline(s)
             } else {
@@ -746,7 +787,7 @@ impl Page<'_> {
             let uniform = s.attempts.iter().all(|a| a.dated_by == first);
             let _ = write!(
                 self.out,
-                "<h4>Attempts <small>({} of {}; dated {})</small></h4>{chart}<table class=\"data attempts\"><thead><tr><th>date</th><th>outcome</th><th>approach</th><th>file</th><th>why this problem</th><th>holes</th><th>syntax errors</th></tr></thead><tbody>",
+                "<h4>Attempts <small>({} of {}; dated {})</small></h4>{chart}<div class=\"scroll\"><table class=\"data attempts\"><thead><tr><th>date</th><th>outcome</th><th>approach</th><th>file</th><th>why this problem</th><th>holes</th><th>syntax errors</th></tr></thead><tbody>",
                 count(s.attempts.len(), "file"),
                 count(p.attempts.total() as usize, "request"),
                 if uniform { basis(first) } else { "as each row says" }
@@ -771,103 +812,154 @@ impl Page<'_> {
                     ev = esc(a.evidence.as_deref().unwrap_or("unrecorded")),
                 );
             }
-            self.w("</tbody></table>");
+            self.w("</tbody></table></div>");
         }
 
-        let sole = s.statement_source.as_deref().filter(|_| p.files == 1);
-        self.items("Facts", "facts", (&s.facts, s.facts_total), &s.id, sole);
+        let stated = s.statement_source.as_deref();
+        let list = |items, shown, total| List {
+            items,
+            shown,
+            total,
+            problem: &s.id,
+            statement: s.statement.as_deref(),
+            stated,
+            proof: p.proof_source.as_deref(),
+        };
+        self.items(
+            "Facts",
+            "facts",
+            &list(&s.facts, FACTS_SHOWN, s.facts_total),
+        );
+        let all = usize::MAX;
         self.items(
             "Failed approaches",
             "failed",
-            (&s.failed_approaches, s.failed_total),
-            &s.id,
-            sole,
+            &list(&s.failed_approaches, all, s.failed_total),
         );
         self.items(
             "False lemmas",
             "false",
-            (&s.false_lemmas, s.false_total),
-            &s.id,
-            sole,
+            &list(&s.false_lemmas, all, s.false_total),
         );
 
-        if !s.similar.is_empty() {
-            self.w("<h4>Similar problems</h4><ul class=\"similar\">");
-            for q in &s.similar {
-                let why = if q.shared_constants > 0 {
-                    format!("{} constants shared", q.shared_constants)
-                } else {
-                    "same domain".to_string()
-                };
+        // Similar problems that share constants with it; those of the same domain only are
+        // the table's rows of that domain (the sections' note says so once).
+        let similar: Vec<_> = s
+            .similar
+            .iter()
+            .filter(|q| q.shared_constants > 0)
+            .take(SIMILAR_SHOWN)
+            .collect();
+        if !similar.is_empty() {
+            self.w("<p class=\"similar\">Most similar: ");
+            for (i, q) in similar.into_iter().enumerate() {
                 let _ = write!(
                     self.out,
-                    "<li data-similar=\"{}\">{} ({}; {})</li>",
-                    esc(&q.id),
+                    "{}{} ({}; {})",
+                    if i > 0 { ", " } else { "" },
                     self.problem_link(&q.id),
                     esc(q.status.as_deref().unwrap_or("no status")),
-                    why
+                    count(q.shared_constants as usize, "constant")
                 );
             }
-            self.w("</ul>");
+            self.w("</p>");
         }
         self.w("</section>");
     }
 
     /// Why the tool believes these files are about the problem: its files by the evidence
-    /// that decided their problem, strongest first.
-    fn evidence_list(&mut self, id: &str, evidence: &[EvidenceCount], files: i64, broken: i64) {
-        let _ = write!(
-            self.out,
-            "<h4>Why these files are about {} <small data-files=\"{files}\">({})</small></h4><ul class=\"evidence\">",
-            esc(id),
-            count(files as usize, "file")
-        );
-        for e in evidence {
+    /// that decided their problem, strongest first, on one line.
+    fn evidence_list(&mut self, p: &ProblemRow) {
+        self.w("<p class=\"evidence\">");
+        match p.evidence.as_slice() {
+            [] => self.w("Why: no file is about it; it was recorded by hand or by tracking.db"),
+            [e] => {
+                let _ = write!(
+                    self.out,
+                    "Why: <span data-evidence=\"{}\">{} by {}</span>",
+                    esc(&e.evidence),
+                    count(e.files as usize, "file"),
+                    esc(evidence_words(&e.evidence))
+                );
+            }
+            all => {
+                let _ = write!(
+                    self.out,
+                    "Why these <span data-files=\"{}\">{}</span>: ",
+                    p.files,
+                    count(p.files as usize, "file")
+                );
+                for (i, e) in all.iter().enumerate() {
+                    let _ = write!(
+                        self.out,
+                        "{}<span data-evidence=\"{}\" data-files=\"{2}\">{2} by {3}</span>",
+                        if i > 0 { "; " } else { "" },
+                        esc(&e.evidence),
+                        e.files,
+                        esc(evidence_words(&e.evidence))
+                    );
+                }
+            }
+        }
+        self.w("</p>");
+        if sketch_only(p) {
+            self.w("<p class=\"note weak\" data-weak=\"topic\">Named by its sketch only: no file says which problem it is; its id is topic words of a sketch name, the weakest evidence.</p>");
+        }
+        if p.parse_failures > 0 {
             let _ = write!(
                 self.out,
-                "<li data-evidence=\"{0}\" data-files=\"{1}\">{1} by {2}</li>",
-                esc(&e.evidence),
-                e.files,
-                esc(evidence_words(&e.evidence))
-            );
-        }
-        if evidence.is_empty() {
-            self.w("<li>No file is about it: it was recorded by hand or by tracking.db.</li>");
-        }
-        self.w("</ul>");
-        if broken > 0 {
-            let _ = write!(
-                self.out,
-                "<p class=\"note broken\" data-parse-failures=\"{broken}\">{} with syntax errors: what could not be parsed counts as neither proven nor clean.</p>",
-                count(broken as usize, "file")
+                "<p class=\"note broken\" data-parse-failures=\"{}\">{} with syntax errors: what could not be parsed counts as neither proven nor clean.</p>",
+                p.parse_failures,
+                count(p.parse_failures as usize, "file")
             );
         }
     }
 
     /// Files about no problem, by reason: kept apart from the problems, never counted as one.
+    /// Steps of a campaign (files that belong to one but to no single problem of it) are told
+    /// apart from files about no problem at all.
     fn no_problem(&mut self) {
         let r = self.r;
         if r.problem.is_some() {
             return;
         }
         let total = r.no_problem_files();
+        let steps: i64 = r
+            .no_problem
+            .iter()
+            .filter(|n| n.reason == "step")
+            .map(|n| n.files)
+            .sum();
         let _ = write!(
             self.out,
-            "<section id=\"no-problem\"><h2>Files without a problem</h2><p class=\"note\">{} about no problem: no evidence names one, so they count in no problem's files, attempts or status; the facts they state are facts without a problem (<code>mk search</code> finds them).</p>",
-            count(total as usize, "file")
+            "<section id=\"no-problem\"><h2>Files without a problem</h2><p class=\"note\"><b data-v=\"{total}\">{}</b> about no problem: <b data-v=\"{steps}\">{}</b> steps of a campaign, which belong to it but to none of its problems, and <b data-v=\"{}\">{}</b> about no problem at all. No evidence names a problem of theirs, so they count in no problem's files, attempts or status; the facts they state are facts without a problem (<code>mk search</code> finds them).</p>",
+            count(total as usize, "file"),
+            count(steps as usize, "file"),
+            total - steps,
+            total - steps,
         );
         if r.no_problem.is_empty() {
             self.w("<p class=\"note\">Every file is about a problem.</p></section>");
             return;
         }
-        self.w("<div class=\"scroll\"><table class=\"data\" id=\"no-problem-table\"><thead><tr><th>reason</th><th>what it means</th><th>files</th><th>fact occurrences</th><th>with syntax errors</th><th>files (first ones)</th></tr></thead><tbody>");
+        self.w("<div class=\"scroll\"><table class=\"data\" id=\"no-problem-table\"><thead><tr><th>reason</th><th>what it means</th><th>files</th><th>fact occurrences</th><th>with syntax errors</th><th>files (first ones; the command lists all)</th></tr></thead><tbody>");
         for n in &r.no_problem {
+            let words = match no_problem_words(&n.reason) {
+                Some(w) => esc(w),
+                None => format!(
+                    "stored reason <code>{}</code> (this version has no words for it)",
+                    esc(&n.reason)
+                ),
+            };
             let _ = write!(
                 self.out,
-                "<tr data-reason=\"{}\"><td>{}</td><td>{}</td><td class=\"n\" data-k=\"files\">{}</td><td class=\"n\" data-k=\"facts\">{}</td><td class=\"n\" data-k=\"parse_failures\">{}</td><td><details><summary>{}</summary><ul class=\"files\">",
+                "<tr data-reason=\"{}\"><td>{}</td><td>{words}</td><td class=\"n\" data-k=\"files\">{}</td><td class=\"n\" data-k=\"facts\">{}</td><td class=\"n\" data-k=\"parse_failures\">{}</td><td><details><summary>{}</summary><ul class=\"files\">",
                 esc(&n.reason),
-                esc(&n.reason),
-                esc(no_problem_words(&n.reason)),
+                if n.reason == "step" {
+                    "<b>campaign step</b>".to_string()
+                } else {
+                    esc(&n.reason)
+                },
                 n.files,
                 n.facts,
                 n.parse_failures,
@@ -884,7 +976,15 @@ impl Page<'_> {
                     esc(self.display_path(f))
                 );
             }
-            self.w("</ul></details></td></tr>");
+            let sql = format!(
+                "SELECT path FROM sources WHERE problem_id IS NULL AND coalesce(problem_evidence, 'none') = '{}'",
+                n.reason.replace('\'', "''")
+            );
+            let _ = write!(
+                self.out,
+                "</ul><code class=\"cmd\">{}</code></details></td></tr>",
+                esc(&format!("mk query {}", shell_quoted(&sql)))
+            );
         }
         self.w("</tbody></table></div><p class=\"note\">Every one of them: <code>mk query \"SELECT path, problem_evidence FROM sources WHERE problem_id IS NULL\"</code>.</p></section>");
     }
@@ -924,55 +1024,74 @@ impl Page<'_> {
         format!("<figure class=\"timeline\">{chart}</figure>")
     }
 
-    /// A list of `mk context` items; `sole` is the file every item comes from when the problem
-    /// has one file (its section names it already, so the items do not repeat it).
-    fn items(
-        &mut self,
-        title: &str,
-        class: &str,
-        (items, total): (&[ContextItem], i64),
-        id: &str,
-        sole: Option<&str>,
-    ) {
-        if items.is_empty() {
+    /// A list of `mk context` items, at most as many as the model holds; a line under it says
+    /// how many more there are and the command that lists them all.
+    fn items(&mut self, title: &str, class: &str, list: &List<'_>) {
+        let List {
+            items,
+            shown,
+            total,
+            problem,
+            statement,
+            stated,
+            proof,
+        } = *list;
+        // A fact restating the problem's statement in the file our status rests on says what
+        // the section's proof line says: it is left out (and counted as read).
+        let mut read = 0;
+        let mut kept: Vec<&ContextItem> = Vec::new();
+        for i in items {
+            if kept.len() == shown {
+                break;
+            }
+            read += 1;
+            if proof.is_some() && i.source.as_deref() == proof && restates(i, statement) {
+                continue;
+            }
+            kept.push(i);
+        }
+        let more = total - read as i64;
+        if kept.is_empty() && more <= 0 {
             return;
+        }
+        // One confidence for the whole list is said once, in its heading; so is one file that
+        // every item not from the statement's file comes from (that one the section names).
+        let first = kept.first().and_then(|i| i.confidence.as_deref());
+        let uniform = kept.len() > 1 && kept.iter().all(|i| i.confidence.as_deref() == first);
+        let mut heading = String::new();
+        if let Some(c) = first.filter(|_| uniform) {
+            let _ = write!(heading, ", all {}", esc(c));
+        }
+        let others: Vec<&str> = kept
+            .iter()
+            .filter_map(|i| i.source.as_deref())
+            .filter(|s| Some(*s) != stated)
+            .collect();
+        let common = others
+            .first()
+            .copied()
+            .filter(|f| others.len() > 1 && others.iter().all(|o| o == f));
+        if let Some(f) = common {
+            let _ = write!(heading, ", from <code>{}</code>", esc(self.display_path(f)));
         }
         let _ = write!(
             self.out,
-            "<h4>{title} <small data-total=\"{total}\">({total})</small></h4><ul class=\"items {class}\">"
+            "<h4>{title} <small>({total}{heading})</small></h4>"
         );
-        for i in items {
-            let _ = write!(
-                self.out,
-                "<li data-finding=\"{}\"><span class=\"badge c-{}\">{}</span> ",
-                i.id,
-                esc(i.confidence.as_deref().unwrap_or("")),
-                esc(i.confidence.as_deref().unwrap_or("—")),
-            );
-            // A fact's statement starts with its name, and its title is the name and the kind
-            // (`div9_small (theorem)`): the statement and the rest of the title say it all.
-            let named = i.theorem_name.as_deref().filter(|n| {
-                i.statement.as_deref().is_some_and(|s| s.starts_with(n)) && i.title.starts_with(n)
-            });
-            match (named, &i.statement) {
-                (Some(n), Some(st)) => {
-                    let _ = write!(
-                        self.out,
-                        "<code>{}</code> {}",
-                        esc(&svg::short(st, ITEM_CHARS)),
-                        esc(i.title[n.len()..].trim())
-                    );
-                }
-                (None, Some(st)) => {
-                    let _ = write!(
-                        self.out,
-                        "{} <code>{}</code>",
-                        esc(&i.title),
-                        esc(&svg::short(st, ITEM_CHARS))
-                    );
-                }
-                (_, None) => self.out.push_str(&esc(&i.title)),
+        if !kept.is_empty() {
+            let _ = write!(self.out, "<ul class=\"items {class}\">");
+        }
+        for i in &kept {
+            let _ = write!(self.out, "<li data-finding=\"{}\">", i.id);
+            if !uniform {
+                let _ = write!(
+                    self.out,
+                    "<span class=\"badge c-{}\">{}</span> ",
+                    esc(i.confidence.as_deref().unwrap_or("")),
+                    esc(i.confidence.as_deref().unwrap_or("—")),
+                );
             }
+            self.out.push_str(&item_text(i, statement));
             if let Some(why) = &i.why {
                 let _ = write!(
                     self.out,
@@ -980,7 +1099,11 @@ impl Page<'_> {
                     esc(&svg::short(why, ITEM_CHARS))
                 );
             }
-            if let Some(src) = i.source.as_deref().filter(|s| Some(*s) != sole) {
+            if let Some(src) = i
+                .source
+                .as_deref()
+                .filter(|s| Some(*s) != stated && Some(*s) != common)
+            {
                 let _ = write!(
                     self.out,
                     " <small>— {}</small>",
@@ -989,21 +1112,135 @@ impl Page<'_> {
             }
             self.w("</li>");
         }
-        self.w("</ul>");
-        if total > items.len() as i64 {
+        if !kept.is_empty() {
+            self.w("</ul>");
+        }
+        if more > 0 {
             let _ = write!(
                 self.out,
-                "<p class=\"more\">{} more: <code>mk find {}</code></p>",
-                total - items.len() as i64,
-                esc(id)
+                "<p class=\"more\">{more} more: <code>mk context {} -n {total}</code></p>",
+                esc(&shell_word(problem))
             );
         }
     }
 }
 
-/// The family of a problem's strongest evidence (`none` when no file is about it).
+/// A list of a problem's section, with what its items need not repeat.
+struct List<'a> {
+    /// The first items, best first, as `mk context` ranks them.
+    items: &'a [ContextItem],
+    /// Items shown at most.
+    shown: usize,
+    /// Findings of that kind the problem has (the list shows the first ones).
+    total: i64,
+    problem: &'a str,
+    /// The problem's statement, shown above the lists.
+    statement: Option<&'a str>,
+    /// The file that states the problem (its section names it; items from it do not).
+    stated: Option<&'a str>,
+    /// The file holding the proof our status rests on.
+    proof: Option<&'a str>,
+}
+
+/// Whether an item's statement is the problem's: the same text, or the same after the name it
+/// declares (a copy of the theorem under another name).
+fn restates(i: &ContextItem, problem_statement: Option<&str>) -> bool {
+    let (Some(ps), Some(st)) = (problem_statement, i.statement.as_deref()) else {
+        return false;
+    };
+    let body = |t: &str| {
+        let name = t.split([' ', '\n', ':']).next().unwrap_or("");
+        t[name.len()..].trim_start().to_string()
+    };
+    ps == st || (!body(st).is_empty() && body(ps) == body(st))
+}
+
+/// An item's name and statement, each once. A fact's title is its name and kind
+/// (`Foo.bar_le (theorem)`) and its statement starts with the name as declared (`bar_le (n : ℕ)
+/// …`): the full name and the rest of the statement say it all; a theorem's or lemma's kind
+/// says nothing more. A statement that is the problem's own is not repeated.
+fn item_text(i: &ContextItem, problem_statement: Option<&str>) -> String {
+    let kind = i
+        .title
+        .rsplit_once(" (")
+        .filter(|(_, k)| k.ends_with(')'))
+        .map(|(_, k)| &k[..k.len() - 1]);
+    let Some(st) = i.statement.as_deref() else {
+        return esc(&i.title);
+    };
+    // The name the statement starts with, and whether the title's name ends with it.
+    let declared = st.split([' ', '\n', ':']).next().unwrap_or("");
+    let named = i.theorem_name.as_deref().filter(|n| {
+        !declared.is_empty()
+            && i.title.starts_with(n)
+            && (*n == declared || n.ends_with(&format!(".{declared}")))
+    });
+    let Some(name) = named else {
+        return format!(
+            "{} <code>{}</code>",
+            esc(&i.title),
+            esc(&svg::short(st, ITEM_CHARS))
+        );
+    };
+    let rest = i.title[name.len()..].trim();
+    // What the title says beyond name and kind (a condition, …) stays.
+    let extra = match kind {
+        Some("theorem" | "lemma") if rest == format!("({})", kind.unwrap_or("")) => "",
+        _ => rest,
+    };
+    let extra = if extra.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", esc(extra))
+    };
+    if restates(i, problem_statement) {
+        return format!(
+            "<code>{}</code>: <i>the statement above</i>{extra}",
+            esc(name)
+        );
+    }
+    format!(
+        "<code>{}</code>{extra}",
+        esc(&svg::short(
+            &format!("{name}{}", &st[declared.len()..]),
+            ITEM_CHARS
+        ))
+    )
+}
+
+/// `text` as one shell word in double quotes when nothing in it is special there, else
+/// [`shell_word`]'s.
+fn shell_quoted(text: &str) -> String {
+    if text.contains(['"', '$', '`', '\\', '!']) {
+        shell_word(text)
+    } else {
+        format!("\"{text}\"")
+    }
+}
+
+/// `word` as one shell word: as is when it needs no quoting, else in single quotes.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-.:/+=@,".contains(&b))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The family of a problem's strongest evidence (`no file` when no file is about it): how
+/// its cell in the table starts, which the filter matches.
 fn strongest_family(p: &ProblemRow) -> &'static str {
-    p.evidence.first().map_or("none", |e| e.family)
+    p.evidence.first().map_or("no file", |e| e.family)
+}
+
+/// Whether a problem is named by its sketch only: its strongest evidence is the topic words
+/// of a sketch name (no file says which problem it is).
+fn sketch_only(p: &ProblemRow) -> bool {
+    strongest_family(p) == "topic"
 }
 
 /// Our status as a badge, with the confidence of the proof it rests on (`proven (verified)`,
@@ -1016,7 +1253,7 @@ fn status_badge(p: &ProblemRow) -> String {
         esc(if status.is_empty() { "—" } else { status })
     );
     if let Some(c) = &p.confidence {
-        let _ = write!(out, " <small data-confidence=\"{0}\">{0}</small>", esc(c));
+        let _ = write!(out, " <small>{}</small>", esc(c));
     }
     out
 }
@@ -1069,17 +1306,19 @@ fn evidence_words(evidence: &str) -> &'static str {
     }
 }
 
-/// Why files are about no problem, in words.
-fn no_problem_words(reason: &str) -> &'static str {
-    match reason {
+/// Why files are about no problem, in words; `None` for a reason this version has no words
+/// for (the page shows the stored reason as it is).
+fn no_problem_words(reason: &str) -> Option<&'static str> {
+    Some(match reason {
         "step" => "a step of a campaign: its definitions are equally those of several problems' files, and nothing else names one",
         "collection" => "a collection: its theorems are named after several problems (each is a statement of its own problem)",
         "title" => "its title names a conjecture that its path's label is not",
         "library" => "a module of a library package: it states no problem of its own",
         "test" => "a test: it checks something, it states no problem",
+        "topic" => "named by its sketch only: topic words of a sketch name, which name no problem",
         "none" => "nothing names a problem: a file stating no theorem of a problem",
-        _ => "no problem (a reason this version does not know)",
-    }
+        _ => return None,
+    })
 }
 
 fn best_result(p: &ProblemRow) -> String {
@@ -1107,6 +1346,19 @@ fn best_result(p: &ProblemRow) -> String {
                 None => file_name(&a.file),
             })
         ));
+    }
+    // The proof our status rests on, when no attempt shown is it.
+    if let Some(src) = p
+        .proof_source
+        .as_deref()
+        .filter(|s| p.best_attempt.as_ref().is_none_or(|a| a.file != *s))
+    {
+        // A problem of one file: that file (its section names it).
+        if p.files == 1 {
+            parts.push("proof: its file".to_string());
+        } else {
+            parts.push(format!("proof <code>{}</code>", esc(&file_name(src))));
+        }
     }
     if parts.is_empty() {
         "—".to_string()
@@ -1194,14 +1446,15 @@ line.grid{stroke:var(--line)}line.axis{stroke:var(--muted)}
 table.data{border-collapse:collapse;font-size:13px;margin:8px 0}
 table.data th,table.data td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 table.data td.n{text-align:right;font-variant-numeric:tabular-nums}table.data td.t,table.attempts td:first-child{white-space:nowrap}
-table.data code,ul.items code{word-break:break-all}
+table.data code,ul.items code{word-break:break-all}p code,h4 code,h3{overflow-wrap:anywhere}
 table.data th button{all:inherit;cursor:pointer;padding:0}table.data th[aria-sort=ascending] button::after{content:" ▲"}table.data th[aria-sort=descending] button::after{content:" ▼"}
-.scroll{overflow-x:auto}td.ev{min-width:9em}#problems-table td:first-child{max-width:20em;overflow-wrap:anywhere}
+.scroll{overflow-x:auto}#problems-table td:nth-child(10){min-width:9em}#problems-table td:first-child{max-width:20em;overflow-wrap:anywhere}
+#problems-table td:nth-child(n+5):nth-child(-n+9){text-align:right;font-variant-numeric:tabular-nums}#problems-table td:nth-child(11){white-space:nowrap}
 .filters{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:8px 0}.filters[hidden]{display:none}
 .filters input,.filters select{font:inherit;padding:2px 6px;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}
 section.problem{border-top:1px solid var(--line);padding:4px 0 8px;content-visibility:auto;contain-intrinsic-size:auto 420px}
 pre.statement{white-space:pre-wrap;background:var(--card);padding:8px;border-radius:6px;margin:4px 0}
-ul.items,ul.similar{margin:4px 0;padding-left:20px}ul.items li{margin:3px 0}.why{color:var(--muted)}
+ul.items,ul.similar{margin:4px 0;padding-left:20px}ul.items li{margin:3px 0}.why{color:var(--muted)}p.evidence{margin:4px 0}.weak{font-style:italic;color:var(--muted)}code.cmd{display:block;margin-top:4px;word-break:break-all}
 figure.timeline{margin:4px 0}
 details summary{cursor:pointer;color:var(--muted);font-size:13px}
 :target{scroll-margin-top:48px}
@@ -1252,8 +1505,13 @@ const SCRIPT: &str = r#"<script>
         Array.prototype.forEach.call(controls, function (c) {
           var want = c.value.trim();
           if (!want) { return; }
-          var attr = c.getAttribute("data-attr");
-          if (attr) { ok = ok && row.getAttribute(attr) === want; }
+          var col = c.getAttribute("data-col");
+          if (col !== null) {
+            // A select matches the cell's text, or its first words (a status before its
+            // confidence, the strongest evidence before the rest).
+            var text = row.cells[+col].textContent.trim();
+            ok = ok && (text === want || text.indexOf(want + " ") === 0);
+          }
           else { ok = ok && row.textContent.toLowerCase().indexOf(want.toLowerCase()) >= 0; }
         });
         row.hidden = !ok;
