@@ -365,6 +365,8 @@ pub struct ProblemRow {
     pub evidence: Vec<EvidenceCount>,
     /// Files of the problem with a syntax error (never counted clean).
     pub parse_failures: i64,
+    /// Nothing but its files' sketch names names it ([`super::status::sketch_only_evidence`]).
+    pub named_by_sketch_only: bool,
 }
 
 /// Files by one kind of evidence of their problem.
@@ -836,6 +838,8 @@ impl Kb {
                 evidence,
                 parse_failures,
             } = identity.remove(&id).unwrap_or_default();
+            let named_by_sketch_only =
+                super::status::sketch_only_evidence(evidence.iter().map(|e| e.evidence.as_str()));
             problems.push(ProblemRow {
                 id,
                 name,
@@ -854,6 +858,7 @@ impl Kb {
                 files,
                 evidence,
                 parse_failures,
+                named_by_sketch_only,
             });
         }
         problems.sort_by(|a, b| {

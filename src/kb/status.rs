@@ -850,6 +850,21 @@ impl Problem {
     }
 }
 
+/// Whether files decided by these evidence kinds (`sources.problem_evidence`, one per file) name
+/// their problem by its sketch only: one is `topic`, and every other is `topic` or a copy's.
+/// The rule [`Kb::named_by_sketch_only`] asks of the database, for callers that hold the list.
+pub fn sketch_only_evidence<'a>(evidence: impl IntoIterator<Item = &'a str>) -> bool {
+    let mut topic = false;
+    for e in evidence {
+        match e {
+            "topic" => topic = true,
+            "copy" => {}
+            _ => return false,
+        }
+    }
+    topic
+}
+
 /// How a problem named only by its files' sketch names is marked wherever its status shows.
 pub const SKETCH_ONLY: &str =
     "named by its sketch only: no file's own words say which problem this is";
@@ -862,5 +877,20 @@ impl Variant {
             Some(&self.status),
             self.confidence.as_deref(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sketch_only_evidence;
+
+    #[test]
+    fn a_sketch_name_alone_is_topic_evidence_with_nothing_stronger() {
+        assert!(sketch_only_evidence(["topic"]));
+        assert!(sketch_only_evidence(["copy", "topic"]));
+        assert!(!sketch_only_evidence(["copy"]));
+        assert!(!sketch_only_evidence(["topic", "comment"]));
+        assert!(!sketch_only_evidence(["topic", "unrecorded"]));
+        assert!(!sketch_only_evidence([]));
     }
 }

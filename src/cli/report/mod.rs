@@ -1237,10 +1237,9 @@ fn strongest_family(p: &ProblemRow) -> &'static str {
     p.evidence.first().map_or("no file", |e| e.family)
 }
 
-/// Whether a problem is named by its sketch only: its strongest evidence is the topic words
-/// of a sketch name (no file says which problem it is).
+/// Whether a problem is named by its sketch only (no file says which problem it is).
 fn sketch_only(p: &ProblemRow) -> bool {
-    strongest_family(p) == "topic"
+    p.named_by_sketch_only
 }
 
 /// Our status as a badge, with the confidence of the proof it rests on (`proven (verified)`,
