@@ -82,6 +82,18 @@ pub fn reopened(name: &str, before: &str, after: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `after` holds more `sorry`/`admit` words than `before`: the edit may put a hole
+/// back (a hint's test; [`reopened`] says which declarations, parsing both texts).
+pub fn adds_hole_words(before: &str, after: &str) -> bool {
+    let holes = |text: &str| {
+        ["sorry", "admit"]
+            .iter()
+            .map(|w| memchr::memmem::find_iter(text.as_bytes(), w.as_bytes()).count())
+            .sum::<usize>()
+    };
+    holes(after) > holes(before)
+}
+
 /// The note the agent reads when such an edit is let through.
 pub fn note(name: &str) -> String {
     format!(
@@ -91,3 +103,16 @@ pub fn note(name: &str) -> String {
 
 /// The hint a refusal ends with: how to take back one's own rejected attempt.
 pub const HINT: &str = "If what you replace is your own attempt of this session and Lean rejects it, run `mf verify FILE` first: once it fails, putting back the hole the declaration had when the session started is allowed.";
+
+#[cfg(test)]
+mod tests {
+    use super::adds_hole_words;
+
+    #[test]
+    fn a_hint_for_putting_a_hole_back_needs_a_new_hole_word() {
+        assert!(adds_hole_words("by simp", "by sorry"));
+        assert!(adds_hole_words("by sorry", "by admit\n  sorry"));
+        assert!(!adds_hole_words("by sorry", "by sorry -- kept"));
+        assert!(!adds_hole_words("theorem t : p := by simp", "axiom a : p"));
+    }
+}
