@@ -23,14 +23,15 @@ fn is_proof(d: &crate::lean::Declaration) -> bool {
     d.is_theorem_like() || d.kind == "example"
 }
 
-/// For each declaration of `outline` (read from `text`): the digest of the same-file
-/// definitions its statement depends on, or `None` when it names none.
-pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
-    let decls = &outline.declarations;
-    // Definitions by every name they can be written as: full name, and each suffix of it.
+/// The declarations `wanted` by every name they can be written as: full name, and each suffix
+/// of it after a dot (`A.B.c`, `B.c`, `c`), each name with the indices of `decls` it may mean.
+pub(crate) fn by_written_name(
+    decls: &[crate::lean::Declaration],
+    wanted: impl Fn(usize, &crate::lean::Declaration) -> bool,
+) -> HashMap<&str, Vec<usize>> {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, d) in decls.iter().enumerate() {
-        if is_proof(d) || d.name.is_empty() {
+        if !wanted(i, d) {
             continue;
         }
         let full = if d.full_name.is_empty() {
@@ -47,6 +48,14 @@ pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
             }
         }
     }
+    by_name
+}
+
+/// For each declaration of `outline` (read from `text`): the digest of the same-file
+/// definitions its statement depends on, or `None` when it names none.
+pub fn digests(outline: &Outline, text: &str) -> Vec<Option<String>> {
+    let decls = &outline.declarations;
+    let by_name = by_written_name(decls, |_, d| !is_proof(d) && !d.name.is_empty());
     if by_name.is_empty() {
         return vec![None; decls.len()];
     }

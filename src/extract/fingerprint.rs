@@ -134,25 +134,7 @@ fn definitions_named(
     statement: &[&str],
 ) -> Vec<usize> {
     let decls = &outline.declarations;
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (j, d) in decls.iter().enumerate().take(index) {
-        if !is_definition(d) {
-            continue;
-        }
-        let full = if d.full_name.is_empty() {
-            d.name.as_str()
-        } else {
-            d.full_name.as_str()
-        };
-        let mut rest = full;
-        loop {
-            by_name.entry(rest).or_default().push(j);
-            match rest.split_once('.') {
-                Some((_, tail)) if !tail.is_empty() => rest = tail,
-                _ => break,
-            }
-        }
-    }
+    let by_name = super::definitions::by_written_name(decls, |j, d| j < index && is_definition(d));
     if by_name.is_empty() {
         return Vec::new();
     }
