@@ -1447,7 +1447,7 @@ table.data th,table.data td{border-bottom:1px solid var(--line);padding:3px 8px;
 table.data td.n{text-align:right;font-variant-numeric:tabular-nums}table.data td.t,table.attempts td:first-child{white-space:nowrap}
 table.data code,ul.items code{word-break:break-all}p code,h4 code,h3{overflow-wrap:anywhere}
 table.data th button{all:inherit;cursor:pointer;padding:0}table.data th[aria-sort=ascending] button::after{content:" ▲"}table.data th[aria-sort=descending] button::after{content:" ▼"}
-.scroll{overflow-x:auto}#problems-table td:nth-child(10){min-width:9em}#problems-table td:first-child{max-width:20em;overflow-wrap:anywhere}
+.scroll{overflow-x:auto}#problems-table td:nth-child(10){min-width:9em}#problems-table td:first-child{min-width:11em;max-width:20em;overflow-wrap:anywhere}
 #problems-table td:nth-child(n+5):nth-child(-n+9){text-align:right;font-variant-numeric:tabular-nums}#problems-table td:nth-child(11){white-space:nowrap}
 .filters{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:8px 0}.filters[hidden]{display:none}
 .filters input,.filters select{font:inherit;padding:2px 6px;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}
