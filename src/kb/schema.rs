@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::{AtPath, KbError, Result};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 
 /// The oldest version read-only connections accept without a migration: every query reads
 /// versions 1 and 2 alike (version 2 changed only how writers index new findings), and version
@@ -94,6 +94,12 @@ const MIGRATIONS: &[Migration] = &[
         version: 11,
         sql: include_str!("../../schema/migrations/011_statement_fingerprint.sql"),
         after: Some(add_fingerprint),
+    },
+    // The journal's events of one file's content, by index (what a refused edit asks).
+    Migration {
+        version: 12,
+        sql: include_str!("../../schema/migrations/012_session_events_by_content.sql"),
+        after: None,
     },
 ];
 
