@@ -206,8 +206,16 @@ fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated>
     // A sketch's main theorem states a problem the users' sketches name (`vertex_cover_le`),
     // never one a scheme names (`erdos_319`), whose statement a catalogue gives; and only when
     // all its sketches state the same theorem.
+    // Nor of a named result (`feit_thompson_conjecture`, `wolstenholme_theorem`: an id its
+    // files' words give) unless the theorem is named after it: a sketch's own main theorem of
+    // another name (`feit_thompson_p3_q71`) is a case or a step of the result, not the result.
+    let exactly_named = |s: &Stated| {
+        crate::problem::named_after_problem(&s.theorem_name, problem)
+            == Some(crate::problem::NamedAfter::Exactly)
+    };
     if rank >= SKETCH_MAIN
         && (crate::problem::scheme::whole(problem).is_some()
+            || (names_a_result(problem) && !best.iter().all(|s| exactly_named(s)))
             || best.iter().any(|s| s.theorem_name != best[0].theorem_name))
     {
         return None;
@@ -227,13 +235,9 @@ fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated>
             .map(|c| c.0.to_string())
     };
     // A theorem's own name, not a namespace: every declaration of `namespace Imo2025P4` is in
-    // it, and only its own name says which one states the problem.
-    let named_after = |s: &Stated| {
-        crate::problem::named_after_problem(&s.theorem_name, problem)
-            == Some(crate::problem::NamedAfter::Exactly)
-    };
-    let of_name: Vec<&Stated> = match best.iter().any(|s| named_after(s)) {
-        true => best.into_iter().filter(|s| named_after(s)).collect(),
+    // it, and only its own name says which one states the problem (`exactly_named`).
+    let of_name: Vec<&Stated> = match best.iter().any(|s| exactly_named(s)) {
+        true => best.into_iter().filter(|s| exactly_named(s)).collect(),
         false => {
             let name = most(best.iter().map(|s| s.theorem_name.as_str()).collect())?;
             best.into_iter()
@@ -248,6 +252,15 @@ fn main_statement<'s>(stated: &'s [Stated], problem: &str) -> Option<&'s Stated>
         .zip(&normalized)
         .find(|(_, n)| **n == wording)
         .map(|(s, _)| s)
+}
+
+/// Whether problem id `problem` names a result in words (`…_conjecture`, `…_theorem`,
+/// `…_problem`, `…_hypothesis`): the whole result, of which a claim under another name is a
+/// case or a step.
+fn names_a_result(problem: &str) -> bool {
+    ["_conjecture", "_theorem", "_problem", "_hypothesis"]
+        .iter()
+        .any(|kind| problem.ends_with(kind))
 }
 
 /// The literature's status of the main statement: the first catalogue word on it or on a
@@ -883,6 +896,31 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::sketch_only_evidence;
+
+    fn stated(theorem: &str) -> super::Stated {
+        super::Stated {
+            theorem_name: theorem.to_string(),
+            statement: format!("{theorem} : p"),
+            variant: false,
+            rank: super::SKETCH_MAIN,
+            literature: None,
+            path: "slot1_x.lean".to_string(),
+        }
+    }
+
+    #[test]
+    fn a_sketchs_main_theorem_of_another_name_is_no_statement_of_a_named_result() {
+        use super::main_statement;
+        // A case of the conjecture, under a name of its own: not the conjecture's statement.
+        let case = [stated("feit_thompson_p3_q71")];
+        assert!(main_statement(&case, "feit_thompson_conjecture").is_none());
+        // The theorem named after the result states it.
+        let named = [stated("wolstenholme_theorem")];
+        assert!(main_statement(&named, "wolstenholme_theorem").is_some());
+        // A problem the users' sketches name keeps its sketches' shared main theorem.
+        let sketch = [stated("cover_bound")];
+        assert!(main_statement(&sketch, "vertex_cover_le").is_some());
+    }
 
     #[test]
     fn a_sketch_name_alone_is_topic_evidence_with_nothing_stronger() {
