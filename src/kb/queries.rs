@@ -560,14 +560,11 @@ impl Kb {
                 "SELECT status, count(*) FROM problems GROUP BY 1 ORDER BY 2 DESC, 1",
             )?,
             named_by_sketch_only_by_status: if self.schema_version()? >= 8 {
-                count(
-                    "SELECT status, count(*) FROM problems p
-                     WHERE EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id
-                                   AND s.problem_evidence = 'topic')
-                       AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id
-                                   AND coalesce(s.problem_evidence, '') NOT IN ('topic', 'copy'))
+                count(&format!(
+                    "SELECT status, count(*) FROM problems p WHERE {}
                      GROUP BY 1 ORDER BY 2 DESC, 1",
-                )?
+                    super::status::SKETCH_ONLY_SQL
+                ))?
             } else {
                 Vec::new()
             },

@@ -764,12 +764,9 @@ impl Kb {
             return Ok(false);
         }
         self.conn
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM sources WHERE problem_id = ?1
-                                  AND problem_evidence = 'topic')
-                    AND NOT EXISTS (SELECT 1 FROM sources WHERE problem_id = ?1
-                                  AND coalesce(problem_evidence, '') NOT IN ('topic', 'copy'))",
-            )
+            .prepare_cached(&format!(
+                "SELECT EXISTS (SELECT 1 FROM problems p WHERE p.id = ?1 AND {SKETCH_ONLY_SQL})"
+            ))
             .and_then(|mut s| s.query_row([id], |r| r.get(0)))
             .at(&self.path)
     }
@@ -862,6 +859,13 @@ impl Problem {
         }
     }
 }
+
+/// [`Kb::named_by_sketch_only`] as an SQL condition on problem `p` (`problems p`): one of its
+/// files rests on `topic` evidence, and every other on `topic` or a copy's.
+pub(crate) const SKETCH_ONLY_SQL: &str =
+    "EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id AND s.problem_evidence = 'topic')
+     AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.problem_id = p.id
+                     AND coalesce(s.problem_evidence, '') NOT IN ('topic', 'copy'))";
 
 /// Whether files decided by these evidence kinds (`sources.problem_evidence`, one per file) name
 /// their problem by its sketch only: one is `topic`, and every other is `topic` or a copy's.
