@@ -11,14 +11,14 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use super::error::{AtPath, Result};
 use super::model::{domain_alias, Confidence, FindingType, NewFinding, ProblemStatus};
 use super::sql::problem_key;
 use super::write::insert_finding;
-use super::{retry_busy, Kb};
+use super::Kb;
 use crate::tracking::{slot_of, Tracking};
 
 /// Outcome for one kind of migrated row.
@@ -85,12 +85,7 @@ impl Kb {
         let problem_domain =
             |p: Option<&str>| p.and_then(|p| problem_domains.get(&problem_key(p)).cloned());
 
-        let path = self.path.clone();
-        let conn = &mut self.conn;
-        let mut report = retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&path)?;
+        let mut report = self.write_transaction(|tx, path| {
             let mut r = MigrationReport::default();
 
             for t in &theorems {
@@ -128,12 +123,12 @@ impl Kb {
                     ..NewFinding::default()
                 };
                 upsert_migrated(
-                    &tx,
+                    tx,
                     &f,
                     &format!("tracking:proven_theorems:{id}"),
                     &mut r.theorems,
                 )
-                .at(&path)?;
+                .at(path)?;
             }
 
             for l in &lemmas {
@@ -170,12 +165,12 @@ impl Kb {
                     ..NewFinding::default()
                 };
                 upsert_migrated(
-                    &tx,
+                    tx,
                     &f,
                     &format!("tracking:false_lemmas:{id}"),
                     &mut r.false_lemmas,
                 )
-                .at(&path)?;
+                .at(path)?;
             }
 
             for a in &failures {
@@ -209,12 +204,12 @@ impl Kb {
                     ..NewFinding::default()
                 };
                 upsert_migrated(
-                    &tx,
+                    tx,
                     &f,
                     &format!("tracking:failed_approaches:{id}"),
                     &mut r.failed_approaches,
                 )
-                .at(&path)?;
+                .at(path)?;
                 if let Some(problem) = problem {
                     let n = tx
                         .execute(
@@ -227,7 +222,7 @@ impl Kb {
                                 a.learned_insight.as_ref().or(a.why_failed.as_ref())
                             ],
                         )
-                        .at(&path)?;
+                        .at(path)?;
                     if n == 1 {
                         r.strategies.added += 1
                     } else {
@@ -261,7 +256,7 @@ impl Kb {
                             c.statement,
                         ],
                     )
-                    .at(&path)?;
+                    .at(path)?;
                 if n == 1 {
                     r.problems.added += 1
                 } else {
@@ -284,13 +279,12 @@ impl Kb {
                         ),
                         params![id, map_status(c.status.as_deref()).as_str()],
                     )
-                    .at(&path)?;
+                    .at(path)?;
                 }
             }
             // What the knowledge base says of each problem follows from tracking.db's word
             // and the files together.
-            super::status::settle(&tx).at(&path)?;
-            tx.commit().at(&path)?;
+            super::status::settle(tx).at(path)?;
             Ok(r)
         })?;
         report.notes = tracking.notes();

@@ -11,13 +11,12 @@
 
 use std::collections::BTreeSet;
 
-use rusqlite::TransactionBehavior;
 use serde::Serialize;
 
 use super::error::{AtPath, Result};
 use super::sql::{problem_key, problem_key_sql};
 use super::write::{forget_source, FactCounts};
-use super::{retry_busy, Kb};
+use super::Kb;
 
 /// What [`Kb::forget`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -83,16 +82,11 @@ impl Kb {
     /// module documentation). Paths that are not stored are ignored.
     pub fn forget(&mut self, paths: &[String]) -> Result<Forgotten> {
         let before = self.fact_counts()?;
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        let mut report = retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
+        let mut report = self.write_transaction(|tx, db| {
             let mut report = Forgotten::default();
             let mut problems = BTreeSet::new();
             for path in paths {
-                if let Some(gone) = forget_source(&tx, path).at(&db)? {
+                if let Some(gone) = forget_source(tx, path).at(db)? {
                     report.files.push(path.clone());
                     report.occurrences_removed += gone.occurrences;
                     problems.extend(gone.problem);
@@ -115,14 +109,13 @@ impl Kb {
                         [&key],
                         |r| r.get(0),
                     )
-                    .at(&db)?;
+                    .at(db)?;
                 if !evidence {
                     tx.execute("DELETE FROM problems WHERE id = ?1", [&problem])
-                        .at(&db)?;
+                        .at(db)?;
                     report.problems_removed.push(problem);
                 }
             }
-            tx.commit().at(&db)?;
             Ok(report)
         })?;
         self.settle_problem_status()?;

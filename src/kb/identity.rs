@@ -3,12 +3,12 @@
 //! an unknown id, the aliases extraction stores, and the move of what was recorded by hand
 //! under an id whose files all went to another one.
 
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
 use super::error::{AtPath, KbError, Result};
 use super::sql::{problem_key, problem_key_sql, text_at};
-use super::{retry_busy, Kb};
+use super::Kb;
 
 /// Suggestions an unknown id is answered with, at most.
 const NEAREST: usize = 5;
@@ -148,14 +148,8 @@ impl Kb {
     /// only when nothing was recorded on it; an id tracking.db fixed is never moved. Returns
     /// how many ids moved.
     pub fn settle_moved_problems(&mut self) -> Result<usize> {
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
-            let moved = settle_moves(&tx).at(&db)?;
-            tx.commit().at(&db)?;
+        self.write_transaction(|tx, db| {
+            let moved = settle_moves(tx).at(db)?;
             Ok(moved)
         })
     }

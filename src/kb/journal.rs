@@ -294,12 +294,7 @@ impl Kb {
         if rejected.is_empty() || !self.has_table("session_events")? {
             return Ok(());
         }
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
+        self.write_transaction(|tx, db| {
             for (declaration, headline) in rejected {
                 tx.execute(
                     "UPDATE session_events SET detail = ?4
@@ -307,9 +302,9 @@ impl Kb {
                        AND event IN ('hole_closed', 'proof_rewritten', 'hole_opened')",
                     params![path, hash, declaration, format!("{REJECTED}{headline}")],
                 )
-                .at(&db)?;
+                .at(db)?;
             }
-            tx.commit().at(&db)
+            Ok(())
         })
     }
 
@@ -371,25 +366,20 @@ impl Kb {
     /// supports (a proof captured at one Stop that `mf verify` failed on later): every capture
     /// of the session whose (file, declaration, kind) is not in `keep`. Returns how many.
     pub fn retract_captures(&mut self, session: &str, keep: &[Capture]) -> Result<usize> {
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
+        self.write_transaction(|tx, db| {
             let stored: Vec<(String, String, String, i64)> = {
                 let mut stmt = tx
                     .prepare_cached(
                         "SELECT file, declaration, kind, finding_id FROM session_captures
                          WHERE session_id = ?1",
                     )
-                    .at(&db)?;
+                    .at(db)?;
                 let rows = stmt
                     .query_map([session], |r| {
                         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
                     })
-                    .at(&db)?;
-                rows.collect::<rusqlite::Result<_>>().at(&db)?
+                    .at(db)?;
+                rows.collect::<rusqlite::Result<_>>().at(db)?
             };
             let mut removed = 0;
             for (file, declaration, kind, id) in stored {
@@ -399,10 +389,9 @@ impl Kb {
                 if !kept {
                     removed += tx
                         .execute("DELETE FROM findings WHERE id = ?1", [id])
-                        .at(&db)?;
+                        .at(db)?;
                 }
             }
-            tx.commit().at(&db)?;
             Ok(removed)
         })
     }
@@ -411,12 +400,7 @@ impl Kb {
     /// has at most one finding, updated when a later capture says something else.
     pub fn store_capture(&mut self, captures: &[Capture]) -> Result<Vec<Stored>> {
         let domains = self.domain_ids()?;
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
+        self.write_transaction(|tx, db| {
             let mut out = Vec::with_capacity(captures.len());
             for c in captures {
                 let f = &c.finding;
@@ -435,27 +419,26 @@ impl Kb {
                         })
                         .optional()
                     })
-                    .at(&db)?;
+                    .at(db)?;
                 let stored = match earlier {
-                    Some(id) => update_capture(&tx, id, f).at(&db)?,
+                    Some(id) => update_capture(tx, id, f).at(db)?,
                     None => {
                         let origin = format!(
                             "session:{}:{}:{}:{}",
                             c.session_id, c.file, c.declaration, c.kind
                         );
-                        let id = insert_finding(&tx, f, domain, None, Some(&origin)).at(&db)?;
+                        let id = insert_finding(tx, f, domain, None, Some(&origin)).at(db)?;
                         tx.execute(
                             "INSERT INTO session_captures (session_id, file, declaration, kind, finding_id)
                              VALUES (?1, ?2, ?3, ?4, ?5)",
                             params![c.session_id, c.file, c.declaration, c.kind, id],
                         )
-                        .at(&db)?;
+                        .at(db)?;
                         Stored::Added(id)
                     }
                 };
                 out.push(stored);
             }
-            tx.commit().at(&db)?;
             Ok(out)
         })
     }
@@ -477,25 +460,19 @@ impl Kb {
     /// Marks that the session was asked why its attempts failed; `false` when it already was
     /// (the question is asked at most once per session).
     pub fn mark_why_asked(&mut self, session: &str) -> Result<bool> {
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
+        self.write_transaction(|tx, db| {
             tx.execute(
                 "INSERT INTO sessions (id) VALUES (?1) ON CONFLICT(id) DO NOTHING",
                 [session],
             )
-            .at(&db)?;
+            .at(db)?;
             let changed = tx
                 .execute(
                     "UPDATE sessions SET why_asked_at = datetime('now')
                      WHERE id = ?1 AND why_asked_at IS NULL",
                     [session],
                 )
-                .at(&db)?;
-            tx.commit().at(&db)?;
+                .at(db)?;
             Ok(changed == 1)
         })
     }
@@ -505,21 +482,16 @@ impl Kb {
         if finding_ids.is_empty() {
             return Ok(());
         }
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
+        self.write_transaction(|tx, db| {
             for id in finding_ids {
                 tx.execute(
                     "INSERT INTO finding_shown (finding_id, session_id) VALUES (?1, ?2)
                      ON CONFLICT DO NOTHING",
                     params![id, session],
                 )
-                .at(&db)?;
+                .at(db)?;
             }
-            tx.commit().at(&db)
+            Ok(())
         })
     }
 
@@ -529,12 +501,7 @@ impl Kb {
         if lemmas.is_empty() {
             return Ok(0);
         }
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&db)?;
+        self.write_transaction(|tx, db| {
             let shown: Vec<(i64, Option<String>)> = {
                 let mut stmt = tx
                     .prepare_cached(
@@ -542,11 +509,11 @@ impl Kb {
                          JOIN findings f ON f.id = u.finding_id
                          WHERE u.session_id = ?1 AND u.used_at IS NULL",
                     )
-                    .at(&db)?;
+                    .at(db)?;
                 let rows = stmt
                     .query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .at(&db)?;
-                rows.collect::<rusqlite::Result<_>>().at(&db)?
+                    .at(db)?;
+                rows.collect::<rusqlite::Result<_>>().at(db)?
             };
             let mut marked = 0;
             for (id, name) in shown {
@@ -559,10 +526,9 @@ impl Kb {
                              WHERE finding_id = ?1 AND session_id = ?2",
                             params![id, session],
                         )
-                        .at(&db)?;
+                        .at(db)?;
                 }
             }
-            tx.commit().at(&db)?;
             Ok(marked)
         })
     }

@@ -474,6 +474,34 @@ pub(crate) fn retry_busy<T>(mut f: impl FnMut() -> Result<T>) -> Result<T> {
     }
 }
 
+/// Runs `body` as one IMMEDIATE write transaction on `conn`, committed when it returns `Ok`
+/// and run again whole while another process holds the lock ([`retry_busy`]). `body` gets the
+/// transaction and the database's path, for its errors.
+pub(crate) fn write_transaction<T>(
+    conn: &mut Connection,
+    path: &Path,
+    mut body: impl FnMut(&rusqlite::Transaction<'_>, &Path) -> Result<T>,
+) -> Result<T> {
+    retry_busy(|| {
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .at(path)?;
+        let out = body(&tx, path)?;
+        tx.commit().at(path)?;
+        Ok(out)
+    })
+}
+
+impl Kb {
+    /// [`write_transaction`] on this knowledge base.
+    pub(crate) fn write_transaction<T>(
+        &mut self,
+        body: impl FnMut(&rusqlite::Transaction<'_>, &Path) -> Result<T>,
+    ) -> Result<T> {
+        write_transaction(&mut self.conn, &self.path, body)
+    }
+}
+
 /// Runs `f`; a "locked" error it returns says how long it took (the time spent waiting for
 /// the lock, all but a few microseconds).
 fn measured_wait<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {

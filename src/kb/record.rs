@@ -1,12 +1,12 @@
 //! `mk record`: writing down what an attempt taught, validated before anything is stored.
 
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use super::error::{AtPath, KbError, Result};
 use super::model::{Confidence, FindingType, NewFinding, StrategyOutcome};
 use super::write::{insert_finding, resolve_domain};
-use super::{retry_busy, Kb};
+use super::Kb;
 
 const MAX_ID: usize = 200;
 const MAX_TEXT: usize = 20_000;
@@ -215,21 +215,16 @@ impl Kb {
         proven: i64,
         failed: i64,
     ) -> Result<Recorded> {
-        let path = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&path)?;
+        self.write_transaction(|tx, path| {
             let mut rec = Recorded::default();
             if let Some(f) = finding {
                 rec.finding_id =
-                    Some(insert_finding(&tx, f, f.domain_id.as_deref(), None, None).at(&path)?);
+                    Some(insert_finding(tx, f, f.domain_id.as_deref(), None, None).at(path)?);
                 rec.problem_id = f.problem_id.clone();
                 rec.domain_id = f.domain_id.clone();
             }
             if let Some(a) = attempt {
-                let (id, attempts) = upsert_strategy(&tx, a, rec.finding_id).at(&path)?;
+                let (id, attempts) = upsert_strategy(tx, a, rec.finding_id).at(path)?;
                 rec.strategy_id = Some(id);
                 rec.attempts = Some(attempts);
                 rec.outcome = Some(a.outcome);
@@ -265,10 +260,9 @@ impl Kb {
                         updated_at = datetime('now')",
                     params![p, rec.domain_id, status, proven, failed],
                 )
-                .at(&path)?;
-                super::status::settle_problem(&tx, p).at(&path)?;
+                .at(path)?;
+                super::status::settle_problem(tx, p).at(path)?;
             }
-            tx.commit().at(&path)?;
             Ok(rec)
         })
     }

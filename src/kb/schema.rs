@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::Connection;
 
 use super::error::{AtPath, KbError, Result};
 
@@ -203,20 +203,17 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<Migrated> {
         .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
         .at(path)?;
     for m in MIGRATIONS {
-        super::retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(path)?;
-            let current = user_version(&tx, path)?;
+        super::write_transaction(conn, path, |tx, path| {
+            let current = user_version(tx, path)?;
             if current >= m.version {
                 return Ok(());
             }
             if m.version == 1 {
-                adopt_legacy(&tx, path)?;
+                adopt_legacy(tx, path)?;
             }
             tx.execute_batch(m.sql).at(path)?;
             if let Some(after) = m.after {
-                after(&tx).at(path)?;
+                after(tx).at(path)?;
             }
             if m.version == 1 {
                 // Index rows that existed before the identifier index did (adopted databases).
@@ -224,8 +221,7 @@ pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<Migrated> {
                     .at(path)?;
             }
             tx.execute_batch(&format!("PRAGMA user_version = {}", m.version))
-                .at(path)?;
-            tx.commit().at(path)
+                .at(path)
         })?;
     }
     Ok(if start == 0 && !legacy {

@@ -722,16 +722,7 @@ impl Kb {
         &mut self,
         settle: impl Fn(&Connection) -> rusqlite::Result<usize>,
     ) -> Result<usize> {
-        let db = self.path.clone();
-        let conn = &mut self.conn;
-        super::retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .at(&db)?;
-            let n = settle(&tx).at(&db)?;
-            tx.commit().at(&db)?;
-            Ok(n)
-        })
+        self.write_transaction(|tx, db| settle(tx).at(db))
     }
 
     /// [`Kb::settle_problem_status`] for the problems a run's files changed the evidence of:

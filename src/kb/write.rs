@@ -220,16 +220,10 @@ impl Kb {
     /// Deletes a source and its findings (a result file that no longer exists).
     /// Returns how many occurrences were removed; 0 when the path was unknown.
     pub fn remove_source(&mut self, source_path: &str) -> Result<usize> {
-        let path = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&path)?;
-            let removed = forget_source(&tx, source_path)
-                .at(&path)?
+        self.write_transaction(|tx, path| {
+            let removed = forget_source(tx, source_path)
+                .at(path)?
                 .map_or(0, |f| f.occurrences);
-            tx.commit().at(&path)?;
             Ok(removed)
         })
     }
@@ -238,14 +232,8 @@ impl Kb {
     pub fn insert_finding(&mut self, finding: &NewFinding) -> Result<i64> {
         let domains = self.domain_ids()?;
         let domain = check_finding(finding, &domains)?;
-        let path = self.path.clone();
-        let conn = &mut self.conn;
-        retry_busy(|| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .at(&path)?;
-            let id = insert_finding(&tx, finding, domain.as_deref(), None, None).at(&path)?;
-            tx.commit().at(&path)?;
+        self.write_transaction(|tx, path| {
+            let id = insert_finding(tx, finding, domain.as_deref(), None, None).at(path)?;
             Ok(id)
         })
     }
