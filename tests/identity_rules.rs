@@ -430,7 +430,8 @@ fn a_sketch_stating_a_known_problems_lemmas_is_a_step_of_it() {
 /// (`kolakoski_upto_100` under "Kolakoski's Conjecture for n ≤ 100") is about that conjecture,
 /// whatever its sketch name (`result`, `iter2_family`): its own words twice. A possessive of
 /// someone else before the kind word ("Notes toward Smith's Conjecture") names Smith's, never
-/// `notes_conjecture`, and a theorem not named after it (`jones_bound`) names nothing.
+/// `notes_conjecture`, and a theorem not named after it (`jones_bound`) names nothing. The
+/// result's name is the title's, hyphenated people and all.
 #[test]
 fn a_title_naming_a_conjecture_and_a_theorem_named_after_it_name_the_problem() {
     let l = Layout::of(&["title_theorem"]);
@@ -453,6 +454,13 @@ fn a_title_naming_a_conjecture_and_a_theorem_named_after_it_name_the_problem() {
                 &format!("{s}slot822_notes_result.lean"),
                 Some("notes"),
                 Some("topic"),
+            ),
+            // The name is the people the title joins by a hyphen, whichever the theorem
+            // starts with (`giuga_…` under "Agoh–Giuga Conjecture").
+            (
+                &format!("{s}slot823_result.lean"),
+                Some("agoh_giuga_conjecture"),
+                Some("comment"),
             ),
         ],
     );

@@ -1132,10 +1132,34 @@ fn by_named_result(title: &str, named: &str) -> Option<(String, String)> {
         {
             continue;
         }
-        // The sketch's atoms written between the name's start and the kind, in order.
-        let mut words: Vec<&str> = vec![first.as_str()];
+        // The name as the title writes it: the capitalized words joined to it by hyphens
+        // ("Agoh-Giuga" of `giuga_…`, "Feit-Thompson" of `feit_…`), whichever of them the
+        // name starts with; then the name's other atoms written before the kind, in order.
+        let capital_at = |i: usize| {
+            title
+                .get(atoms[i].span.clone())
+                .and_then(|t| t.chars().next())
+                .is_some_and(char::is_uppercase)
+        };
+        let hyphen_before = |i: usize| {
+            title
+                .get(atoms[i - 1].span.end..atoms[i].span.start)
+                .is_some_and(|g| !g.is_empty() && g.chars().all(|c| HYPHENS.contains(&c)))
+        };
+        let mut start = p;
+        while start > 0 && hyphen_before(start) && capital_at(start - 1) {
+            start -= 1;
+        }
+        let mut end = p + 1;
+        while end < q && hyphen_before(end) && capital_at(end) {
+            end += 1;
+        }
+        let mut words: Vec<&str> = atoms[start..end].iter().map(|b| b.text.as_str()).collect();
         let mut next = 1;
-        for b in &atoms[p + 1..q] {
+        for b in &atoms[end..q] {
+            while next < sketch.len() && words.contains(&sketch[next].as_str()) {
+                next += 1;
+            }
             if next < sketch.len() && b.text == sketch[next] {
                 words.push(&sketch[next]);
                 next += 1;
@@ -1153,6 +1177,9 @@ const RESULT_NAME_WORDS: usize = 4;
 
 /// Words a title names a result of someone with.
 const RESULT_KINDS: &[&str] = &["conjecture", "theorem", "problem"];
+
+/// What joins the names of a result's people ("Agoh-Giuga", "Erdős–Straus").
+const HYPHENS: &[char] = &['-', '‐', '‑', '–', '—'];
 
 /// The names the file's own Lean definitions give (`def`, `abbrev`, `structure`, …).
 fn defined_by<'a>(file: &'a FileView<'_>) -> Vec<&'a str> {
