@@ -594,7 +594,9 @@ fn a_conjecture_named_by_title_and_theorem_is_the_problem() {
 
 /// A folder's label that the file's own title contradicts decides nothing, across copies too:
 /// "Selfridge's Conjecture" labelled `e938` (and its same-request copy in a folder that names
-/// nothing) is no Erdős problem; a title that names the label's scheme keeps the label.
+/// nothing) is no Erdős problem; a title that names the label's scheme keeps the label. Its
+/// title and its theorem (`selfridge_odd_squarefree`) name Selfridge's conjecture: the copy
+/// the label does not contradict is about it, and the labelled copy with it.
 #[test]
 fn a_title_outranks_a_folder_label_across_copies() {
     let l = Layout::of(&["title_copies"]);
@@ -605,13 +607,13 @@ fn a_title_outranks_a_folder_label_across_copies() {
         &[
             (
                 format!("title_copies/yolo_results/yolo2_e938_selfridge_extracted/{uuid}").as_str(),
-                None,
-                Some("title"),
+                Some("selfridge_conjecture"),
+                Some("copy"),
             ),
             (
                 format!("title_copies/campaign/yolo_slot1304_extracted/{uuid}").as_str(),
-                None,
-                None,
+                Some("selfridge_conjecture"),
+                Some("comment"),
             ),
             (
                 "title_copies/yolo_results/yolo2_e951_extracted/5a0c9b11-2222-4333-8444-955566677788_aristotle/RequestProject/Main.lean",

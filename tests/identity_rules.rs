@@ -380,3 +380,88 @@ fn a_catalogue_results_attribute_names_its_problem_and_an_unparsed_result_is_no_
     assert_eq!(status("gap_pair"), "open");
     assert_eq!(status("lonely_pair"), "proven");
 }
+
+/// A sketch of topic words whose lemmas, name and statement alike, are those one known
+/// problem's files state is a step of that problem (evidence `lemmas`), however its lemmas are
+/// laid out or commented; the same names over other statements, or one shared lemma alone,
+/// say nothing (its sketch name stays the last resort); lemmas several problems' files state
+/// equally make it a step of their campaign, of no problem.
+#[test]
+fn a_sketch_stating_a_known_problems_lemmas_is_a_step_of_it() {
+    let l = Layout::of(&["lemmas"]);
+    l.extract(&[]);
+    let s = "lemmas/submissions/";
+    expect(
+        &l.problems(),
+        &[
+            (
+                &format!("{s}slot801_widget_le_5_main.lean"),
+                Some("widget_le_5"),
+                Some("sketch"),
+            ),
+            (
+                &format!("{s}slot810_spoke_extraction.lean"),
+                Some("widget_le_5"),
+                Some("lemmas"),
+            ),
+            (
+                &format!("{s}slot811_rim_rewrite.lean"),
+                Some("rim_rewrite"),
+                Some("topic"),
+            ),
+            (
+                &format!("{s}slot812_common_helpers.lean"),
+                None,
+                Some("step"),
+            ),
+            (
+                &format!("{s}slot813_one_copy.lean"),
+                Some("one_copy"),
+                Some("topic"),
+            ),
+        ],
+    );
+    // The step's problem is no longer one of its own name.
+    let r = l.mk_json(&["find", "widget_le_5"]);
+    assert!(r["problem"].get("named_by_sketch_only").is_none(), "{r}");
+}
+
+/// A file whose title names someone's conjecture and which states a theorem named after it
+/// (`kolakoski_upto_100` under "Kolakoski's Conjecture for n ≤ 100") is about that conjecture,
+/// whatever its sketch name (`result`, `iter2_family`): its own words twice. A possessive of
+/// someone else before the kind word ("Notes toward Smith's Conjecture") names Smith's, never
+/// `notes_conjecture`, and a theorem not named after it (`jones_bound`) names nothing. The
+/// result's name is the title's, hyphenated people and all.
+#[test]
+fn a_title_naming_a_conjecture_and_a_theorem_named_after_it_name_the_problem() {
+    let l = Layout::of(&["title_theorem"]);
+    l.extract(&[]);
+    let s = "title_theorem/submissions/";
+    expect(
+        &l.problems(),
+        &[
+            (
+                &format!("{s}slot820_result.lean"),
+                Some("kolakoski_conjecture"),
+                Some("comment"),
+            ),
+            (
+                &format!("{s}slot821_iter2_family_result.lean"),
+                Some("feit_thompson_conjecture"),
+                Some("comment"),
+            ),
+            (
+                &format!("{s}slot822_notes_result.lean"),
+                Some("notes"),
+                Some("topic"),
+            ),
+            // The name is the people the title joins by a hyphen, whichever the theorem
+            // starts with (`giuga_…` under "Agoh–Giuga Conjecture").
+            (
+                &format!("{s}slot823_result.lean"),
+                Some("agoh_giuga_conjecture"),
+                Some("comment"),
+            ),
+        ],
+    );
+}

@@ -71,7 +71,13 @@ const BATCH: usize = 256;
 /// campaign target written with words between, an input and its output as one submission, a
 /// catalogue result's attributed theorem; library modules and tests keep their reason; a file
 /// that did not parse is a failed attempt and no basis of a status.
-pub const EXTRACTOR_VERSION: i64 = 12;
+/// 13: a file of topic words whose lemmas (name and statement) are those one known problem's
+/// files state is a step of it (`lemmas`), of several problems' equally a step of none; the
+/// lemmas' keys are stored with the defined names.
+pub const EXTRACTOR_VERSION: i64 = 13;
+
+/// The first extractor whose stored definition names hold the keys of the file's lemmas.
+const LEMMA_KEYS_SINCE: i64 = 13;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
@@ -455,7 +461,7 @@ fn prepare(
     let definitions = if seen.hash.as_deref() == Some(hash.as_str()) {
         seen.definitions.clone()
     } else {
-        problem::signature::defined_names(&bytes)
+        identity_names(&bytes)
     };
     // The file's own date when it states none (see `dated`).
     let modified = std::fs::metadata(path)
@@ -687,10 +693,7 @@ impl<'a> Survey<'a> {
                         .as_deref()
                         .map(problem::layout::imports)
                         .unwrap_or_default(),
-                    definitions: bytes
-                        .as_deref()
-                        .map(problem::signature::defined_names)
-                        .unwrap_or_default(),
+                    definitions: bytes.as_deref().map(identity_names).unwrap_or_default(),
                     uuid: header_uuid
                         .or_else(|| naming.uuid.clone())
                         .map(|u| u.to_ascii_lowercase()),
@@ -784,11 +787,12 @@ fn identity_context(
             .par_iter()
             .filter(|(path, k)| k.problem_id.is_some() && !surveyed.contains(*path))
             .filter_map(|(path, k)| {
+                // Rows before extractor 13 keep no lemma keys: such a file is read again.
                 let names = match &k.definitions {
-                    Some(names) => names.clone(),
-                    None => crate::lean::source::read_source_bytes(Path::new(path))
+                    Some(names) if k.extractor >= LEMMA_KEYS_SINCE => names.clone(),
+                    _ => crate::lean::source::read_source_bytes(Path::new(path))
                         .ok()
-                        .map(|bytes| problem::signature::defined_names(&bytes))?,
+                        .map(|bytes| identity_names(&bytes))?,
                 };
                 let path = PathBuf::from(path);
                 let naming = naming::from_path(&path);
@@ -819,6 +823,15 @@ fn identity_context(
             ),
     );
     context
+}
+
+/// What a file offers other files' identity: the names it defines
+/// ([`problem::signature::defined_names`]) and the keys of the lemmas it states
+/// ([`problem::lemmas::stated_keys`]), stored together as `sources.definitions`.
+fn identity_names(bytes: &[u8]) -> Vec<String> {
+    let mut names = problem::signature::defined_names(bytes);
+    names.extend(problem::lemmas::stated_keys(bytes));
+    names
 }
 
 /// Slot and uuid of a file (the command line's slot, else its path's), and the users' naming

@@ -19,8 +19,9 @@
 //!    scheme; a word about the file or the run (`self_contained`, `extraction`) gives way to
 //!    the problem its slot siblings' names give (`slot224d_…` beside `slot224b_tau8_final`),
 //!    else to the campaign target its folders name (`tuza/nu4/`), else to the known problem
-//!    whose files' definitions its own are ([`super::signature`]; of several problems'
-//!    equally, it is a step of their campaign and of no problem), and is the file's problem
+//!    whose files' definitions its own are ([`super::signature`]), else whose files' lemmas
+//!    it states, name and statement alike ([`super::lemmas`]) (of several problems' equally,
+//!    it is a step of their campaign and of no problem), and is the file's problem
 //!    only when none of these says anything (the last resort, evidence `topic`).
 //!
 //! A file none of these names is about no problem: its facts are facts without a problem.
@@ -40,6 +41,7 @@ use serde::Serialize;
 
 use super::campaign::Campaigns;
 use super::layout::{self, Layout};
+use super::lemmas;
 use super::naming::{self, FileNaming};
 use super::scheme::{self, Mode};
 use super::signature::{self, Signatures};
@@ -54,6 +56,10 @@ const OWN_WORDS_BYTES: usize = 8 * 1024;
 
 /// Lines of the first paragraph of the file's own words that are its title.
 const TITLE_LINES: usize = 4;
+
+/// Submissions of a problem that must state a lemma (its name and statement) before it is the
+/// problem's: one restating it word for word is evidence enough.
+const MIN_LEMMA_SUBMISSIONS: usize = 1;
 
 /// What decided a file's problem (stored per source as `sources.problem_evidence`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -86,8 +92,12 @@ pub enum Evidence {
     /// The file's own definitions are those of one known problem's files more than any
     /// other's (a step of that problem, [`super::signature`]).
     Definitions,
-    /// No problem: the file's own definitions are equally those of several known problems'
-    /// files, and nothing else names its problem (a step of their campaign, of none of them).
+    /// The lemmas the file states (name and statement) are those one known problem's files
+    /// state more than any other's (a step of that problem, [`super::lemmas`]).
+    Lemmas,
+    /// No problem: the file's own definitions, or else its lemmas, are equally those of
+    /// several known problems' files, and nothing else names its problem (a step of their
+    /// campaign, of none of them).
     Step,
     /// The users' sketch name of topic words (`classification`), naming no target and no
     /// scheme, where nothing else names the file's problem: the last resort. A file name alone
@@ -126,6 +136,7 @@ const STRENGTH: &[Evidence] = &[
     Evidence::CampaignFolder,
     Evidence::Sketch,
     Evidence::Definitions,
+    Evidence::Lemmas,
     // A step of several problems names none, and outranks only its topic words.
     Evidence::Step,
     Evidence::Topic,
@@ -152,6 +163,7 @@ impl Evidence {
             Evidence::Slot => "slot",
             Evidence::CampaignFolder => "campaign_folder",
             Evidence::Definitions => "definitions",
+            Evidence::Lemmas => "lemmas",
             Evidence::Step => "step",
             Evidence::Topic => "topic",
             Evidence::Title => "title",
@@ -189,7 +201,7 @@ impl Evidence {
             Evidence::FileName | Evidence::Folder => "scheme",
             Evidence::CatalogueEntry => "catalogue",
             Evidence::Slot | Evidence::CampaignFolder | Evidence::Sketch => "naming",
-            Evidence::Definitions => "definitions",
+            Evidence::Definitions | Evidence::Lemmas => "definitions",
             Evidence::Topic => "topic",
             Evidence::Copy => "copy",
             Evidence::Step
@@ -297,6 +309,9 @@ pub struct Context {
     pub slots: HashMap<i64, String>,
     /// The definitions of the files of known problems ([`Context::read_definitions`]).
     pub signatures: Signatures,
+    /// The lemmas the files of known problems state ([`super::lemmas`]), read with their
+    /// definitions.
+    pub lemmas: Signatures,
 }
 
 impl Context {
@@ -336,7 +351,7 @@ impl Context {
         &mut self,
         files: impl IntoIterator<Item = (&'a Path, &'a FileNaming, Option<&'a str>, &'a [String])>,
     ) {
-        let known: Vec<(String, String, Vec<String>)> = files
+        let known: Vec<(String, String, &[String])> = files
             .into_iter()
             .filter(|(_, _, _, names)| !names.is_empty())
             .filter_map(|(path, naming, uuid, names)| {
@@ -347,10 +362,19 @@ impl Context {
                     .or_else(|| by_path(path).and_then(|i| i.problem_id))?;
                 let submission =
                     super::campaign::submission(&path.display().to_string(), naming.slot, uuid);
-                Some((problem, submission, names.to_vec()))
+                Some((problem, submission, names))
             })
             .collect();
-        self.signatures = Signatures::new(known);
+        // A definition name and a lemma's key are stored side by side; each weighs among its
+        // own kind.
+        let of_kind = |lemma: bool| {
+            known.iter().map(move |(problem, submission, names)| {
+                let names = names.iter().filter(move |n| lemmas::is_key(n) == lemma);
+                (problem.clone(), submission.clone(), names.cloned())
+            })
+        };
+        self.signatures = Signatures::new(of_kind(false));
+        self.lemmas = Signatures::of_submissions(of_kind(true), MIN_LEMMA_SUBMISSIONS);
     }
 
     /// The problem a name of the users' naming names: a campaign target, or the canonical id
@@ -1023,6 +1047,18 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
         signature::Match::Several(_) => return Identity::none(Evidence::Step),
         signature::Match::None => {}
     }
+    // A file whose lemmas, name and statement alike, are those one known problem's files
+    // state is a step of it (`slot440_bridge_contains_shared`, whose lemmas the campaign's
+    // assemblies restate); of several problems' equally, a step of their campaign.
+    match ctx.lemmas.problem_of(
+        lemmas::stated_keys(file.text.as_bytes())
+            .iter()
+            .map(String::as_str),
+    ) {
+        signature::Match::One(id) => return Identity::of(id, Evidence::Lemmas),
+        signature::Match::Several(_) => return Identity::none(Evidence::Step),
+        signature::Match::None => {}
+    }
     // A named theorem, conjecture or problem its title names that its users' name is about
     // ("Wolstenholme's Theorem" in `slot594_wolstenholme_theorem_result.lean`): its own words
     // and its name agree. After the campaign's evidence: a title names the conjecture a
@@ -1031,6 +1067,14 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
         let mut identity = Identity::of(id, Evidence::Comment);
         identity.aliases = aliases_of(identity.problem_id.as_deref(), [alias.as_str()]);
         return identity;
+    }
+    // The same, with a theorem it states in the name's place ("Feit-Thompson prime conjecture
+    // at p=3, q=1583" over `theorem feit_thompson_p3_q1583` in a sketch named `ft_p3_…`): its
+    // title and its theorem, its own words twice. The sketch name is no alias of it then.
+    if let Some((id, _)) = stated_claims(file)
+        .find_map(|d| by_named_result(&heading, d.name.rsplit('.').next().unwrap_or(&d.name)))
+    {
+        return Identity::of(id, Evidence::Comment);
     }
     // Last, the users' sketch name itself, for a file that states something (or a project
     // Aristotle returned, named by its directory): the problem it was submitted for, as weak
@@ -1078,10 +1122,44 @@ fn by_named_result(title: &str, named: &str) -> Option<(String, String)> {
         else {
             continue;
         };
-        // The sketch's atoms written between the name's start and the kind, in order.
-        let mut words: Vec<&str> = vec![first.as_str()];
+        // A possessive after other words names someone else's result ("Notes toward Smith's
+        // Conjecture"): the name's own possessive follows it at once ("Carmichael's Totient").
+        if atoms
+            .get(p + 2..q)
+            .unwrap_or(&[])
+            .iter()
+            .any(|b| b.text == "s")
+        {
+            continue;
+        }
+        // The name as the title writes it: the capitalized words joined to it by hyphens
+        // ("Agoh-Giuga" of `giuga_…`, "Feit-Thompson" of `feit_…`), whichever of them the
+        // name starts with; then the name's other atoms written before the kind, in order.
+        let capital_at = |i: usize| {
+            title
+                .get(atoms[i].span.clone())
+                .and_then(|t| t.chars().next())
+                .is_some_and(char::is_uppercase)
+        };
+        let hyphen_before = |i: usize| {
+            title
+                .get(atoms[i - 1].span.end..atoms[i].span.start)
+                .is_some_and(|g| !g.is_empty() && g.chars().all(|c| HYPHENS.contains(&c)))
+        };
+        let mut start = p;
+        while start > 0 && hyphen_before(start) && capital_at(start - 1) {
+            start -= 1;
+        }
+        let mut end = p + 1;
+        while end < q && hyphen_before(end) && capital_at(end) {
+            end += 1;
+        }
+        let mut words: Vec<&str> = atoms[start..end].iter().map(|b| b.text.as_str()).collect();
         let mut next = 1;
-        for b in &atoms[p + 1..q] {
+        for b in &atoms[end..q] {
+            while next < sketch.len() && words.contains(&sketch[next].as_str()) {
+                next += 1;
+            }
             if next < sketch.len() && b.text == sketch[next] {
                 words.push(&sketch[next]);
                 next += 1;
@@ -1099,6 +1177,9 @@ const RESULT_NAME_WORDS: usize = 4;
 
 /// Words a title names a result of someone with.
 const RESULT_KINDS: &[&str] = &["conjecture", "theorem", "problem"];
+
+/// What joins the names of a result's people ("Agoh-Giuga", "Erdős–Straus").
+const HYPHENS: &[char] = &['-', '‐', '‑', '–', '—'];
 
 /// The names the file's own Lean definitions give (`def`, `abbrev`, `structure`, …).
 fn defined_by<'a>(file: &'a FileView<'_>) -> Vec<&'a str> {

@@ -12,6 +12,7 @@
 pub mod campaign;
 pub mod evidence;
 pub mod layout;
+pub mod lemmas;
 pub mod naming;
 pub mod scheme;
 pub mod signature;

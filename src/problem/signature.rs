@@ -75,6 +75,16 @@ impl Signatures {
         I: IntoIterator<Item = (String, String, N)>,
         N: IntoIterator<Item = String>,
     {
+        Signatures::of_submissions(files, MIN_SUBMISSIONS)
+    }
+
+    /// As [`Signatures::new`], a name being a problem's when `min` of its submissions define
+    /// it (a lemma's key, name and statement alike, says enough from one).
+    pub fn of_submissions<I, N>(files: I, min: usize) -> Signatures
+    where
+        I: IntoIterator<Item = (String, String, N)>,
+        N: IntoIterator<Item = String>,
+    {
         let mut submissions: HashMap<(String, String), HashSet<String>> = HashMap::new();
         for (problem, submission, names) in files {
             for name in names.into_iter().filter(|n| counts(n)) {
@@ -87,7 +97,7 @@ impl Signatures {
         let mut by_name: HashMap<String, HashSet<String>> = HashMap::new();
         let mut problems = HashSet::new();
         for ((name, problem), s) in submissions {
-            if s.len() >= MIN_SUBMISSIONS {
+            if s.len() >= min {
                 problems.insert(problem.clone());
                 by_name.entry(name).or_default().insert(problem);
             }

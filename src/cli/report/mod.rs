@@ -1299,6 +1299,7 @@ fn evidence_words(evidence: &str) -> &'static str {
         "campaign_folder" => "naming: a folder names this target",
         "sketch" => "naming: the sketch name",
         "definitions" => "definitions: its own are this problem's files'",
+        "lemmas" => "lemmas: it states those this problem's files state",
         "topic" => "topic words of its name only (last resort, weak)",
         "copy" => "copy of a file with stronger evidence",
         _ => "evidence not recorded (extract again)",
@@ -1309,7 +1310,7 @@ fn evidence_words(evidence: &str) -> &'static str {
 /// for (the page shows the stored reason as it is).
 fn no_problem_words(reason: &str) -> Option<&'static str> {
     Some(match reason {
-        "step" => "a step of a campaign: its definitions are equally those of several problems' files, and nothing else names one",
+        "step" => "a step of a campaign: its definitions (or lemmas) are equally those of several problems' files, and nothing else names one",
         "collection" => "a collection: its theorems are named after several problems (each is a statement of its own problem)",
         "title" => "its title names a conjecture that its path's label is not",
         "library" => "a module of a library package: it states no problem of its own",
