@@ -414,7 +414,7 @@ fn a_rejected_attempt_is_recorded_as_failed_and_the_next_briefing_says_so() {
     let denied = pre("  norm_num", "  sorry");
     assert!(
         denied.contains("\"permissionDecision\":\"deny\"")
-            && denied.contains("run `mf verify FILE` first"),
+            && denied.contains("check it with Lean first (`mf verify FILE`"),
         "{denied}"
     );
     verify(false);

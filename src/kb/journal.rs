@@ -19,7 +19,7 @@ use super::write::insert_finding;
 use super::{retry_busy, Kb};
 
 /// What happened to a declaration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// A declaration without holes got one (or a new declaration was stated with one).
@@ -57,7 +57,8 @@ impl EventKind {
 }
 
 /// One journal entry.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Event {
     pub session_id: String,
     /// Absolute path of the `.lean` file.
@@ -193,32 +194,8 @@ impl Kb {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .at(&self.path)?;
-        {
-            let mut stmt = tx
-                .prepare_cached(
-                    "INSERT INTO session_events (session_id, file, declaration, event, statement,
-                        proof, tactics, lemmas, technique, holes, content_hash, detail)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                )
-                .at(&self.path)?;
-            for e in events {
-                let Some(kind) = e.kind else { continue };
-                stmt.execute(params![
-                    e.session_id,
-                    e.file,
-                    e.declaration,
-                    kind.as_str(),
-                    e.statement,
-                    e.proof.as_deref().map(|p| bounded(p, MAX_PROOF_BYTES)),
-                    joined(&e.tactics),
-                    joined(&e.lemmas),
-                    e.technique,
-                    e.holes as i64,
-                    e.content_hash,
-                    e.detail,
-                ])
-                .at(&self.path)?;
-            }
+        for e in events {
+            insert_event(&tx, e, None).at(&self.path)?;
         }
         tx.commit().at(&self.path)
     }
@@ -638,6 +615,36 @@ fn update_capture(tx: &rusqlite::Connection, id: i64, f: &NewFinding) -> rusqlit
     })
 }
 
+/// Inserts one event (none for an event of no kind); `at` is when it happened, if not now.
+pub(super) fn insert_event(
+    tx: &rusqlite::Transaction,
+    e: &Event,
+    at: Option<&str>,
+) -> rusqlite::Result<()> {
+    let Some(kind) = e.kind else { return Ok(()) };
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO session_events (session_id, file, declaration, event, statement,
+            proof, tactics, lemmas, technique, holes, content_hash, detail, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, COALESCE(?13, datetime('now')))",
+    )?;
+    stmt.execute(params![
+        e.session_id,
+        e.file,
+        e.declaration,
+        kind.as_str(),
+        e.statement,
+        e.proof.as_deref().map(|p| bounded(p, MAX_PROOF_BYTES)),
+        joined(&e.tactics),
+        joined(&e.lemmas),
+        e.technique,
+        e.holes as i64,
+        e.content_hash,
+        e.detail,
+        at,
+    ])?;
+    Ok(())
+}
+
 fn joined(items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| items.join(","))
 }
@@ -653,7 +660,7 @@ fn split(s: Option<String>) -> Vec<String> {
 }
 
 /// At most `max` bytes of `s`, cut at a character boundary.
-fn bounded(s: &str, max: usize) -> &str {
+pub(super) fn bounded(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }

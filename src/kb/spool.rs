@@ -1,0 +1,159 @@
+//! The journal's spool: session events a hook could not write because the knowledge base was
+//! busy beyond the hook's wait, read-only or unreadable are kept in a file beside it
+//! (`knowledge.db.spool`) and added at the next open that can write ([`Kb::replay_spool`]).
+//!
+//! The spool is append-only JSON lines, one entry (the events of one edit) per line, written
+//! under an exclusive `flock` and synced, and bounded ([`MAX_SPOOL_BYTES`]). A replay takes the
+//! same lock, adds every entry's events in one transaction, and empties the file (truncated,
+//! never removed: a writer waiting for the lock holds the same inode). It is idempotent: each
+//! spooled event carries the time it happened, and one already in the journal (same session,
+//! file, content, declaration, event and time: a replay whose emptying did not happen) is not
+//! added again.
+
+use std::fs::OpenOptions;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use serde::{Deserialize, Serialize};
+
+use super::error::{AtPath, Result};
+use super::journal::{Event, MAX_PROOF_BYTES};
+use super::Kb;
+
+/// Most bytes the spool may hold; an entry that would pass it is refused (and said so).
+pub const MAX_SPOOL_BYTES: u64 = 4 * 1024 * 1024;
+
+/// How long a writer or a replay waits for another's lock on the spool.
+const SPOOL_LOCK_WAIT: Duration = Duration::from_millis(200);
+
+/// The spool of the knowledge base at `db`: `knowledge.db.spool` (not `-journal`, which SQLite
+/// would read as its own rollback journal).
+pub fn spool_path(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(".spool");
+    db.with_file_name(name)
+}
+
+/// One spooled entry: the events of one edit and when they happened (Unix seconds).
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    unix: i64,
+    events: Vec<Event>,
+}
+
+/// Appends `events` to the spool of `db`. Err says why they could not be kept.
+pub fn spool_events(db: &Path, events: &[Event]) -> std::result::Result<PathBuf, String> {
+    let path = spool_path(db);
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let mut events = events.to_vec();
+    for e in &mut events {
+        if let Some(p) = &e.proof {
+            e.proof = Some(super::journal::bounded(p, MAX_PROOF_BYTES).to_string());
+        }
+    }
+    let mut line = serde_json::to_string(&Entry { unix, events }).map_err(|e| e.to_string())?;
+    line.push('\n');
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::files::flock_within(&file, &path, SPOOL_LOCK_WAIT).map_err(|e| e.to_string())?;
+    let size = file
+        .metadata()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
+    if size + line.len() as u64 > MAX_SPOOL_BYTES {
+        return Err(format!(
+            "{}: full ({size} bytes, limit {MAX_SPOOL_BYTES}); open the knowledge base once it can be written (any `mk` command) so it is emptied",
+            path.display()
+        ));
+    }
+    // One write of the whole line: O_APPEND puts it after every other writer's.
+    file.write_all(line.as_bytes())
+        .and_then(|()| file.sync_data())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+impl Kb {
+    /// Adds the events spooled beside this knowledge base ([`spool_events`]) to the journal, in
+    /// one transaction, and empties the spool. Returns how many events were added (those
+    /// already there are skipped). No spool, or an empty one, costs one `stat`.
+    pub fn replay_spool(&mut self) -> Result<usize> {
+        let path = spool_path(&self.path);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.len() > 0 => {}
+            _ => return Ok(0),
+        }
+        let db = self.path.clone();
+        let io = |e: std::io::Error| super::KbError::Invalid(format!("{}: {e}", path.display()));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        if crate::files::flock_within(&file, &path, SPOOL_LOCK_WAIT).is_err() {
+            // Another process is replaying or appending: it, or the next open, will do it.
+            return Ok(0);
+        }
+        let mut bytes = Vec::new();
+        (&file)
+            .take(MAX_SPOOL_BYTES + 1024 * 1024)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        let entries: Vec<Entry> = String::from_utf8_lossy(&bytes)
+            .lines()
+            // A line cut short by a crash while it was written is no entry.
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let mut added = 0;
+        if !entries.is_empty() {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .at(&db)?;
+            for entry in &entries {
+                let at: String = tx
+                    .query_row("SELECT datetime(?1, 'unixepoch')", [entry.unix], |r| {
+                        r.get(0)
+                    })
+                    .at(&db)?;
+                for e in &entry.events {
+                    let Some(kind) = e.kind else { continue };
+                    let present = tx
+                        .query_row(
+                            "SELECT 1 FROM session_events
+                             WHERE file = ?1 AND content_hash IS ?2 AND session_id = ?3
+                               AND declaration = ?4 AND event = ?5 AND at = ?6",
+                            params![
+                                e.file,
+                                e.content_hash,
+                                e.session_id,
+                                e.declaration,
+                                kind.as_str(),
+                                at
+                            ],
+                            |_| Ok(()),
+                        )
+                        .optional()
+                        .at(&db)?
+                        .is_some();
+                    if present {
+                        continue;
+                    }
+                    super::journal::insert_event(&tx, e, Some(&at)).at(&db)?;
+                    added += 1;
+                }
+            }
+            tx.commit().at(&db)?;
+        }
+        file.set_len(0).map_err(io)?;
+        let _ = file.sync_data();
+        Ok(added)
+    }
+}
