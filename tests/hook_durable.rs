@@ -497,3 +497,40 @@ fn lean_errors_in_bash_output_mark_the_journaled_attempt_rejected() {
     );
     assert!(!out.contains("deny") && out.contains("Allowed"), "{out}");
 }
+
+/// Lean's errors while the knowledge base is locked: kept in the spool, marked once it can be
+/// written (after the attempts spooled before them).
+#[test]
+fn lean_errors_while_the_knowledge_base_is_locked_are_marked_later() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Session::new(tmp.path(), "Proofs/P.lean", P_START);
+    kb(tmp.path());
+    s.start();
+    let holder = rusqlite::Connection::open(&s.db).unwrap();
+    holder
+        .execute_batch("BEGIN IMMEDIATE; INSERT INTO domains (id, name) VALUES ('held', 'held');")
+        .unwrap();
+    let (_, err) = s.edit("by\n  sorry\n\ntheorem u", "by\n  norm_num\n\ntheorem u");
+    assert!(err.contains("knowledge.db.spool"), "{err}");
+    let (out, err) = s.hook(
+        "lean-output",
+        bash(
+            &s,
+            "PostToolUseFailure",
+            "lake env lean Proofs/P.lean",
+            &lean_output("lake-env-lean.txt"),
+        ),
+    );
+    assert_eq!(out.trim(), "", "nothing is said before it is marked");
+    assert!(
+        err.contains("Lean's errors are kept in") && err.contains("knowledge.db.spool"),
+        "{err}"
+    );
+    holder.execute_batch("ROLLBACK").unwrap();
+    drop(holder);
+    s.hook(
+        "session-end",
+        json!({"session_id": SESSION, "hook_event_name": "SessionEnd", "cwd": s.dir, "reason": "other"}),
+    );
+    assert_eq!(rejected(&s), ["t hole_closed: unsolved goals"]);
+}

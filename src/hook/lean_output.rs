@@ -7,7 +7,9 @@
 //! and the journaled attempt of that declaration at exactly that content (same hash) is marked
 //! rejected, as `mf verify`'s FAIL marks it ([`Kb::mark_rejected`]). An attempt whose text
 //! changed since is at another hash and is never touched; errors in files that are not on disk,
-//! not `.lean`, or never journaled change nothing. Claude Code sends a command that exits 0 to
+//! not `.lean`, or never journaled change nothing. A knowledge base that cannot be written now
+//! (locked, read-only, corrupt) gets the rejections in its spool ([`crate::kb::spool_rejected`]),
+//! marked at its next open that can write. Claude Code sends a command that exits 0 to
 //! PostToolUse (`tool_response.stdout`, `.stderr`) and one that fails to PostToolUseFailure
 //! (`error`, the output as one text); both are read.
 
@@ -18,7 +20,7 @@ use serde_json::Value;
 
 use super::files::{self, MAX_FILE_BYTES};
 use super::{Outcome, Output};
-use crate::kb::Kb;
+use crate::kb::{Kb, Rejected};
 use crate::verify::messages::{self, Level};
 
 /// Most bytes of a command's output read for Lean's messages (a full `lake build` log of a
@@ -44,32 +46,72 @@ pub fn run(input: &[u8], knowledge_db: &Path, project_dir: Option<&Path>) -> Out
     if errors.is_empty() || !knowledge_db.is_file() {
         return Outcome::default();
     }
-    let mut kb = match Kb::open_existing(knowledge_db) {
+    // What Lean rejected, on each file's content as it is now (the content it compiled).
+    let mut found: Vec<(PathBuf, Vec<Rejected>)> = Vec::new();
+    for (path, errors) in errors {
+        let shown = path.to_string_lossy().into_owned();
+        let Ok(Some(text)) = files::read_text(&path, MAX_FILE_BYTES) else {
+            continue;
+        };
+        let hash = crate::kb::content_hash(text.as_bytes());
+        let rejected: Vec<Rejected> =
+            crate::verify::rejected::declarations_with_errors(&shown, &text, &errors)
+                .into_iter()
+                .map(|(declaration, headline)| Rejected {
+                    file: shown.clone(),
+                    content_hash: hash.clone(),
+                    declaration,
+                    headline,
+                })
+                .collect();
+        if !rejected.is_empty() {
+            found.push((path, rejected));
+        }
+    }
+    if found.is_empty() {
+        return Outcome::default();
+    }
+    let mut notes = Vec::new();
+    // Kept for the next open that can write when this one cannot (locked, read-only, corrupt).
+    let spool = |why: String, rejected: &[Rejected], notes: &mut Vec<String>| {
+        notes.push(match crate::kb::spool_rejected(knowledge_db, rejected) {
+            Ok(at) => format!(
+                "{why}; Lean's errors are kept in {} and marked at the knowledge base's next open",
+                at.display()
+            ),
+            Err(e) => format!("{why}; Lean's errors not recorded: {e}"),
+        });
+    };
+    // Waits for another writer as the edit hooks do, so the hook answers within its budget.
+    let opened = Kb::open_existing(knowledge_db)
+        .and_then(|kb| kb.set_lock_wait(super::journal::LOCK_WAIT).map(|()| kb));
+    let mut kb = match opened {
         Ok(kb) => kb,
-        Err(e) => return Outcome::note(format!("{e}; Lean's errors not recorded")),
+        Err(e) => {
+            let all: Vec<Rejected> = found.into_iter().flat_map(|(_, r)| r).collect();
+            spool(e.to_string(), &all, &mut notes);
+            return Outcome {
+                output: Output::Nothing,
+                notes,
+            };
+        }
     };
     // The attempts an edit hook had to spool are the ones these errors may be about.
     let _ = kb.replay_spool();
-    let mut notes = Vec::new();
     let mut marked: Vec<(String, Vec<String>)> = Vec::new();
-    for (path, errors) in errors {
-        let shown = path.to_string_lossy().into_owned();
-        let text = match files::read_text(&path, MAX_FILE_BYTES) {
-            Ok(Some(text)) => text,
-            _ => continue,
-        };
-        let hash = crate::kb::content_hash(text.as_bytes());
-        let rejected = crate::verify::rejected::declarations_with_errors(&shown, &text, &errors);
-        if rejected.is_empty() {
-            continue;
-        }
-        let before = kb.rejected_declarations(&shown, &hash).unwrap_or_default();
-        if let Err(e) = kb.mark_rejected(&shown, &hash, &rejected) {
-            notes.push(format!("{e}; Lean's errors in {shown} not recorded"));
+    for (path, rejected) in found {
+        let (shown, hash) = (&rejected[0].file, &rejected[0].content_hash);
+        let before = kb.rejected_declarations(shown, hash).unwrap_or_default();
+        let pairs: Vec<(String, String)> = rejected
+            .iter()
+            .map(|r| (r.declaration.clone(), r.headline.clone()))
+            .collect();
+        if let Err(e) = kb.mark_rejected(shown, hash, &pairs) {
+            spool(e.to_string(), &rejected, &mut notes);
             continue;
         }
         // Only attempts the journal holds at this content are marked; say only those.
-        let now = kb.rejected_declarations(&shown, &hash).unwrap_or_default();
+        let now = kb.rejected_declarations(shown, hash).unwrap_or_default();
         let new: Vec<String> = now.into_iter().filter(|d| !before.contains(d)).collect();
         if !new.is_empty() {
             marked.push((display_name(&path), new));

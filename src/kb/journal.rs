@@ -278,13 +278,7 @@ impl Kb {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .at(&db)?;
             for (declaration, headline) in rejected {
-                tx.execute(
-                    "UPDATE session_events SET detail = ?4
-                     WHERE file = ?1 AND content_hash = ?2 AND declaration = ?3
-                       AND event IN ('hole_closed', 'proof_rewritten', 'hole_opened')",
-                    params![path, hash, declaration, format!("{REJECTED}{headline}")],
-                )
-                .at(&db)?;
+                mark_rejected_in(&tx, path, hash, declaration, headline).at(&db)?;
             }
             tx.commit().at(&db)
         })
@@ -613,6 +607,23 @@ fn update_capture(tx: &rusqlite::Connection, id: i64, f: &NewFinding) -> rusqlit
     } else {
         Stored::Updated(id)
     })
+}
+
+/// Marks the proof events of `declaration` in `path` at `hash` as rejected by Lean.
+pub(super) fn mark_rejected_in(
+    tx: &rusqlite::Transaction,
+    path: &str,
+    hash: &str,
+    declaration: &str,
+    headline: &str,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE session_events SET detail = ?4
+         WHERE file = ?1 AND content_hash = ?2 AND declaration = ?3
+           AND event IN ('hole_closed', 'proof_rewritten', 'hole_opened')",
+        params![path, hash, declaration, format!("{REJECTED}{headline}")],
+    )?;
+    Ok(())
 }
 
 /// Inserts one event (none for an event of no kind); `at` is when it happened, if not now.

@@ -2,9 +2,10 @@
 //! busy beyond the hook's wait, read-only or unreadable are kept in a file beside it
 //! (`knowledge.db.spool`) and added at the next open that can write ([`Kb::replay_spool`]).
 //!
-//! The spool is append-only JSON lines, one entry (the events of one edit) per line, written
-//! under an exclusive `flock` and synced, and bounded ([`MAX_SPOOL_BYTES`]). A replay takes the
-//! same lock, adds every entry's events in one transaction, and empties the file (truncated,
+//! The spool is append-only JSON lines, one entry per line (the events of one edit, or Lean's
+//! rejection of journaled attempts that `mf hook lean-output` could not mark), written under an
+//! exclusive `flock` and synced, and bounded ([`MAX_SPOOL_BYTES`]). A replay takes the same
+//! lock, adds every entry's events and marks in order in one transaction, and empties the file (truncated,
 //! never removed: a writer waiting for the lock holds the same inode). It is idempotent: each
 //! spooled event carries the time it happened, and one already in the journal (same session,
 //! file, content, declaration, event and time: a replay whose emptying did not happen) is not
@@ -36,26 +37,62 @@ pub fn spool_path(db: &Path) -> PathBuf {
     db.with_file_name(name)
 }
 
-/// One spooled entry: the events of one edit and when they happened (Unix seconds).
-#[derive(Serialize, Deserialize)]
+/// One spooled entry, with when it happened (Unix seconds): the events of one edit, or Lean's
+/// rejection of journaled attempts ([`Kb::mark_rejected`]'s arguments).
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 struct Entry {
     unix: i64,
     events: Vec<Event>,
+    rejected: Vec<Rejected>,
+}
+
+/// Lean rejected the attempt at `declaration` in `file` at `content_hash`: [`Kb::mark_rejected`]
+/// to be done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejected {
+    pub file: String,
+    pub content_hash: String,
+    pub declaration: String,
+    /// The first line of Lean's error.
+    pub headline: String,
 }
 
 /// Appends `events` to the spool of `db`. Err says why they could not be kept.
 pub fn spool_events(db: &Path, events: &[Event]) -> std::result::Result<PathBuf, String> {
-    let path = spool_path(db);
-    let unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
     let mut events = events.to_vec();
     for e in &mut events {
         if let Some(p) = &e.proof {
             e.proof = Some(super::journal::bounded(p, MAX_PROOF_BYTES).to_string());
         }
     }
-    let mut line = serde_json::to_string(&Entry { unix, events }).map_err(|e| e.to_string())?;
+    append(
+        db,
+        Entry {
+            events,
+            ..Entry::default()
+        },
+    )
+}
+
+/// Appends Lean's rejections of journaled attempts to the spool of `db`, to be marked at the
+/// next open that can write, after the events spooled before them.
+pub fn spool_rejected(db: &Path, rejected: &[Rejected]) -> std::result::Result<PathBuf, String> {
+    append(
+        db,
+        Entry {
+            rejected: rejected.to_vec(),
+            ..Entry::default()
+        },
+    )
+}
+
+fn append(db: &Path, mut entry: Entry) -> std::result::Result<PathBuf, String> {
+    let path = spool_path(db);
+    entry.unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let mut line = serde_json::to_string(&entry).map_err(|e| e.to_string())?;
     line.push('\n');
     let mut file = OpenOptions::new()
         .append(true)
@@ -69,7 +106,7 @@ pub fn spool_events(db: &Path, events: &[Event]) -> std::result::Result<PathBuf,
         .len();
     if size + line.len() as u64 > MAX_SPOOL_BYTES {
         return Err(format!(
-            "{}: full ({size} bytes, limit {MAX_SPOOL_BYTES}); open the knowledge base once it can be written (any `mk` command) so it is emptied",
+            "{}: full ({size} bytes, limit {MAX_SPOOL_BYTES}); the next hook or `mf verify` that can write the knowledge base empties it",
             path.display()
         ));
     }
@@ -148,6 +185,17 @@ impl Kb {
                     }
                     super::journal::insert_event(&tx, e, Some(&at)).at(&db)?;
                     added += 1;
+                }
+                // Marking again what is marked changes nothing: idempotent as it is.
+                for r in &entry.rejected {
+                    super::journal::mark_rejected_in(
+                        &tx,
+                        &r.file,
+                        &r.content_hash,
+                        &r.declaration,
+                        &r.headline,
+                    )
+                    .at(&db)?;
                 }
             }
             tx.commit().at(&db)?;
