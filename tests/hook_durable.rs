@@ -455,8 +455,9 @@ fn lean_errors_in_bash_output_mark_the_journaled_attempt_rejected() {
     assert_eq!((out.trim(), s.journal()), ("", before.clone()));
     std::fs::write(&s.file, text).unwrap();
 
-    // Errors in a file with no journaled attempt, in a file that does not exist, in another
-    // tool's output, or output without errors: nothing.
+    // Errors in a file with no journaled attempt, in a file that does not exist, printed by a
+    // command that does not run Lean, in another tool's output, or output without errors:
+    // nothing.
     for payload in [
         bash(
             &s,
@@ -475,6 +476,13 @@ fn lean_errors_in_bash_output_mark_the_journaled_attempt_rejected() {
             "PostToolUse",
             "lake build",
             "✔ [15/15] Built Proofs\nBuild completed successfully.\n",
+        ),
+        // An old log shown again: its lines are about another version of the file.
+        bash(
+            &s,
+            "PostToolUse",
+            "cat build.log",
+            &lean_output("lake-build.txt"),
         ),
         {
             let mut v = bash(&s, "PostToolUse", "cat", &lean_output("lake-build.txt"));

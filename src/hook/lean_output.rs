@@ -36,6 +36,16 @@ pub fn run(input: &[u8], knowledge_db: &Path, project_dir: Option<&Path>) -> Out
     if v.get("tool_name").and_then(Value::as_str) != Some("Bash") {
         return Outcome::default();
     }
+    // Only output Lean itself just printed: `cat build.log` shows errors about an older
+    // version of the file, whose lines no longer mean the same declarations.
+    let command = v
+        .get("tool_input")
+        .and_then(|i| i.get("command"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if !runs_lean(command) {
+        return Outcome::default();
+    }
     let output = command_output(&v);
     // Most commands print no Lean error: nothing is parsed for them.
     if !output.contains("error") || !output.contains(".lean:") {
@@ -144,6 +154,39 @@ pub fn run(input: &[u8], knowledge_db: &Path, project_dir: Option<&Path>) -> Out
     }
 }
 
+/// Whether a shell command runs `lake` or `lean` itself (in command position of one of its
+/// pipeline stages, after wrappers such as `timeout 600` or `env X=1`), not only names them.
+pub fn runs_lean(command: &str) -> bool {
+    command
+        .split([';', '&', '|', '(', ')', '\n', '`'])
+        .any(|stage| {
+            let mut words = stage.split_whitespace().skip_while(|w| {
+                w.contains('=')
+                    || w.starts_with('-')
+                    || w.chars().next().is_some_and(|c| c.is_ascii_digit())
+                    || matches!(
+                        *w,
+                        "time"
+                            | "env"
+                            | "nice"
+                            | "exec"
+                            | "command"
+                            | "timeout"
+                            | "then"
+                            | "do"
+                            | "else"
+                            | "!"
+                            | "{"
+                            | "$("
+                    )
+            });
+            words.next().is_some_and(|w| {
+                let name = w.rsplit('/').next().unwrap_or(w);
+                name == "lake" || name == "lean"
+            })
+        })
+}
+
 /// The command's output as Claude Code hands it over: `tool_response.stdout` and `.stderr`
 /// (PostToolUse), `error` (PostToolUseFailure), or a `tool_response` that is text; bounded.
 fn command_output(v: &Value) -> String {
@@ -218,4 +261,34 @@ fn display_name(path: &Path) -> String {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_that_run_lean_and_commands_that_only_name_it() {
+        for run in [
+            "lake build",
+            "lake env lean Proofs/P.lean",
+            "cd sub && lake build 2>&1 | tail -50",
+            "timeout 600 lake env lean P.lean",
+            "LEAN_PATH=x ~/.elan/bin/lean P.lean",
+            "env -i PATH=/usr/bin lake build Proofs",
+            "(lake build)",
+        ] {
+            assert!(runs_lean(run), "{run}");
+        }
+        for not in [
+            "cat build.log",
+            "grep -n error lean.log",
+            "git diff Proofs/lean.lean",
+            "echo lake build",
+            "mf verify P.lean",
+            "",
+        ] {
+            assert!(!runs_lean(not), "{not}");
+        }
+    }
 }
