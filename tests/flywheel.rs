@@ -81,7 +81,10 @@ impl Session<'_> {
                 "tool_response": { "filePath": self.file, "success": true }
             }),
         );
-        assert!(!stderr.contains("journal skipped"), "{stderr}");
+        assert!(
+            !stderr.contains("journal entry") && !stderr.contains("session notes skipped"),
+            "journaled directly: {stderr}"
+        );
         stdout
     }
 

@@ -6,7 +6,8 @@
 //! updates the finding an earlier capture of the same (session, file, declaration, kind) made
 //! instead of adding another. Every write is one transaction. Hooks must not wait on a busy
 //! database: [`Kb::journal`] takes a single try with the connection's busy timeout, which the
-//! hooks set short ([`Kb::set_lock_wait`]).
+//! hooks set short ([`Kb::set_lock_wait`]); what it could not write waits in the spool
+//! ([`super::spool`]) for the next open that can.
 
 use std::time::Duration;
 
@@ -129,7 +130,7 @@ pub enum Stored {
 
 impl Kb {
     /// Sets how long this connection waits for another process's lock (hooks: a fraction of
-    /// their budget, so a locked database costs them a skipped journal entry, never a timeout).
+    /// their budget, so a locked database costs them a spooled journal entry, never a timeout).
     pub fn set_lock_wait(&self, wait: Duration) -> Result<()> {
         self.conn.busy_timeout(wait).at(&self.path)
     }
