@@ -205,3 +205,65 @@ impl Kb {
         Ok(added)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kb::EventKind;
+
+    fn event(decl: &str) -> Event {
+        Event {
+            session_id: "s".into(),
+            file: "/p/a.lean".into(),
+            declaration: decl.into(),
+            kind: Some(EventKind::HoleClosed),
+            content_hash: Some("h".into()),
+            ..Event::default()
+        }
+    }
+
+    /// The spool is bounded: an entry that would pass the limit is refused, saying so, and what
+    /// is there stays.
+    #[test]
+    fn a_full_spool_refuses_the_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("knowledge.db");
+        let spool = spool_path(&db);
+        std::fs::write(&spool, vec![b'\n'; MAX_SPOOL_BYTES as usize - 10]).unwrap();
+        let e = spool_events(&db, &[event("t")]).unwrap_err();
+        assert!(
+            e.contains("full") && e.contains("knowledge.db.spool"),
+            "{e}"
+        );
+        assert_eq!(
+            std::fs::metadata(&spool).unwrap().len(),
+            MAX_SPOOL_BYTES - 10
+        );
+    }
+
+    /// A line cut short (a crash while it was written) is skipped; the entries before it are
+    /// added, and the spool is emptied.
+    #[test]
+    fn a_torn_line_is_no_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("knowledge.db");
+        let mut kb = Kb::open(&db).unwrap();
+        spool_events(&db, &[event("t")]).unwrap();
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(spool_path(&db))
+            .unwrap();
+        f.write_all(br#"{"unix":1,"events":[{"session_id":"s","fi"#)
+            .unwrap();
+        assert_eq!(kb.replay_spool().unwrap(), 1);
+        assert_eq!(std::fs::metadata(spool_path(&db)).unwrap().len(), 0);
+        let got: Vec<String> = kb
+            .session_events("s")
+            .unwrap()
+            .into_iter()
+            .map(|e| e.declaration)
+            .collect();
+        assert_eq!(got, ["t"]);
+        assert_eq!(kb.replay_spool().unwrap(), 0);
+    }
+}
