@@ -229,7 +229,11 @@ pub fn lock(path: &Path, limit: u64) -> Result<Locked, FileError> {
 const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Takes an exclusive `flock` on `file`, polling, for at most `wait`.
-fn flock_within(file: &File, path: &Path, wait: std::time::Duration) -> Result<(), FileError> {
+pub(crate) fn flock_within(
+    file: &File,
+    path: &Path,
+    wait: std::time::Duration,
+) -> Result<(), FileError> {
     let start = std::time::Instant::now();
     loop {
         // SAFETY: flock on a descriptor the caller owns.

@@ -12,7 +12,7 @@
 //! subagent's prompt carries knowledge-base context; MCP `search` answers from the knowledge
 //! base `mf extract` filled from the shell in the same folder; a gutting MCP `splice`, and a
 //! `splice` of a file outside the project, are refused; a day in the life (an attempt Lean
-//! rejects, taken back, a proof that passes `mf verify`) lands in the knowledge base as a
+//! rejects when the agent runs `lake env lean` through Bash, taken back, a proof that passes `mf verify`) lands in the knowledge base as a
 //! failure and a verified technique, and the next session's briefing says so; a Bash `sed` that guts a proof is
 //! blocked at Stop, blocked again at the next stop, then announced; the plugin installed from
 //! the repository's marketplace (no `--plugin-dir`, binaries where `cargo install` puts them)
@@ -987,9 +987,11 @@ fn the_plugin_in_the_real_claude_code_cli() {
         .unwrap()
         .contains("  rfl\n\ntheorem two_eq"));
 
-    // 3b. A day in the life: the agent reads a file with a hole, tries `norm_num` (Lean, a
-    //     stand-in `lake` here, leaves the goal), takes its attempt back, closes the hole with
-    //     `omega`, and stops. The knowledge base keeps the rejected attempt as failed and the
+    // 3b. A day in the life: the agent reads a file with a hole, tries `norm_num` and runs
+    //     `lake env lean` on it through Bash (Lean, a stand-in `lake` here, leaves the goal:
+    //     the command fails, and PostToolUseFailure's `mf hook lean-output` marks the attempt
+    //     rejected), takes its attempt back, closes the hole with `omega`, checks it with
+    //     `mf verify`, and stops. The knowledge base keeps the rejected attempt as failed and the
     //     proof as a verified technique; the next session's briefing says so, briefly.
     let day = w.project().join("Day.lean");
     std::fs::write(&day, DAY).unwrap();
@@ -1023,7 +1025,10 @@ fn the_plugin_in_the_real_claude_code_cli() {
     let run = s.run(vec![
         tool("Read", json!({"file_path": day_path})),
         edit("  sorry", "  norm_num"),
-        verify.clone(),
+        tool(
+            "Bash",
+            json!({"command": "lake env lean Day.lean", "description": "check the proof with Lean"}),
+        ),
         edit("  norm_num", "  sorry"),
         edit("  sorry", "  omega"),
         verify,
@@ -1031,10 +1036,17 @@ fn the_plugin_in_the_real_claude_code_cli() {
     ]);
     let results = run.tool_results();
     let (err, text) = results.get(&id(2)).cloned().unwrap_or_default();
+    let failure = run.hook_outputs("PostToolUseFailure").join("\n");
     assert!(
-        err && text.contains("FAIL Day.lean") && text.contains("unsolved goals"),
+        err && text.contains("Day.lean:2:2: error: unsolved goals")
+            && failure.contains(
+                "[math-forge] Lean rejected this session's attempt at add_comm_small in Day.lean"
+            ),
         "{}",
-        s.explain(&run, &format!("mf verify shows Lean's error: {text}"))
+        s.explain(
+            &run,
+            &format!("Lean's error from Bash marks the attempt rejected: {text} {failure}")
+        )
     );
     let (err, text) = results.get(&id(3)).cloned().unwrap_or_default();
     let pre = run.hook_outputs("PreToolUse");

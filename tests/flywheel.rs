@@ -81,7 +81,10 @@ impl Session<'_> {
                 "tool_response": { "filePath": self.file, "success": true }
             }),
         );
-        assert!(!stderr.contains("journal skipped"), "{stderr}");
+        assert!(
+            !stderr.contains("journal entry") && !stderr.contains("session notes skipped"),
+            "journaled directly: {stderr}"
+        );
         stdout
     }
 
@@ -414,7 +417,7 @@ fn a_rejected_attempt_is_recorded_as_failed_and_the_next_briefing_says_so() {
     let denied = pre("  norm_num", "  sorry");
     assert!(
         denied.contains("\"permissionDecision\":\"deny\"")
-            && denied.contains("run `mf verify FILE` first"),
+            && denied.contains("check it with Lean first (`mf verify FILE`"),
         "{denied}"
     );
     verify(false);

@@ -366,3 +366,33 @@ fn tracking_status_is_kept_as_recorded_through_extraction() {
     );
     assert_eq!(statuses(), after);
 }
+
+/// The project's knowledge base is generated and local: `mk init` keeps `.math-forge/` out of
+/// git (a `.gitignore` of its own, left as it is when there is one), so `git add .` in a Lean
+/// project never commits the database, its WAL files or the journal's spool.
+#[test]
+fn the_project_knowledge_base_is_kept_out_of_git() {
+    let dir = tempfile::tempdir().unwrap();
+    common::mk(dir.path()).arg("init").assert().success();
+    let ignore = dir.path().join(".math-forge/.gitignore");
+    let text = std::fs::read_to_string(&ignore).unwrap();
+    assert_eq!(text.lines().last(), Some("*"), "{text}");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    if git(&["init", "-q"]).status.success() {
+        let out = git(&["status", "--porcelain", "--untracked-files=all"]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "",
+            "nothing to commit"
+        );
+    }
+    std::fs::write(&ignore, "knowledge.db*\n").unwrap();
+    common::mk(dir.path()).arg("init").assert().success();
+    assert_eq!(std::fs::read_to_string(&ignore).unwrap(), "knowledge.db*\n");
+}

@@ -834,6 +834,7 @@ fn init(
         return Err(KbError::Invalid(t.notes().join("; ")).into());
     }
     let mut kb = Kb::open(&target.path)?;
+    kb::keep_out_of_git(kb.path());
     let (report, tracking_used) = match (&source, &tracking) {
         (Some(src), Some(tracking)) => (Some(kb.migrate_from_tracking(tracking)?), Some(src)),
         _ => (None, None),

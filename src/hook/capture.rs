@@ -39,6 +39,9 @@ pub fn capture(db: &Path, session: &str) -> Result<Captured, String> {
         return Ok(Captured::default());
     }
     let mut kb = Kb::open_existing(db).map_err(|e| e.to_string())?;
+    // What an edit hook had to spool is part of the session (a failed replay waits for the
+    // next open, and this capture for the next Stop).
+    let _ = kb.replay_spool();
     let events = kb.session_events(session).map_err(|e| e.to_string())?;
     let evidence = TreeEvidence {
         kb: &kb,

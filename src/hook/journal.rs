@@ -15,7 +15,7 @@ use crate::kb::{Event, EventKind, Kb};
 use crate::lean::compare::{FileComparison, Status};
 use crate::lean::{idents, Declaration, Outline, ParsedFile};
 
-/// How long a hook waits for another writer's lock before it skips journaling.
+/// How long a hook waits for another writer's lock before it spools the journal entry.
 pub const LOCK_WAIT: Duration = Duration::from_millis(250);
 
 /// The events of one edit, without session, file or hash (the caller knows those).
@@ -148,8 +148,9 @@ fn lemmas_used(
 }
 
 /// Appends an edit's events (and a `gate_fired` event when the hook blocked) to the journal
-/// of `db`. A missing knowledge base skips journaling silently, a busy or broken one with a
-/// note: the hook's answer never waits on it.
+/// of `db`, after the entries spooled earlier. A missing knowledge base skips journaling
+/// silently; one busy beyond [`LOCK_WAIT`], read-only or unreadable gets the entry in its
+/// spool ([`crate::kb::spool_events`]), with a note: the hook's answer never waits on it.
 /// What journaling an edit produced: a note for stderr, and the request to record why failed
 /// attempts failed when this edit brought the session over the threshold.
 #[derive(Debug, Default)]
@@ -186,10 +187,34 @@ pub fn write(
         e.file = file.clone();
         e.content_hash = Some(hash.clone());
     }
-    let result = Kb::open_existing(db).and_then(|mut kb| {
+    let written = Kb::open_existing(db).and_then(|mut kb| {
         kb.set_lock_wait(LOCK_WAIT)?;
         kb.keep_log_on_close()?;
         kb.journal(&events)?;
+        Ok(kb)
+    });
+    let mut kb = match written {
+        Ok(kb) => kb,
+        // Busy beyond the wait, read-only or unreadable: the events are kept beside it and
+        // added at the next open that can write ([`crate::kb::spool_events`]).
+        Err(e) => {
+            let note = match crate::kb::spool_events(db, &events) {
+                Ok(spool) => format!(
+                    "{e}; the journal entry is kept in {} and added to it at its next open",
+                    spool.display()
+                ),
+                Err(why) => format!("{e}; journal entry lost: {why}"),
+            };
+            return Journaled {
+                note: Some(note),
+                ask_why: None,
+            };
+        }
+    };
+    // Entries an earlier hook spooled, now that it can be written (after this one: the
+    // journal reads by session and file, and each spooled event keeps its own time).
+    let replayed = kb.replay_spool();
+    let result = (|| {
         let closed: Vec<String> = events
             .iter()
             .filter(|e| e.kind == Some(EventKind::HoleClosed))
@@ -199,26 +224,26 @@ pub fn write(
         // Keeps the log short for the next hook; the rows are written either way, and a log
         // that could not be emptied now is emptied by a later hook.
         let _ = kb.fold_long_log();
-        kb.set_lock_wait(LOCK_WAIT)?;
-        Ok(kb)
-    });
-    match result {
-        Err(e) => Journaled {
-            note: Some(format!("{e}; journal skipped")),
-            ask_why: None,
-        },
+        kb.set_lock_wait(LOCK_WAIT)
+    })();
+    let replay_note = replayed
+        .err()
+        .map(|e| format!("{e}; the spooled journal entries wait for the next open"));
+    let (note, ask_why) = match result {
+        Err(e) => (
+            Some(format!("{e}; journal written, session notes skipped")),
+            None,
+        ),
         // A blocked edit already tells the agent what to do; the request waits for the next.
-        Ok(_) if blocked.is_some() => Journaled::default(),
-        Ok(mut kb) => match super::capture::ask_during_session(&mut kb, session, &events) {
-            Ok(ask_why) => Journaled {
-                note: None,
-                ask_why,
-            },
-            Err(e) => Journaled {
-                note: Some(e),
-                ask_why: None,
-            },
+        Ok(()) if blocked.is_some() => (None, None),
+        Ok(()) => match super::capture::ask_during_session(&mut kb, session, &events) {
+            Ok(ask_why) => (None, ask_why),
+            Err(e) => (Some(e), None),
         },
+    };
+    Journaled {
+        note: note.or(replay_note),
+        ask_why,
     }
 }
 

@@ -11,6 +11,8 @@
 //! - [`post_tool_use()`]: the backstop after the write: blocks an edit of a `.lean` file that
 //!   replaced proof code with a hole or added an axiom, and advises on false lemmas and changed
 //!   statements;
+//! - [`lean_output()`]: after a Bash command, marks the session's attempts that Lean's errors
+//!   in the command's output lie in as rejected, as `mf verify` does;
 //! - [`stop()`]: blocks the end of a turn while the session's changes gut a proof or add an
 //!   axiom, by whatever route they were made, up to Claude Code's limit of consecutive blocks,
 //!   then ends it with a `systemMessage` saying so;
@@ -31,6 +33,7 @@ pub mod env_file;
 pub mod files;
 pub mod gate;
 pub mod journal;
+pub mod lean_output;
 pub mod payload;
 pub mod post_tool_use;
 pub mod pre_tool_use;
@@ -148,7 +151,7 @@ pub fn budget(hook: &str) -> std::time::Duration {
         return std::time::Duration::from_millis(ms);
     }
     std::time::Duration::from_millis(match hook {
-        "post-tool-use" => 2000,
+        "post-tool-use" | "lean-output" => 2000,
         "session-end" => 1000,
         _ => 4000,
     })
@@ -473,6 +476,15 @@ pub fn post_tool_use(input: &[u8], env: &Environment) -> Outcome {
         ..Default::default()
     };
     post_tool_use::run(input, &settings)
+}
+
+/// PostToolUse and PostToolUseFailure on Bash: Lean's errors in the command's output mark the
+/// journaled attempts they lie in as rejected ([`lean_output`]).
+pub fn lean_output(input: &[u8], env: &Environment) -> Outcome {
+    let project = std::env::var_os("CLAUDE_PROJECT_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    lean_output::run(input, &env.knowledge_db, project.as_deref())
 }
 
 /// One line of at most `max` characters: whitespace runs collapse, `…` marks a cut.

@@ -97,12 +97,12 @@ pub fn adds_hole_words(before: &str, after: &str) -> bool {
 /// The note the agent reads when such an edit is let through.
 pub fn note(name: &str) -> String {
     format!(
-        "[math-forge] Allowed: this edit of {name} puts back a hole the file had when the session started, in place of a proof `mf verify` failed on. The failed attempt is kept in the knowledge base for the next session."
+        "[math-forge] Allowed: this edit of {name} puts back a hole the file had when the session started, in place of a proof Lean rejected (`mf verify`, or `lake` through Bash). The failed attempt is kept in the knowledge base for the next session."
     )
 }
 
 /// The hint a refusal ends with: how to take back one's own rejected attempt.
-pub const HINT: &str = "If what you replace is your own attempt of this session and Lean rejects it, run `mf verify FILE` first: once it fails, putting back the hole the declaration had when the session started is allowed.";
+pub const HINT: &str = "If what you replace is your own attempt of this session and Lean rejects it, check it with Lean first (`mf verify FILE`, or `lake env lean FILE` / `lake build` through Bash): once Lean rejected it, putting back the hole the declaration had when the session started is allowed.";
 
 #[cfg(test)]
 mod tests {

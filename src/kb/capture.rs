@@ -185,7 +185,7 @@ fn failed(
     let left = if last.holes > 0 {
         format!("still has {} hole(s)", last.holes)
     } else {
-        "is still unproven (`mf verify` failed on its last proof)".to_string()
+        "is still unproven (Lean rejected its last proof)".to_string()
     };
     Capture {
         session_id: session.to_string(),
@@ -238,7 +238,7 @@ fn failed_then_closed(
         finding: NewFinding {
             finding_type: FindingType::Failure,
             title: format!(
-                "{} attempt{} on `{decl}` failed `mf verify` before {by} closed it (session {})",
+                "{} attempt{} on `{decl}` Lean rejected before {by} closed it (session {})",
                 failed.len(),
                 if failed.len() == 1 { "" } else { "s" },
                 short(session)
@@ -461,7 +461,7 @@ mod tests {
         assert!(c[0]
             .finding
             .description
-            .contains("is still unproven (`mf verify` failed on its last proof)"));
+            .contains("is still unproven (Lean rejected its last proof)"));
         let put_back = [
             rejected(ev(
                 "b",

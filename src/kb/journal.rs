@@ -6,7 +6,8 @@
 //! updates the finding an earlier capture of the same (session, file, declaration, kind) made
 //! instead of adding another. Every write is one transaction. Hooks must not wait on a busy
 //! database: [`Kb::journal`] takes a single try with the connection's busy timeout, which the
-//! hooks set short ([`Kb::set_lock_wait`]).
+//! hooks set short ([`Kb::set_lock_wait`]); what it could not write waits in the spool
+//! ([`super::spool`]) for the next open that can.
 
 use std::time::Duration;
 
@@ -19,7 +20,7 @@ use super::write::insert_finding;
 use super::{retry_busy, Kb};
 
 /// What happened to a declaration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// A declaration without holes got one (or a new declaration was stated with one).
@@ -57,7 +58,8 @@ impl EventKind {
 }
 
 /// One journal entry.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Event {
     pub session_id: String,
     /// Absolute path of the `.lean` file.
@@ -128,7 +130,7 @@ pub enum Stored {
 
 impl Kb {
     /// Sets how long this connection waits for another process's lock (hooks: a fraction of
-    /// their budget, so a locked database costs them a skipped journal entry, never a timeout).
+    /// their budget, so a locked database costs them a spooled journal entry, never a timeout).
     pub fn set_lock_wait(&self, wait: Duration) -> Result<()> {
         self.conn.busy_timeout(wait).at(&self.path)
     }
@@ -193,32 +195,8 @@ impl Kb {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .at(&self.path)?;
-        {
-            let mut stmt = tx
-                .prepare_cached(
-                    "INSERT INTO session_events (session_id, file, declaration, event, statement,
-                        proof, tactics, lemmas, technique, holes, content_hash, detail)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                )
-                .at(&self.path)?;
-            for e in events {
-                let Some(kind) = e.kind else { continue };
-                stmt.execute(params![
-                    e.session_id,
-                    e.file,
-                    e.declaration,
-                    kind.as_str(),
-                    e.statement,
-                    e.proof.as_deref().map(|p| bounded(p, MAX_PROOF_BYTES)),
-                    joined(&e.tactics),
-                    joined(&e.lemmas),
-                    e.technique,
-                    e.holes as i64,
-                    e.content_hash,
-                    e.detail,
-                ])
-                .at(&self.path)?;
-            }
+        for e in events {
+            insert_event(&tx, e, None).at(&self.path)?;
         }
         tx.commit().at(&self.path)
     }
@@ -296,13 +274,7 @@ impl Kb {
         }
         self.write_transaction(|tx, db| {
             for (declaration, headline) in rejected {
-                tx.execute(
-                    "UPDATE session_events SET detail = ?4
-                     WHERE file = ?1 AND content_hash = ?2 AND declaration = ?3
-                       AND event IN ('hole_closed', 'proof_rewritten', 'hole_opened')",
-                    params![path, hash, declaration, format!("{REJECTED}{headline}")],
-                )
-                .at(db)?;
+                mark_rejected_in(tx, path, hash, declaration, headline).at(db)?;
             }
             Ok(())
         })
@@ -604,6 +576,53 @@ fn update_capture(tx: &rusqlite::Connection, id: i64, f: &NewFinding) -> rusqlit
     })
 }
 
+/// Marks the proof events of `declaration` in `path` at `hash` as rejected by Lean.
+pub(super) fn mark_rejected_in(
+    tx: &rusqlite::Transaction,
+    path: &str,
+    hash: &str,
+    declaration: &str,
+    headline: &str,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE session_events SET detail = ?4
+         WHERE file = ?1 AND content_hash = ?2 AND declaration = ?3
+           AND event IN ('hole_closed', 'proof_rewritten', 'hole_opened')",
+        params![path, hash, declaration, format!("{REJECTED}{headline}")],
+    )?;
+    Ok(())
+}
+
+/// Inserts one event (none for an event of no kind); `at` is when it happened, if not now.
+pub(super) fn insert_event(
+    tx: &rusqlite::Transaction,
+    e: &Event,
+    at: Option<&str>,
+) -> rusqlite::Result<()> {
+    let Some(kind) = e.kind else { return Ok(()) };
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO session_events (session_id, file, declaration, event, statement,
+            proof, tactics, lemmas, technique, holes, content_hash, detail, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, COALESCE(?13, datetime('now')))",
+    )?;
+    stmt.execute(params![
+        e.session_id,
+        e.file,
+        e.declaration,
+        kind.as_str(),
+        e.statement,
+        e.proof.as_deref().map(|p| bounded(p, MAX_PROOF_BYTES)),
+        joined(&e.tactics),
+        joined(&e.lemmas),
+        e.technique,
+        e.holes as i64,
+        e.content_hash,
+        e.detail,
+        at,
+    ])?;
+    Ok(())
+}
+
 fn joined(items: &[String]) -> Option<String> {
     (!items.is_empty()).then(|| items.join(","))
 }
@@ -619,7 +638,7 @@ fn split(s: Option<String>) -> Vec<String> {
 }
 
 /// At most `max` bytes of `s`, cut at a character boundary.
-fn bounded(s: &str, max: usize) -> &str {
+pub(super) fn bounded(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }

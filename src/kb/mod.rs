@@ -31,6 +31,7 @@ mod record;
 pub mod report;
 mod schema;
 pub mod search;
+mod spool;
 mod status;
 /// The SQL helpers live below both `kb` and `tracking` (crate::sql); re-exported for `kb`'s modules.
 pub use crate::sql;
@@ -62,7 +63,7 @@ pub use model::{
     Variant,
 };
 pub use paths::{
-    data_dir, data_dir_in, how_to_create, init_knowledge_db, init_knowledge_db_in,
+    data_dir, data_dir_in, how_to_create, init_knowledge_db, init_knowledge_db_in, keep_out_of_git,
     legacy_knowledge_dbs, legacy_knowledge_dbs_in, project_dir, resolve_knowledge_db,
     resolve_knowledge_db_in, resolve_tracking_db, resolve_tracking_db_in, user_knowledge_db,
     user_knowledge_db_in, Reason, Resolved,
@@ -76,6 +77,7 @@ pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
 pub use report::{Report, ReportOptions};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
+pub use spool::{spool_events, spool_path, spool_rejected, Rejected, MAX_SPOOL_BYTES};
 pub use status::{standing, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN, SKETCH_MAIN, SKETCH_ONLY};
 pub use write::{content_hash, FactCounts, FileItem, FileOutcome, FileStatus, KnownSource};
 

@@ -58,6 +58,25 @@ impl std::fmt::Display for Reason {
 pub const PROJECT_KB: &str = ".math-forge/knowledge.db";
 /// The directory that marks a project knowledge base.
 pub const PROJECT_KB_DIR: &str = ".math-forge";
+
+/// Writes `.math-forge/.gitignore` (`*`) beside a project knowledge base that has none: the
+/// database, its WAL files and the journal's spool are generated and local, and a `git add .`
+/// must not commit them. Best effort; other folders are left alone.
+pub fn keep_out_of_git(knowledge_db: &Path) {
+    let Some(dir) = knowledge_db
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == PROJECT_KB_DIR))
+    else {
+        return;
+    };
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        let _ = std::fs::write(
+            &ignore,
+            "# math-forge's knowledge base (mk init): generated and local, never committed\n*\n",
+        );
+    }
+}
 /// `submissions/tracking.db`, relative to a project directory.
 pub const PROJECT_TRACKING: &str = "submissions/tracking.db";
 

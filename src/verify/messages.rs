@@ -97,22 +97,43 @@ fn severity_word(s: &str) -> Option<(Level, &str)> {
 /// Parses a header line, or returns `None` for a continuation line.
 fn header(line: &str) -> Option<LeanMessage> {
     if let Some((severity, text)) = severity_word(line) {
+        // `lake build` puts the severity first: `error: FILE:LINE:COL: TEXT`.
+        let (file, row, col, text) = match position(text, |_| true) {
+            Some((file, row, col, rest)) => {
+                (Some(file.to_string()), Some(row), Some(col + 1), rest)
+            }
+            None => (None, None, None, text),
+        };
         return Some(LeanMessage {
             severity,
-            file: None,
-            line: None,
-            column: None,
+            file,
+            line: row,
+            column: col,
             message: text.to_string(),
         });
     }
-    // `FILE:LINE:COL: SEVERITY: TEXT`; FILE may itself contain colons, so try each `: `.
+    // `FILE:LINE:COL: SEVERITY: TEXT`.
+    let (file, row, col, rest) = position(line, |rest| severity_word(rest).is_some())?;
+    let (severity, text) = severity_word(rest)?;
+    Some(LeanMessage {
+        severity,
+        file: Some(file.to_string()),
+        line: Some(row),
+        column: Some(col + 1),
+        message: text.to_string(),
+    })
+}
+
+/// `FILE:LINE:COL: REST` with `accept(REST)`: (FILE, LINE, 0-based COL, REST). FILE may itself
+/// contain colons, so each `: ` is tried in turn.
+fn position(
+    line: &str,
+    mut accept: impl FnMut(&str) -> bool,
+) -> Option<(&str, usize, usize, &str)> {
     let mut search = 0;
     while let Some(found) = line[search..].find(": ") {
         let at = search + found;
         search = at + 2;
-        let Some((severity, text)) = severity_word(&line[at + 2..]) else {
-            continue;
-        };
         let mut parts = line[..at].rsplitn(3, ':');
         let (Some(col), Some(row), Some(file)) = (parts.next(), parts.next(), parts.next()) else {
             continue;
@@ -120,13 +141,10 @@ fn header(line: &str) -> Option<LeanMessage> {
         let (Ok(col), Ok(row)) = (col.parse::<usize>(), row.parse::<usize>()) else {
             continue;
         };
-        return Some(LeanMessage {
-            severity,
-            file: Some(file.to_string()),
-            line: Some(row),
-            column: Some(col + 1),
-            message: text.to_string(),
-        });
+        if file.is_empty() || !accept(&line[at + 2..]) {
+            continue;
+        }
+        return Some((file, row, col, &line[at + 2..]));
     }
     None
 }
@@ -165,6 +183,30 @@ x : ℕ
         assert_eq!(m[0].message, "unknown package 'Mathlib'");
         assert_eq!(m[1].file.as_deref(), Some("C:\\x:y.lean"));
         assert_eq!((m[1].severity, m[1].column), (Level::Info, Some(5)));
+    }
+
+    /// `lake build` prints Lean's messages with the severity first.
+    #[test]
+    fn lake_build_messages_carry_their_position() {
+        let out = "\
+✖ [7/9] Building Proofs (1.2s)
+trace: .> LEAN_PATH=./.lake/build/lib lean ./././Proofs.lean -R ./././. -o x.olean
+error: ./././Proofs.lean:5:2: unknown identifier 'foo'
+warning: ./././Proofs.lean:9:8: declaration uses 'sorry'
+error: Lean exited with code 1
+Some required builds logged failures:
+- Proofs
+error: build failed
+";
+        let m = parse(out);
+        assert_eq!(m.len(), 4, "{m:?}");
+        assert_eq!(m[0].file.as_deref(), Some("./././Proofs.lean"));
+        assert_eq!((m[0].line, m[0].column), (Some(5), Some(3)));
+        assert_eq!(m[0].message, "unknown identifier 'foo'");
+        assert!(m[1].is_sorry_warning());
+        assert_eq!(m[1].line, Some(9));
+        assert_eq!((m[2].file.as_deref(), m[2].line), (None, None));
+        assert_eq!(m[2].headline(), "Lean exited with code 1");
     }
 
     #[test]

@@ -19,6 +19,7 @@
 
 pub mod lake;
 pub mod messages;
+pub mod rejected;
 pub mod spec;
 pub mod variables;
 

@@ -82,6 +82,10 @@ pub(super) const HOOK_SESSION_END: &str = "\
 Example:
   echo '{\"session_id\":\"s1\",\"hook_event_name\":\"SessionEnd\",\"cwd\":\".\"}' | mf hook session-end";
 
+pub(super) const HOOK_LEAN_OUTPUT: &str = "\
+Example:
+  echo '{\"session_id\":\"s1\",\"hook_event_name\":\"PostToolUseFailure\",\"tool_name\":\"Bash\",\"cwd\":\".\",\"error\":\"Proofs.lean:5:2: error: unsolved goals\"}' | mf hook lean-output";
+
 pub(super) const HOOK_SUBAGENT_START: &str = "\
 Example:
   echo '{\"session_id\":\"s1\",\"hook_event_name\":\"SubagentStart\"}' | mf hook subagent-start";

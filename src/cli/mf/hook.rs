@@ -1,4 +1,5 @@
-//! `mf hook session-start | pre-tool-use | post-tool-use | stop | session-end | subagent-start`: Claude Code
+//! `mf hook session-start | pre-tool-use | post-tool-use | stop | session-end | subagent-start |
+//! lean-output`: Claude Code
 //! hooks.
 //!
 //! Reads the hook's JSON on stdin, prints the hook's JSON on stdout and short notes on
@@ -39,6 +40,9 @@ enum HookCommand {
     /// SessionEnd: capture the session's journal into knowledge.db facts (no output)
     #[command(after_help = super::examples::HOOK_SESSION_END)]
     SessionEnd(Databases),
+    /// PostToolUse/PostToolUseFailure on Bash: Lean's errors from `lake build` or `lake env lean` mark the session's attempts they lie in as rejected
+    #[command(after_help = super::examples::HOOK_LEAN_OUTPUT)]
+    LeanOutput(Databases),
     /// SubagentStart: KB facts relevant to the subagent's task as context (not wired by the plugin: the payload has no task text)
     #[command(after_help = super::examples::HOOK_SUBAGENT_START)]
     SubagentStart(Databases),
@@ -55,13 +59,14 @@ struct Databases {
 }
 
 /// The hook names, as the command line spells them.
-const NAMES: [&str; 6] = [
+const NAMES: [&str; 7] = [
     "session-start",
     "pre-tool-use",
     "post-tool-use",
     "stop",
     "session-end",
     "subagent-start",
+    "lean-output",
 ];
 
 impl HookArgs {
@@ -74,6 +79,7 @@ impl HookArgs {
             HookCommand::Stop(d) => (NAMES[3], d),
             HookCommand::SessionEnd(d) => (NAMES[4], d),
             HookCommand::SubagentStart(d) => (NAMES[5], d),
+            HookCommand::LeanOutput(d) => (NAMES[6], d),
         }
     }
 }
@@ -101,7 +107,8 @@ pub fn plain(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<HookA
         2 => HookCommand::PostToolUse(dbs),
         3 => HookCommand::Stop(dbs),
         4 => HookCommand::SessionEnd(dbs),
-        _ => HookCommand::SubagentStart(dbs),
+        5 => HookCommand::SubagentStart(dbs),
+        _ => HookCommand::LeanOutput(dbs),
     };
     Some(HookArgs { command })
 }
@@ -120,6 +127,7 @@ pub fn run(args: HookArgs) -> Result<ExitCode> {
                 "post-tool-use" => hook::post_tool_use(&input, &env),
                 "stop" => hook::stop(&input, &env),
                 "session-end" => hook::session_end(&input, &env),
+                "lean-output" => hook::lean_output(&input, &env),
                 _ => hook::subagent_start(&input, &env),
             }
         }),

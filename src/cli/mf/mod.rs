@@ -88,7 +88,7 @@ enum Command {
     /// Compare two versions of a file declaration by declaration
     #[command(after_help = examples::DIFF)]
     Diff(diff::DiffArgs),
-    /// Claude Code hooks the plugin runs: session-start, pre-tool-use, post-tool-use, stop, session-end
+    /// Claude Code hooks the plugin runs: session-start, pre-tool-use, post-tool-use, lean-output, stop, session-end
     #[command(after_help = examples::HOOK)]
     Hook(hook::HookArgs),
     /// Serve the knowledge base and the proof cursor as MCP tools over stdio

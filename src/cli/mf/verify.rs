@@ -125,6 +125,8 @@ fn remember_verdict(path: &str, hash: &str, text: &str, report: &Report) {
         Vec::new()
     };
     if let Err(e) = crate::kb::Kb::open_existing(&db).and_then(|mut kb| {
+        // The attempts an edit hook had to spool are the ones this verdict may be about.
+        let _ = kb.replay_spool();
         kb.record_verification(path, hash, verdict)?;
         kb.mark_rejected(path, hash, &rejected)
     }) {
@@ -135,31 +137,13 @@ fn remember_verdict(path: &str, hash: &str, text: &str, report: &Report) {
 /// The declarations Lean's errors point into (full name, the error's first line): an error
 /// without a line, or outside every declaration, is attributed to none.
 fn rejected_declarations(path: &str, text: &str, report: &Report) -> Vec<(String, String)> {
-    let lines: Vec<(usize, &str)> = report
+    let errors: Vec<(usize, String)> = report
         .reasons
         .iter()
         .filter(|r| r.check == verify::Check::LeanError)
-        .filter_map(|r| Some((r.line?, r.message.lines().next().unwrap_or(""))))
+        .filter_map(|r| Some((r.line?, r.message.lines().next().unwrap_or("").to_string())))
         .collect();
-    if lines.is_empty() {
-        return Vec::new();
-    }
-    let parsed = crate::lean::ParsedFile::parse(text.to_string());
-    let outline = crate::lean::Outline::of(path, &parsed);
-    let mut out: Vec<(String, String)> = Vec::new();
-    for (line, headline) in lines {
-        let inside = outline
-            .declarations
-            .iter()
-            .filter(|d| !d.full_name.is_empty() && d.line <= line && line <= d.end_line)
-            .max_by_key(|d| d.line);
-        if let Some(d) = inside {
-            if !out.iter().any(|(n, _)| *n == d.full_name) {
-                out.push((d.full_name.clone(), headline.to_string()));
-            }
-        }
-    }
-    out
+    verify::rejected::declarations_with_errors(path, text, &errors)
 }
 
 fn write_human(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
