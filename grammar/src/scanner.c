@@ -806,11 +806,17 @@ static inline bool ends_term(int32_t c) {
 }
 
 /* The lexer stands right after an operator or a `,`: whether the line ends there (only blanks
- * follow). If so, `*matters` tells whether the next line is one whose start the line break
+ * and a line comment follow). If so, `*matters` tells whether the next line is one whose start the line break
  * decides (see `EOL_OP`): one that starts with `#`, or at column 0 outside every block (not a
  * block comment). Only then is the line break remembered, so that it costs a token seldom. */
 static bool note_op_eol(Scanner *s, TSLexer *lx, bool *matters) {
   while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
+  /* a line comment is whitespace to Lean (`=> -- the norm` / `x`) */
+  if (lx->lookahead == '-') {
+    adv(lx);
+    if (lx->lookahead != '-') return false;
+    while (!at_end(lx) && lx->lookahead != '\n') adv(lx);
+  }
   if (!at_end(lx) && lx->lookahead != '\n' && lx->lookahead != '\r') return false;
   unsigned indent = 0;
   while (is_space(lx->lookahead)) {
