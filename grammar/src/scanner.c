@@ -1467,12 +1467,13 @@ static bool scan_token(Scanner *s, TSLexer *lx, const bool *valid) {
     }
     /* a line break the state remembers (see `eol`), or a `let` line of a command's term: here
      * they decide nothing but the state past the line break (a zero-width `_op_eol` after it) */
-    if (line_break && !recovery && valid[OP_EOL]) {
-      bool top = s->len == 0 && s->overflow == 0;
-      int32_t c0 = lx->lookahead;
+    bool top = s->len == 0 && s->overflow == 0;
+    int32_t c0 = lx->lookahead;
+    bool word = top && ind > 0 && (c0 == 'l' || c0 == 'h');
+    if (line_break && (s->eol != 0 || word) && !recovery && valid[OP_EOL]) {
       bool let_line = false;
       lx->mark_end(lx);
-      if (top && ind > 0 && (c0 == 'l' || c0 == 'h')) {
+      if (word) {
         char w[8];
         unsigned n = read_word(lx, w, sizeof(w));
         let_line = n < sizeof(w) && word_in(w, BODY_WORDS);
@@ -1489,7 +1490,7 @@ static bool scan_token(Scanner *s, TSLexer *lx, const bool *valid) {
         return true;
       }
       /* (a word: nothing below decides anything at it) */
-      if (c0 == 'l' || c0 == 'h') return false;
+      if (word) return false;
     }
     if (valid[PIPE_CHECK]) {
       /* after `e |>.f a b`: a binary operator (see `binary_symbol`) */

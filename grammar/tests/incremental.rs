@@ -171,7 +171,7 @@ fn chained_edits_reparse_like_fresh_parses() {
         let mut at = 7usize;
         for step in 0..60 {
             at = (at * 31 + 17) % (text.len() + 1);
-            while at > 0 && !std::str::from_utf8(&text[..at]).is_ok() {
+            while at > 0 && std::str::from_utf8(&text[..at]).is_err() {
                 at -= 1;
             }
             let (del, ins): (usize, &[u8]) = match step % 4 {
