@@ -20,6 +20,7 @@
 #include "tree_sitter/parser.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,15 @@ typedef struct {
   uint16_t last;
   /* how many bracket notations (`⁅`, `⟦`, `⌊`, …) are open */
   uint8_t notation_depth;
+  /* What the next line break goes on with (EOL_* bits), serialized: a line that ended with an
+   * operator or a `,`, or a term-level `let` / `have` line waiting for its body. It is set by
+   * the token before the line break (the zero-width `_op_eol` or the `,`) and consumed by the
+   * scans at the start of the next line, which always leave a token that clears it (see
+   * `scan`), so no later line sees it. Kept in the state (not beside it) because tree-sitter
+   * may restore any serialized state when it reparses an edited tree. */
+  uint8_t eol;
+  /* the column of the `let` / `have` line (EOL_LET), at most 255 */
+  uint8_t eol_col;
   /* Not serialized: whether the runtime's byte column (see `column_here`) has been checked
    * against a line's indentation: 0 not yet, 1 agrees, -1 disagreed (never used again). */
   int8_t byte_column;
@@ -97,15 +107,6 @@ typedef struct {
   /* Not serialized: the search that made the range ran out of budget (rather than reaching
    * the end of the line, a closing bracket or a comment). */
   bool then_free_budget;
-  /* What the next line break goes on with (EOL_* bits), serialized: a line that ended with an
-   * operator or a `,`, or a term-level `let` / `have` line waiting for its body. It is set by
-   * the token before the line break (the zero-width `_op_eol` or the `,`) and consumed by the
-   * scans at the start of the next line, which always leave a token that clears it (see
-   * `scan`), so no later line sees it. Kept in the state (not beside it) because tree-sitter
-   * may restore any serialized state when it reparses an edited tree. */
-  uint8_t eol;
-  /* the column of the `let` / `have` line (EOL_LET), at most 255 */
-  uint8_t eol_col;
   /* Not serialized, per scan (see `scan`): this scan is at the start of the line that `eol`
    * speaks of (1, 3 in error recovery), and whether it set `eol` itself. */
   uint8_t eol_scan;
@@ -214,6 +215,7 @@ static inline void append(Scanner *s, uint32_t entry, unsigned count) {
 static inline void push(Scanner *s, uint32_t col) {
   /* a block opens: a `let` line's body is looked for inside it, by layout (see `EOL_LET`) */
   s->eol &= (uint8_t)~EOL_LET;
+  s->eol_col = 0;
   if (s->len < MAX_DEPTH) {
     append(s, col, 1);
   } else {
@@ -832,6 +834,7 @@ static bool note_op_eol(Scanner *s, TSLexer *lx, bool *matters) {
 /* Remembers the line break after an operator or `,` (see `EOL_OP`). */
 static void set_op_eol(Scanner *s) {
   s->eol = (uint8_t)(EOL_OP | (s->len == 0 && s->overflow == 0 ? EOL_TOP : 0));
+  s->eol_col = 0;
   s->eol_set = true;
 }
 
@@ -1454,23 +1457,19 @@ static bool scan_token(Scanner *s, TSLexer *lx, const bool *valid) {
       !valid[BAR] &&
       !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE] && !valid[COMMAND_START] &&
       !valid[COMMAND_END] && !valid[TACTIC_START] && !valid[WHERE_START]) {
-    bool line_break = false;
-    unsigned ind = 0;
-    while (is_space(lx->lookahead)) {
-      if (lx->lookahead == '\n') {
-        line_break = true;
-        ind = 0;
-      } else if (lx->lookahead == ' ' || lx->lookahead == '\t') {
-        ind++;
-      }
-      skp(lx);
-    }
+    uint32_t row = runtime_position(lx)->row;
+    while (is_space(lx->lookahead)) skp(lx);
     /* a line break the state remembers (see `eol`), or a `let` line of a command's term: here
-     * they decide nothing but the state past the line break (a zero-width `_op_eol` after it) */
-    bool top = s->len == 0 && s->overflow == 0;
+     * they decide nothing but the state past the line break (a zero-width `_op_eol` after it).
+     * (The runtime's row and byte column tell the line break and the indentation, once the
+     * byte column has been checked: see `column_here`.) */
     int32_t c0 = lx->lookahead;
-    bool word = top && ind > 0 && (c0 == 'l' || c0 == 'h');
-    if (line_break && (s->eol != 0 || word) && !recovery && valid[OP_EOL]) {
+    bool word = (c0 == 'l' || c0 == 'h') && s->len == 0 && s->overflow == 0;
+    if ((s->eol != 0 || word) && s->byte_column > 0 && runtime_position(lx)->row != row &&
+        !recovery && valid[OP_EOL]) {
+      unsigned ind = runtime_position(lx)->column;
+      word = word && ind > 0;
+      bool top = s->len == 0 && s->overflow == 0;
       bool let_line = false;
       lx->mark_end(lx);
       if (word) {
@@ -2333,7 +2332,7 @@ static bool scan_token(Scanner *s, TSLexer *lx, const bool *valid) {
     if (note_op_eol(s, lx, &matters) && matters) {
       set_op_eol(s);
     } else {
-      s->eol = 0;
+      s->eol = s->eol_col = 0;
       s->eol_set = true;
     }
     return emit(s, lx, COMMA);
@@ -2377,28 +2376,31 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     lx->result_symbol = OP_EOL;
     return true;
   }
+  /* (nothing remembered: no scan at a line start it speaks of, and `scan_token` sets what it
+   * remembers itself) */
+  if (s->eol == 0) return scan_token(s, lx, valid);
   s->eol_scan = 0;
   s->eol_set = false;
   s->let_line = 0;
   bool r = scan_token(s, lx, valid);
   /* (a command starts: nothing of the one before goes on) */
   if (r && lx->result_symbol == COMMAND_START) {
-    s->eol = 0;
+    s->eol = s->eol_col = 0;
     return r;
   }
   if (s->eol_set || s->eol_scan == 0) return r;
   if (s->eol_scan == 3) {
-    s->eol = 0;
+    s->eol = s->eol_col = 0;
     return r;
   }
   if (!r) {
     /* (a `let` line keeps the `let`, at its own column, past the line break) */
     s->eol = s->let_line ? EOL_CONSUME | EOL_LET : EOL_CONSUME;
-    if (s->let_line) s->eol_col = s->let_line;
+    s->eol_col = s->let_line;
     lx->result_symbol = OP_EOL;
     return true;
   }
-  if (!zero_width_at_start((int32_t)lx->result_symbol)) s->eol = 0;
+  if (!zero_width_at_start((int32_t)lx->result_symbol)) s->eol = s->eol_col = 0;
   return r;
 }
 
@@ -2421,13 +2423,17 @@ _Static_assert(STATE_HEADER + sizeof(Run) * MAX_DEPTH <= TREE_SITTER_SERIALIZATI
                "the deepest state fits the buffer");
 _Static_assert(MAX_DEPTH <= (1u << (32 - RUN_SHIFT)), "a run's length fits its bits");
 
+/* (the header's fields are kept in this order, one after the other, so that they are copied
+ * in and out as one block) */
+_Static_assert(offsetof(Scanner, last) == offsetof(Scanner, overflow) + 2 &&
+                   offsetof(Scanner, notation_depth) == offsetof(Scanner, overflow) + 4 &&
+                   offsetof(Scanner, eol) == offsetof(Scanner, overflow) + 5 &&
+                   offsetof(Scanner, eol_col) == offsetof(Scanner, overflow) + 6,
+               "the state's header is contiguous");
+
 unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer) {
   Scanner *s = (Scanner *)payload;
-  memcpy(buffer, &s->overflow, sizeof(uint16_t));
-  memcpy(buffer + sizeof(uint16_t), &s->last, sizeof(uint16_t));
-  buffer[2 * sizeof(uint16_t)] = (char)s->notation_depth;
-  buffer[2 * sizeof(uint16_t) + 1] = (char)s->eol;
-  buffer[2 * sizeof(uint16_t) + 2] = (char)(s->eol & EOL_LET ? s->eol_col : 0);
+  memcpy(buffer, &s->overflow, STATE_HEADER);
   /* `append` merges equal neighbours, so the runs are already maximal: equal stacks give
    * equal bytes (tree-sitter compares states by their bytes). */
   memcpy(buffer + STATE_HEADER, s->runs, s->nruns * sizeof(Run));
@@ -2451,11 +2457,7 @@ void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *bu
     }
     return;
   }
-  memcpy(&s->overflow, buffer, sizeof(uint16_t));
-  memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
-  s->notation_depth = (uint8_t)buffer[2 * sizeof(uint16_t)];
-  s->eol = (uint8_t)buffer[2 * sizeof(uint16_t) + 1];
-  s->eol_col = (uint8_t)buffer[2 * sizeof(uint16_t) + 2];
+  memcpy(&s->overflow, buffer, STATE_HEADER);
   unsigned n = (length - STATE_HEADER) / sizeof(Run);
   if (n > MAX_DEPTH) n = MAX_DEPTH;
   memcpy(s->runs, buffer + STATE_HEADER, n * sizeof(Run));
