@@ -2377,12 +2377,15 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return true;
   }
   /* (nothing remembered: no scan at a line start it speaks of, and `scan_token` sets what it
-   * remembers itself) */
-  if (s->eol == 0) return scan_token(s, lx, valid);
-  s->eol_scan = 0;
-  s->eol_set = false;
-  s->let_line = 0;
+   * remembers itself; one call of `scan_token`, which the compiler then puts in line) */
+  bool remembered = s->eol != 0;
+  if (remembered) {
+    s->eol_scan = 0;
+    s->eol_set = false;
+    s->let_line = 0;
+  }
   bool r = scan_token(s, lx, valid);
+  if (!remembered) return r;
   /* (a command starts: nothing of the one before goes on) */
   if (r && lx->result_symbol == COMMAND_START) {
     s->eol = s->eol_col = 0;
