@@ -20,6 +20,7 @@
 #include "tree_sitter/parser.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,15 @@ typedef struct {
   uint16_t last;
   /* how many bracket notations (`⁅`, `⟦`, `⌊`, …) are open */
   uint8_t notation_depth;
+  /* What the next line break goes on with (EOL_* bits), serialized: a line that ended with an
+   * operator or a `,`, or a term-level `let` / `have` line waiting for its body. It is set by
+   * the token before the line break (the zero-width `_op_eol` or the `,`) and consumed by the
+   * scans at the start of the next line, which always leave a token that clears it (see
+   * `scan`), so no later line sees it. Kept in the state (not beside it) because tree-sitter
+   * may restore any serialized state when it reparses an edited tree. */
+  uint8_t eol;
+  /* the column of the `let` / `have` line (EOL_LET), at most 255 */
+  uint8_t eol_col;
   /* Not serialized: whether the runtime's byte column (see `column_here`) has been checked
    * against a line's indentation: 0 not yet, 1 agrees, -1 disagreed (never used again). */
   int8_t byte_column;
@@ -97,18 +107,27 @@ typedef struct {
   /* Not serialized: the search that made the range ran out of budget (rather than reaching
    * the end of the line, a closing bracket or a comment). */
   bool then_free_budget;
-  /* Not serialized: the byte offset right after the last operator (or `,`) seen ending its
-   * line, 0: none. A scan that starts there comes right after that token, so a `#word` at the
-   * start of the next line goes on with the term (see `after_op_eol`). The offset is a fact
-   * about the text, not the parse, so a cache is enough; it is dropped when a scan starts
-   * before it (a new parse, or a parse stack behind another), which at worst makes the
-   * `#word` a command, as without it. */
-  uint32_t op_eol_end;
-  /* Not serialized: no layout block was open where `op_eol_end` was noted. Only then does a
-   * column-0 line go on with the term: a block's operator at the end of a line may be no
-   * binary one (`simp at h ⊢`, `simp at *`), and column 0 closes every block anyway. */
-  bool op_eol_top;
+  /* Not serialized, per scan (see `scan`): this scan is at the start of the line that `eol`
+   * speaks of (1, 3 in error recovery), and whether it set `eol` itself. */
+  uint8_t eol_scan;
+  bool eol_set;
+  /* Not serialized, per scan: the scan is at a `let` line of this column (0: none) */
+  uint8_t let_line;
 } Scanner;
+
+/* `eol`: the line above ended with an operator or a `,` (Lean's binary operators take their
+ * right operand at any column: a `#word` or a column-0 line goes on with the term) */
+#define EOL_OP 1u
+/* … and no layout block was open there: only then does a column-0 line go on with the term
+ * (a block's operator at the end of a line may be no binary one, `simp at h ⊢`, and column 0
+ * closes every block anyway) */
+#define EOL_TOP 2u
+/* a line of a command's term (no block open) started with `let` / `have` at column
+ * `eol_col`: Lean's `let` takes its body after the value at any column left of its own (the
+ * value's arguments must be right of it), a column-0 one too (`  let x := v` / `x * 2`) */
+#define EOL_LET 4u
+/* the scans at the start of the line are done: the next one moves past the line break */
+#define EOL_CONSUME 8u
 
 
 static inline void adv(TSLexer *lx) { lx->advance(lx, false); }
@@ -194,6 +213,9 @@ static inline void append(Scanner *s, uint32_t entry, unsigned count) {
 }
 
 static inline void push(Scanner *s, uint32_t col) {
+  /* a block opens: a `let` line's body is looked for inside it, by layout (see `EOL_LET`) */
+  s->eol &= (uint8_t)~EOL_LET;
+  s->eol_col = 0;
   if (s->len < MAX_DEPTH) {
     append(s, col, 1);
   } else {
@@ -327,6 +349,16 @@ static const char *const TACTIC_WORDS[] = {
 /* Tactic words that also start a term (Lean's `have`, `show`, `suffices`, `calc` terms). */
 static const char *const TERM_WORDS[] = {"calc", "have", "haveI", "show", "suffices"};
 #define TERM_WORDS_LEN (sizeof(TERM_WORDS) / sizeof(TERM_WORDS[0]))
+
+/* Lean's `#word` command keywords (core, Batteries, Mathlib): a token of Lean's, so no term
+ * takes one and it starts a command also in the middle of a line (`#check a #check b`). A
+ * project's own `#word` is a command only at a line start (it may be a term's notation). */
+static const char *const HASH_COMMAND_WORDS[] = {
+  "check", "check_failure", "conv", "eval", "exit", "explode", "find", "find_home",
+  "guard", "guard_expr", "guard_msgs", "help", "html", "lint", "norm_num", "print",
+  "reduce", "simp", "synth", "time", "version", "where", "widget",
+};
+#define HASH_COMMAND_WORDS_LEN (sizeof(HASH_COMMAND_WORDS) / sizeof(HASH_COMMAND_WORDS[0]))
 
 /* Words that start a term whose body follows on the next line (Lean's `optSemicolon`). */
 static const char *const BODY_WORDS[] = {"have", "haveI", "let", "letI", "suffices"};
@@ -776,17 +808,34 @@ static inline bool ends_term(int32_t c) {
 }
 
 /* The lexer stands right after an operator or a `,`: whether the line ends there (only blanks
- * follow); if so and `operand` (the token waits for an operand), remembers where the token
- * ended (see `op_eol_end`). */
-static bool note_op_eol(Scanner *s, TSLexer *lx, bool operand) {
-  uint32_t end = runtime_position(lx)->bytes;
+ * and a line comment follow). If so, `*matters` tells whether the next line is one whose start the line break
+ * decides (see `EOL_OP`): one that starts with `#`, or at column 0 outside every block (not a
+ * block comment). Only then is the line break remembered, so that it costs a token seldom. */
+static bool note_op_eol(Scanner *s, TSLexer *lx, bool *matters) {
   while (lx->lookahead == ' ' || lx->lookahead == '\t') adv(lx);
-  if (!at_end(lx) && lx->lookahead != '\n' && lx->lookahead != '\r') return false;
-  if (operand) {
-    s->op_eol_end = end;
-    s->op_eol_top = s->len == 0 && s->overflow == 0;
+  /* a line comment is whitespace to Lean (`=> -- the norm` / `x`) */
+  if (lx->lookahead == '-') {
+    adv(lx);
+    if (lx->lookahead != '-') return false;
+    while (!at_end(lx) && lx->lookahead != '\n') adv(lx);
   }
+  if (!at_end(lx) && lx->lookahead != '\n' && lx->lookahead != '\r') return false;
+  unsigned indent = 0;
+  while (is_space(lx->lookahead)) {
+    if (lx->lookahead == '\n') indent = 0;
+    else if (lx->lookahead != '\r') indent++;
+    adv(lx);
+  }
+  bool top = s->len == 0 && s->overflow == 0;
+  *matters = !at_end(lx) && (lx->lookahead == '#' || (indent == 0 && top && lx->lookahead != '/'));
   return true;
+}
+
+/* Remembers the line break after an operator or `,` (see `EOL_OP`). */
+static void set_op_eol(Scanner *s) {
+  s->eol = (uint8_t)(EOL_OP | (s->len == 0 && s->overflow == 0 ? EOL_TOP : 0));
+  s->eol_col = 0;
+  s->eol_set = true;
 }
 
 static inline bool emit(Scanner *s, TSLexer *lx, enum TokenType t) {
@@ -1350,7 +1399,7 @@ static inline bool inert_mid_line(int32_t c, bool ws, bool has, const bool *vali
   return true;
 }
 
-static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
+static bool scan_token(Scanner *s, TSLexer *lx, const bool *valid) {
   bool recovery = valid[ERROR_SENTINEL];
 
   /* right after a `calc` step's `:=`: mark the first step's block (see `PROOF_FLAG`) */
@@ -1408,7 +1457,40 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       !valid[BAR] &&
       !valid[ABS_BAR] && !valid[THEN] && !valid[ELSE] && !valid[COMMAND_START] &&
       !valid[COMMAND_END] && !valid[TACTIC_START] && !valid[WHERE_START]) {
+    uint32_t row = runtime_position(lx)->row;
     while (is_space(lx->lookahead)) skp(lx);
+    /* a line break the state remembers (see `eol`), or a `let` line of a command's term: here
+     * they decide nothing but the state past the line break (a zero-width `_op_eol` after it).
+     * (The runtime's row and byte column tell the line break and the indentation, once the
+     * byte column has been checked: see `column_here`.) */
+    int32_t c0 = lx->lookahead;
+    bool word = (c0 == 'l' || c0 == 'h') && s->len == 0 && s->overflow == 0;
+    if ((s->eol != 0 || word) && s->byte_column > 0 && runtime_position(lx)->row != row &&
+        !recovery && valid[OP_EOL]) {
+      unsigned ind = runtime_position(lx)->column;
+      word = word && ind > 0;
+      bool top = s->len == 0 && s->overflow == 0;
+      bool let_line = false;
+      lx->mark_end(lx);
+      if (word) {
+        char w[8];
+        unsigned n = read_word(lx, w, sizeof(w));
+        let_line = n < sizeof(w) && word_in(w, BODY_WORDS);
+      }
+      uint8_t col = ind > 255 ? 255 : (uint8_t)ind;
+      bool body_line = (s->eol & EOL_LET) && top && ind <= s->eol_col;
+      uint8_t next = let_line ? EOL_LET : body_line ? 0 : (uint8_t)(s->eol & EOL_LET);
+      uint8_t next_col = let_line ? col : next ? s->eol_col : 0;
+      if (next != s->eol || next_col != s->eol_col) {
+        s->eol = next;
+        s->eol_col = next_col;
+        s->eol_set = true;
+        lx->result_symbol = OP_EOL;
+        return true;
+      }
+      /* (a word: nothing below decides anything at it) */
+      if (word) return false;
+    }
     if (valid[PIPE_CHECK]) {
       /* after `e |>.f a b`: a binary operator (see `binary_symbol`) */
       int32_t c0 = lx->lookahead;
@@ -1458,12 +1540,6 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   /* Layout tokens are zero-width and sit before the whitespace, so that the
    * next scan sees the same line break again. */
   lx->mark_end(lx);
-  /* (see `op_eol_end`) */
-  uint32_t scan_start = runtime_position(lx)->bytes;
-  if (scan_start < s->op_eol_end) s->op_eol_end = 0;
-  bool after_op_eol = s->op_eol_end != 0 && scan_start == s->op_eol_end;
-  /* (at column 0 only after an operator outside every block: see `op_eol_top`) */
-  bool after_op_eol_top = after_op_eol && s->op_eol_top;
 
   /* ---- skip whitespace, tracking line starts and indentation ---- */
   bool nl = false, ws = false, ascii_indent = true;
@@ -1491,6 +1567,13 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   }
   if (s->byte_column == 0) check_byte_column(s, lx, nl && ascii_indent, indent);
   bool at_eof = at_end(lx);
+  /* (see `EOL_OP`, `EOL_LET`: this is the start of the line the line break above spoke of) */
+  bool top_level = s->len == 0 && s->overflow == 0;
+  bool after_op_eol = nl && (s->eol & EOL_OP);
+  bool after_op_eol_top = after_op_eol && (s->eol & EOL_TOP);
+  bool let_body = nl && (s->eol & EOL_LET) && top_level && indent <= s->eol_col;
+  bool let_body_top = let_body && indent == 0;
+  if (after_op_eol || let_body) s->eol_scan = recovery ? 3 : 1;
 
   if (recovery) {
     bool has_r = s->len > 0 || s->overflow > 0;
@@ -1756,7 +1839,9 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       adv(lx);
       if (lx->lookahead == ' ' || lx->lookahead == '\n') tactic_start = true;
     }
-  } else if (is_ascii_word_start(c) && nl && (v_start || has || v_cstart || v_cend || indent == 0)) {
+  } else if (is_ascii_word_start(c) && nl &&
+             (v_start || has || v_cstart || v_cend || indent == 0 ||
+              (top_level && (c == 'l' || c == 'h')))) {
     /* At a line start the whole word matters (commands, `deriving`, tactic
      * names, `then` / `else`). */
     char *w = line_word;
@@ -1771,7 +1856,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       /* After a line that ended with an operator or a `,` the term goes on (Lean's binary
        * operators take their right operand at any column: `"…" ++` / `r##"…"##` at column 0);
        * only a command keyword, which no term takes, starts a command there. */
-      if (cmd_head && after_op_eol_top &&
+      if (cmd_head && (after_op_eol_top || let_body_top) &&
           (n >= sizeof(line_word) || !word_in(w, COMMAND_WORDS)))
         cmd_head = false;
     }
@@ -1823,6 +1908,22 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   }
 
   bool is_comment = k == K_LINE_COMMENT || k == K_BLOCK_COMMENT;
+
+  /* A line of a command's term that starts with `let` / `have` (see `EOL_LET`): the zero-width
+   * `_op_eol` keeps its column in the state; the scans at this line start then take it as
+   * the line `eol` speaks of, and the state past it keeps the `let` (see `scan`). */
+  if (!recovery && nl && top_level && indent > 0 && !v_start && line_word_read &&
+      line_word_len < sizeof(line_word) && word_in(line_word, BODY_WORDS) && valid[OP_EOL]) {
+    uint8_t col = indent > 255 ? 255 : (uint8_t)indent;
+    s->let_line = col;
+    if (!let_body) {
+      s->eol = (uint8_t)((s->eol & (EOL_OP | EOL_TOP)) | EOL_LET);
+      s->eol_col = col;
+      s->eol_set = true;
+      lx->result_symbol = OP_EOL;
+      return true;
+    }
+  }
 
   /* (see `else_may_go_in`) The `else` goes to the `if` whose `then` branch it has just
    * closed when the block around that `if` is a tactic block (Lean's tactic `if` takes its
@@ -1876,6 +1977,14 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     if (v_cend && (starts || (is_comment && comment_ends)))
       return emit(s, lx, COMMAND_END);
     if (v_cstart && starts) return emit_command_start(s, lx, (uint32_t)c);
+  }
+  /* Lean's own `#word` command in the middle of a line ends the command before it (see
+   * `HASH_COMMAND_WORDS`); the lexer stands right after the `#`. */
+  if (!nl && c == '#' && cmd_start && !has && (v_cstart || v_cend) && !recovery) {
+    char w[16];
+    unsigned n = read_word(lx, w, sizeof(w));
+    if (n < sizeof(w) && word_in(w, HASH_COMMAND_WORDS))
+      return v_cend ? emit(s, lx, COMMAND_END) : emit_command_start(s, lx, (uint32_t)c);
   }
   /* An indented `#word` that starts a line where no block is open starts a command (the
    * grammar takes a `#word` command only after a command start, `… in` or at the beginning
@@ -1969,7 +2078,7 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return emit(s, lx, ERROR_SENTINEL);
 
   /* ---- operator at the end of the line (a zero-width extra in a tactic block; remembered
-   * everywhere, see `op_eol_end`) ---- */
+   * where the next line's start depends on it, see `EOL_OP`) ---- */
   /* (nothing below decides anything at such a symbol in the middle of a line; only outside
    * every block and in a tactic block, where it reads the run anyway, is it remembered) */
   if (!nl && (!has || top_tactic) && k == K_OTHER && c != '|' && c != '/' && c != '-' &&
@@ -1981,8 +2090,15 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
       end = lx->lookahead;
       adv(lx);
     }
-    if (note_op_eol(s, lx, !ends_term(end)) && op_eol) return emit(s, lx, OP_EOL);
-    return false;
+    bool matters = false;
+    if (!note_op_eol(s, lx, &matters)) return false;
+    /* (not again when the parser comes back to the operator after the mark) */
+    bool mark = matters && !ends_term(end) && valid[OP_EOL] && !(s->eol & EOL_OP);
+    if (mark) set_op_eol(s);
+    if (op_eol) s->last = OP_EOL;
+    if (!op_eol && !mark) return false;
+    lx->result_symbol = OP_EOL;
+    return true;
   }
 
   /* ---- D. decisions at the start of a line ---- */
@@ -2212,7 +2328,13 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
   if (k == K_COMMA && valid[COMMA]) {
     adv(lx);
     lx->mark_end(lx);
-    note_op_eol(s, lx, true);
+    bool matters = false;
+    if (note_op_eol(s, lx, &matters) && matters) {
+      set_op_eol(s);
+    } else {
+      s->eol = s->eol_col = 0;
+      s->eol_set = true;
+    }
     return emit(s, lx, COMMA);
   }
   if (k == K_BLOCK_COMMENT) {
@@ -2225,6 +2347,64 @@ static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
     return raw_string_rest(lx);
   }
   return false;
+}
+
+/* Tokens that sit at the start of the scan, before the line break: a scan there sees the same
+ * line start again. */
+static inline bool zero_width_at_start(int32_t t) {
+  switch (t) {
+    case LAYOUT_START: case LAYOUT_SEP: case LAYOUT_END: case COMMAND_END: case TACTIC_START:
+    case CALC_START: case CALC_STEPS_START: case ALTS_START: case WHERE_START: case OP_EOL:
+    case TRY_BLOCK: case CALC_PROOF: case COMMENT_GUARD: case TERM_PREFIX_START:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* `scan_token`, and the line break it remembers (see `eol`): the scans at the start of the
+ * line after it see it; the first that moves past the line break (a token that is not
+ * zero-width there) clears it; and where they would leave the token to the grammar's lexer,
+ * two zero-width `_op_eol` (extras) are left instead, one here, one past the line break, so
+ * that the state of the next token says nothing about this line break. */
+static bool scan(Scanner *s, TSLexer *lx, const bool *valid) {
+  if (s->eol & EOL_CONSUME) {
+    while (is_space(lx->lookahead)) skp(lx);
+    lx->mark_end(lx);
+    s->eol &= EOL_LET;
+    if (!s->eol) s->eol_col = 0;
+    lx->result_symbol = OP_EOL;
+    return true;
+  }
+  /* (nothing remembered: no scan at a line start it speaks of, and `scan_token` sets what it
+   * remembers itself; one call of `scan_token`, which the compiler then puts in line) */
+  bool remembered = s->eol != 0;
+  if (remembered) {
+    s->eol_scan = 0;
+    s->eol_set = false;
+    s->let_line = 0;
+  }
+  bool r = scan_token(s, lx, valid);
+  if (!remembered) return r;
+  /* (a command starts: nothing of the one before goes on) */
+  if (r && lx->result_symbol == COMMAND_START) {
+    s->eol = s->eol_col = 0;
+    return r;
+  }
+  if (s->eol_set || s->eol_scan == 0) return r;
+  if (s->eol_scan == 3) {
+    s->eol = s->eol_col = 0;
+    return r;
+  }
+  if (!r) {
+    /* (a `let` line keeps the `let`, at its own column, past the line break) */
+    s->eol = s->let_line ? EOL_CONSUME | EOL_LET : EOL_CONSUME;
+    s->eol_col = s->let_line;
+    lx->result_symbol = OP_EOL;
+    return true;
+  }
+  if (!zero_width_at_start((int32_t)lx->result_symbol)) s->eol = s->eol_col = 0;
+  return r;
 }
 
 void *tree_sitter_lean_external_scanner_create(void) {
@@ -2240,17 +2420,23 @@ void tree_sitter_lean_external_scanner_destroy(void *payload) { free(payload); }
  * per token). The header is followed by the runs as they are kept (see `Run`): a shallow
  * state fits in a few words, and blocks nested on one long line (whose columns are clamped to
  * COL_MASK, so their entries repeat) cost one word whatever their depth. */
-/* overflow, last, notation_depth */
-#define STATE_HEADER (2 * sizeof(uint16_t) + 1)
+/* overflow, last, notation_depth, eol, eol_col */
+#define STATE_HEADER (2 * sizeof(uint16_t) + 3)
 _Static_assert(STATE_HEADER + sizeof(Run) * MAX_DEPTH <= TREE_SITTER_SERIALIZATION_BUFFER_SIZE,
                "the deepest state fits the buffer");
 _Static_assert(MAX_DEPTH <= (1u << (32 - RUN_SHIFT)), "a run's length fits its bits");
 
+/* (the header's fields are kept in this order, one after the other, so that they are copied
+ * in and out as one block) */
+_Static_assert(offsetof(Scanner, last) == offsetof(Scanner, overflow) + 2 &&
+                   offsetof(Scanner, notation_depth) == offsetof(Scanner, overflow) + 4 &&
+                   offsetof(Scanner, eol) == offsetof(Scanner, overflow) + 5 &&
+                   offsetof(Scanner, eol_col) == offsetof(Scanner, overflow) + 6,
+               "the state's header is contiguous");
+
 unsigned tree_sitter_lean_external_scanner_serialize(void *payload, char *buffer) {
   Scanner *s = (Scanner *)payload;
-  memcpy(buffer, &s->overflow, sizeof(uint16_t));
-  memcpy(buffer + sizeof(uint16_t), &s->last, sizeof(uint16_t));
-  buffer[2 * sizeof(uint16_t)] = (char)s->notation_depth;
+  memcpy(buffer, &s->overflow, STATE_HEADER);
   /* `append` merges equal neighbours, so the runs are already maximal: equal stacks give
    * equal bytes (tree-sitter compares states by their bytes). */
   memcpy(buffer + STATE_HEADER, s->runs, s->nruns * sizeof(Run));
@@ -2266,15 +2452,15 @@ void tree_sitter_lean_external_scanner_deserialize(void *payload, const char *bu
     s->overflow = 0;
     s->last = 0xFFFF;
     s->notation_depth = 0;
+    s->eol = 0;
+    s->eol_col = 0;
     if (length == 0) { /* a new parse */
       s->jsx_failed_until = 0;
       s->then_free_from = s->then_free_to = 0;
     }
     return;
   }
-  memcpy(&s->overflow, buffer, sizeof(uint16_t));
-  memcpy(&s->last, buffer + sizeof(uint16_t), sizeof(uint16_t));
-  s->notation_depth = (uint8_t)buffer[2 * sizeof(uint16_t)];
+  memcpy(&s->overflow, buffer, STATE_HEADER);
   unsigned n = (length - STATE_HEADER) / sizeof(Run);
   if (n > MAX_DEPTH) n = MAX_DEPTH;
   memcpy(s->runs, buffer + STATE_HEADER, n * sizeof(Run));

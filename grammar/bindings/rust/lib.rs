@@ -50,11 +50,12 @@ mod tests {
         );
     }
 
-    /// The scanner's state: a 5-byte header (overflow, last token, notation depth), then the
-    /// block stack as runs of equal entries, each one little-endian word: the entry in the low
-    /// 24 bits, the run's length minus 1 above them.
+    /// The scanner's state: a 7-byte header (overflow, last token, notation depth, what the
+    /// next line break goes on with and its column), then the block stack as runs of equal
+    /// entries, each one little-endian word: the entry in the low 24 bits, the run's length
+    /// minus 1 above them.
     fn state(runs: &[(u32, u32)]) -> Vec<u8> {
-        let mut out = vec![0, 0, 0xFF, 0xFF, 0];
+        let mut out = vec![0, 0, 0xFF, 0xFF, 0, 0, 0];
         for &(entry, count) in runs {
             out.extend_from_slice(&(entry | (count - 1) << 24).to_le_bytes());
         }
@@ -85,7 +86,7 @@ mod tests {
         // as nested `by`s on one long line give: one word.
         let deepest = state(&[(0x05FF, 250)]);
         assert_eq!(round_trip(&deepest), deepest);
-        assert_eq!(deepest.len(), 9);
+        assert_eq!(deepest.len(), 11);
         // Bytes the scanner did not write (more entries than it keeps) are cut at its depth.
         let too_deep = state(&[(0x05FF, 200), (0x05FF, 200), (0x0400, 5)]);
         assert_eq!(round_trip(&too_deep), state(&[(0x05FF, 200), (0x05FF, 50)]));
@@ -104,5 +105,19 @@ mod tests {
         // No block: the header alone.
         let empty = state(&[]);
         assert_eq!(round_trip(&empty), empty);
+    }
+
+    #[test]
+    fn the_line_break_state_is_serialized() {
+        // a `let` line at column 4 (EOL_LET) after an operator outside every block
+        // (EOL_OP | EOL_TOP): kept as it is
+        let mut with_let = state(&[(2, 1)]);
+        with_let[5] = 1 | 2 | 4;
+        with_let[6] = 4;
+        assert_eq!(round_trip(&with_let), with_let);
+        // a line that ended with an operator inside a block (EOL_OP alone)
+        let mut op_only = state(&[(0x0402, 2)]);
+        op_only[5] = 1;
+        assert_eq!(round_trip(&op_only), op_only);
     }
 }
