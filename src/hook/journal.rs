@@ -163,6 +163,20 @@ pub fn write(
     session: &str,
     file: &Path,
     content: &str,
+    events: Vec<Event>,
+    blocked: Option<&str>,
+) -> Journaled {
+    write_with(db, None, session, file, content, events, blocked)
+}
+
+/// [`write`] through `opened`, a connection to `db` ([`Kb::open_existing`]) the hook has
+/// open already, when it has one: each open parses the schema again.
+pub fn write_with(
+    db: &Path,
+    opened: Option<Kb>,
+    session: &str,
+    file: &Path,
+    content: &str,
     mut events: Vec<Event>,
     blocked: Option<&str>,
 ) -> Journaled {
@@ -186,7 +200,11 @@ pub fn write(
         e.file = file.clone();
         e.content_hash = Some(hash.clone());
     }
-    let result = Kb::open_existing(db).and_then(|mut kb| {
+    let opened = match opened {
+        Some(kb) => Ok(kb),
+        None => Kb::open_existing(db),
+    };
+    let result = opened.and_then(|mut kb| {
         kb.set_lock_wait(LOCK_WAIT)?;
         kb.keep_log_on_close()?;
         kb.journal(&events)?;
