@@ -343,11 +343,30 @@ fn judged_in_parallel<T: Send>(
     let first = parts.next().unwrap_or_default();
     let run = &run;
     std::thread::scope(|s| {
-        let others: Vec<_> = parts.map(|part| s.spawn(move || run(part))).collect();
+        // A part whose thread cannot be started is judged here, after the first.
+        let others: Vec<Result<_, Vec<window::Placed>>> = parts
+            .map(|part| {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let spawned = std::thread::Builder::new().spawn_scoped(s, move || {
+                    let part = rx.recv().unwrap_or_default();
+                    run(part)
+                });
+                match spawned {
+                    Ok(handle) => {
+                        let _ = tx.send(part);
+                        Ok(handle)
+                    }
+                    Err(_) => Err(part),
+                }
+            })
+            .collect();
         let mut out = run(first);
-        for h in others {
-            // A thread that panicked is a bug; the window is then judged where it was not.
-            let part = h.join().ok().flatten();
+        for other in others {
+            let part = match other {
+                // A thread that panicked is a bug: None, and the caller parses the whole file.
+                Ok(handle) => handle.join().ok().flatten(),
+                Err(part) => run(part),
+            };
             out = match (out, part) {
                 (Some(mut o), Some(p)) => {
                     o.extend(p);
