@@ -264,20 +264,119 @@ fn compare_new_file(new: &NewFile<'_>, origin: Origin) -> Option<(Findings, Find
     if at.is_empty() {
         return Some((blocks, advice, events));
     }
-    let empty = window::whole(new.name, "");
-    let mut windows = window::WindowCursor::new(new.text, &new.layout);
-    for range in window::covering(&new.layout, new.text, &at) {
-        let w = windows.parse(new.name, range)?;
+    let mut cursor = window::WindowCursor::new(new.text, &new.layout);
+    let placed = window::covering(&new.layout, new.text, &at)
+        .into_iter()
+        .map(|range| cursor.place(range))
+        .collect::<Option<Vec<_>>>()?;
+    let (name, text, journal_wanted) = (new.name, new.text, new.journal);
+    // Each window is parsed and judged on its own, as the whole file would be around it.
+    let judge = |placed: window::Placed, empty: &Window| {
+        let w = placed.parse(name, text)?;
         let c = FileComparison::of("", &empty.outline, &w.text, &w.outline);
-        let (b, a) = findings(&c, ("", &empty.outline), (&w.text, &w.outline), origin);
+        let (mut b, mut a) = findings(&c, ("", &empty.outline), (&w.text, &w.outline), origin);
+        lexical_findings(empty, &w, origin, &mut b, &mut a);
+        let e = if journal_wanted {
+            journal::events(&c, &w.file, &w.outline)
+        } else {
+            Vec::new()
+        };
+        Some((b, a, e))
+    };
+    for (b, a, e) in judged_in_parallel(name, placed, judge)? {
         blocks.extend(b);
         advice.extend(a);
-        lexical_findings(&empty, &w, origin, &mut blocks, &mut advice);
-        if new.journal {
-            events.extend(journal::events(&c, &w.file, &w.outline));
-        }
+        events.extend(e);
     }
     Some((blocks, advice, events))
+}
+
+/// Window bytes from which [`judged_in_parallel`] uses more than one thread: below it the
+/// threads' start-up costs more than they save.
+const PARALLEL_BYTES: usize = 32 * 1024;
+
+/// Most threads [`judged_in_parallel`] uses.
+const MAX_THREADS: usize = 4;
+
+/// `judge` of each placed window (with the empty file's window beside it), in window order;
+/// None when any is None. A new file can be a window per declaration, all of it parsed: the
+/// windows are split into runs of about equal bytes, one per thread, so that the hook's wall
+/// time is a fraction of the parse where cores are free. The answer does not depend on the
+/// split: each window is judged alone, and the results are put back in order.
+fn judged_in_parallel<T: Send>(
+    name: &str,
+    placed: Vec<window::Placed>,
+    judge: impl Fn(window::Placed, &Window) -> Option<T> + Sync,
+) -> Option<Vec<T>> {
+    let bytes: usize = placed.iter().map(|p| p.range.len()).sum();
+    let threads = if bytes < PARALLEL_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_THREADS)
+            .min(placed.len())
+    };
+    let run = |part: Vec<window::Placed>| -> Option<Vec<T>> {
+        let empty = window::whole(name, "");
+        part.into_iter().map(|p| judge(p, &empty)).collect()
+    };
+    if threads <= 1 {
+        return run(placed);
+    }
+    // Contiguous runs of about `bytes / threads` each.
+    let mut parts: Vec<Vec<window::Placed>> = Vec::with_capacity(threads);
+    let (share, mut filled) = (bytes.div_ceil(threads), 0);
+    for p in placed {
+        let len = p.range.len();
+        let full = parts.len() == threads;
+        match parts.last_mut() {
+            Some(part) if filled < share || full => part.push(p),
+            _ => {
+                parts.push(vec![p]);
+                filled = 0;
+            }
+        }
+        filled += len;
+    }
+    let mut parts = parts.into_iter();
+    let first = parts.next().unwrap_or_default();
+    let run = &run;
+    std::thread::scope(|s| {
+        // A part whose thread cannot be started is judged here, after the first.
+        let others: Vec<Result<_, Vec<window::Placed>>> = parts
+            .map(|part| {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let spawned = std::thread::Builder::new().spawn_scoped(s, move || {
+                    let part = rx.recv().unwrap_or_default();
+                    run(part)
+                });
+                match spawned {
+                    Ok(handle) => {
+                        let _ = tx.send(part);
+                        Ok(handle)
+                    }
+                    Err(_) => Err(part),
+                }
+            })
+            .collect();
+        let mut out = run(first);
+        for other in others {
+            let part = match other {
+                // A thread that panicked is a bug: None, and the caller parses the whole file.
+                Ok(handle) => handle.join().ok().flatten(),
+                Err(part) => run(part),
+            };
+            out = match (out, part) {
+                (Some(mut o), Some(p)) => {
+                    o.extend(p);
+                    Some(o)
+                }
+                _ => None,
+            };
+        }
+        out
+    })
 }
 
 /// Hashes of the trimmed lines of a file, by line start.
@@ -825,6 +924,35 @@ mod tests {
     }
 
     /// Journal events are read off only when a journal is written; the decision is the same.
+    /// A new file whose windows are judged on several threads gets the decision and the
+    /// journal events (in order) that the whole file's parse gives.
+    #[test]
+    fn a_large_new_file_judged_on_threads_is_judged_as_a_whole() {
+        let mut text = String::from("import Mathlib\n\nnamespace N\n\n");
+        for i in 0..1200 {
+            let hole = if i % 2 == 0 { "sorry" } else { "simp" };
+            text += &format!(
+                "theorem t{i} (n m : Nat) (h{i} : n ≤ m) : n + {i} ≤ m + {i} := by\n  have key_{i} := Nat.add_le_add_right h{i} {i}\n  {hole}\n\n"
+            );
+            if i % 97 == 0 {
+                text += &format!("axiom ax{i} : {i} = {i}\n\n");
+            }
+        }
+        text += "end N\n";
+        // Half the declarations are windows: more than a thread's share.
+        assert!(text.len() / 2 > 2 * PARALLEL_BYTES, "{}", text.len());
+        let baseline = Baseline::Known {
+            texts: vec![String::new()],
+            origin: Origin::Nothing,
+        };
+        let (dw, ew) = decide_journaled("f.lean", &text, &baseline, &[], Parse::Windows, true);
+        let (dh, eh) = decide_journaled("f.lean", &text, &baseline, &[], Parse::Whole, true);
+        assert_eq!(dw, dh);
+        assert_eq!(dw.blocks.len(), 13, "{dw:?}");
+        assert_eq!(ew.len(), 600);
+        assert_eq!(ew, eh);
+    }
+
     #[test]
     fn events_only_when_journaled() {
         let before = "theorem a (n : Nat) : n + 0 = n := by\n  simp [Nat.add_zero]\n";

@@ -147,10 +147,6 @@ fn lemmas_used(
     out
 }
 
-/// Appends an edit's events (and a `gate_fired` event when the hook blocked) to the journal
-/// of `db`, after the entries spooled earlier. A missing knowledge base skips journaling
-/// silently; one busy beyond [`LOCK_WAIT`], read-only or unreadable gets the entry in its
-/// spool ([`crate::kb::spool_events`]), with a note: the hook's answer never waits on it.
 /// What journaling an edit produced: a note for stderr, and the request to record why failed
 /// attempts failed when this edit brought the session over the threshold.
 #[derive(Debug, Default)]
@@ -159,8 +155,26 @@ pub struct Journaled {
     pub ask_why: Option<String>,
 }
 
+/// Appends an edit's events (and a `gate_fired` event when the hook blocked) to the journal
+/// of `db`, after the entries spooled earlier. A missing knowledge base skips journaling
+/// silently; one busy beyond [`LOCK_WAIT`], read-only or unreadable gets the entry in its
+/// spool ([`crate::kb::spool_events`]), with a note: the hook's answer never waits on it.
 pub fn write(
     db: &Path,
+    session: &str,
+    file: &Path,
+    content: &str,
+    events: Vec<Event>,
+    blocked: Option<&str>,
+) -> Journaled {
+    write_with(db, None, session, file, content, events, blocked)
+}
+
+/// [`write`] through `opened`, a connection to `db` ([`Kb::open_existing`]) the hook has
+/// open already, when it has one: each open parses the schema again.
+pub fn write_with(
+    db: &Path,
+    opened: Option<Kb>,
     session: &str,
     file: &Path,
     content: &str,
@@ -187,7 +201,11 @@ pub fn write(
         e.file = file.clone();
         e.content_hash = Some(hash.clone());
     }
-    let written = Kb::open_existing(db).and_then(|mut kb| {
+    let opened = match opened {
+        Some(kb) => Ok(kb),
+        None => Kb::open_existing(db),
+    };
+    let written = opened.and_then(|mut kb| {
         kb.set_lock_wait(LOCK_WAIT)?;
         kb.keep_log_on_close()?;
         kb.journal(&events)?;

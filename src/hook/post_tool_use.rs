@@ -14,6 +14,7 @@ use super::decide::{decide_journaled, Decision, Parse};
 use super::files::{self, MAX_FILE_BYTES};
 use super::payload::Payload;
 use super::{gate, journal, reopen, Outcome, Output};
+use crate::kb::Kb;
 use crate::tracking::Tracking;
 
 /// How the hook runs.
@@ -116,11 +117,21 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     // The agent took back its own attempt that Lean rejected (the gate before the write let
     // it through for the same reason).
     // The agent read why before the write (PreToolUse says it); nothing to repeat here.
+    // The journal's connection, opened once for the check and the journal (each open parses
+    // the schema: half a millisecond).
+    let mut kb = None;
     if let (false, Baseline::Known { texts, .. }) = (decision.blocks.is_empty(), &baseline) {
+        if journaling {
+            kb = settings
+                .knowledge_db
+                .as_deref()
+                .and_then(|db| Kb::open_existing(db).ok());
+        }
         let evidence = reopen::Evidence {
             knowledge_db: settings.knowledge_db.as_deref(),
             data_dir: settings.data_dir.as_deref(),
             session: payload.session_id.as_deref(),
+            kb: kb.as_ref(),
         };
         if !texts.is_empty()
             && texts
@@ -133,7 +144,7 @@ pub fn run(input: &[u8], settings: &Settings) -> Outcome {
     let mut ask_why = None;
     if let (Some(db), Some(session)) = (&settings.knowledge_db, &payload.session_id) {
         let blocked = decision.blocks.first().map(String::as_str);
-        let journaled = journal::write(db, session, &path, &current, events, blocked);
+        let journaled = journal::write_with(db, kb, session, &path, &current, events, blocked);
         notes.extend(journaled.note);
         ask_why = journaled.ask_why;
     }

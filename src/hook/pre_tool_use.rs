@@ -84,6 +84,7 @@ pub fn run(input: &[u8], sources: &Sources) -> Outcome {
         knowledge_db: sources.knowledge_db.as_deref(),
         data_dir: sources.data_dir.as_deref(),
         session: payload.session_id.as_deref(),
+        kb: None,
     };
     if let Some(before) = before.as_deref() {
         if reopen::allowed(&evidence, &path, &name, before, &after) {

@@ -27,6 +27,9 @@ pub struct Evidence<'a> {
     /// SessionStart's snapshots (`$CLAUDE_PLUGIN_DATA` or the user data dir).
     pub data_dir: Option<&'a Path>,
     pub session: Option<&'a str>,
+    /// A connection to `knowledge_db` the caller has open already (PostToolUse journals
+    /// through it): asked instead of opening another, which parses the schema again.
+    pub kb: Option<&'a Kb>,
 }
 
 /// Limit for the git commands that read the session's starting point.
@@ -35,11 +38,19 @@ const GIT_TIMEOUT: Duration = Duration::from_millis(1000);
 /// Whether going from `before` to `after` in `path` (shown as `name`) only puts back holes the
 /// session started with, in place of content `mf verify` failed on.
 pub fn allowed(ev: &Evidence, path: &Path, name: &str, before: &str, after: &str) -> bool {
-    let Some(db) = ev.knowledge_db.filter(|db| db.is_file()) else {
-        return false;
-    };
-    let Ok(kb) = Kb::open_read_only(db) else {
-        return false;
+    let opened;
+    let kb = match ev.kb {
+        Some(kb) => kb,
+        None => {
+            let Some(db) = ev.knowledge_db.filter(|db| db.is_file()) else {
+                return false;
+            };
+            let Ok(kb) = Kb::open_read_only(db) else {
+                return false;
+            };
+            opened = kb;
+            &opened
+        }
     };
     let hash = crate::kb::content_hash(before.as_bytes());
     let file = super::files::lexically_normal(path);

@@ -490,6 +490,12 @@ impl<'t> WindowCursor<'t> {
 
     /// [`parse`] of `range`, which must start at or after the previous range's start.
     pub fn parse(&mut self, name: &str, range: Range<usize>) -> Option<Window> {
+        self.place(range)?.parse(name, self.text)
+    }
+
+    /// What [`WindowCursor::parse`] reads in order (the scopes open at `range` and the lines
+    /// before it), so that the window can be parsed apart from the others, on any thread.
+    pub fn place(&mut self, range: Range<usize>) -> Option<Placed> {
         let (text, start) = (self.text, range.start);
         if start < self.counted {
             return None;
@@ -497,7 +503,25 @@ impl<'t> WindowCursor<'t> {
         self.scopes.advance(text, self.layout, start);
         self.lines += memchr::memchr_iter(b'\n', &text.as_bytes()[self.counted..start]).count();
         self.counted = start;
-        parse_behind(name, text, range, self.scopes.header(), self.lines).ok()
+        Some(Placed {
+            range,
+            header: self.scopes.header(),
+            lines: self.lines,
+        })
+    }
+}
+
+/// A window placed in its file by [`WindowCursor::place`], not parsed yet.
+pub struct Placed {
+    pub range: Range<usize>,
+    header: String,
+    lines: usize,
+}
+
+impl Placed {
+    /// The window of `text` (the cursor's text), parsed: [`WindowCursor::parse`].
+    pub fn parse(self, name: &str, text: &str) -> Option<Window> {
+        parse_behind(name, text, self.range, self.header, self.lines).ok()
     }
 }
 

@@ -218,16 +218,6 @@ impl Kb {
         kb.conn
             .set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
             .at(path)?;
-        // Plans that do not depend on the values bound (the query planner stability
-        // guarantee). Without it SQLite marks a statement whose plan a bound value might
-        // change and compiles it again on its first run: four of a search's statements were
-        // compiled twice (2% of a search's instructions). Results never depend on the plan.
-        kb.conn
-            .set_db_config(
-                rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-                true,
-            )
-            .at(path)?;
         match schema::inspect(&kb.conn, path)? {
             schema::State::Empty => Err(missing(path, "the file is empty")),
             schema::State::Foreign => Err(KbError::Foreign {
@@ -261,6 +251,17 @@ impl Kb {
         }
         .at(path)?;
         conn.busy_timeout(busy_timeout()).at(path)?;
+        // Plans that do not depend on the values bound (the query planner stability
+        // guarantee). Without it SQLite marks a statement whose plan a bound value might
+        // change and compiles it again on its first run: four of a search's statements were
+        // compiled twice (2% of a search's instructions), and the writer's were compiled
+        // again some hundred times per extraction (1.4% of its instructions). Results never
+        // depend on the plan.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )
+        .at(path)?;
         // The writer alone runs some sixty distinct statements per chunk of files; with
         // rusqlite's default of 16 cached ones each was compiled again, triggers and all.
         conn.set_prepared_statement_cache_capacity(128);
