@@ -71,7 +71,11 @@ const BATCH: usize = 256;
 /// campaign target written with words between, an input and its output as one submission, a
 /// catalogue result's attributed theorem; library modules and tests keep their reason; a file
 /// that did not parse is a failed attempt and no basis of a status.
-pub const EXTRACTOR_VERSION: i64 = 12;
+/// 13: identity reads the canonical path; a name of no scheme is the users' naming only for a
+/// file of the submission pipeline (`naming::FileNaming::pipeline`, or an input whose output
+/// the run holds); a date folder names no problem; a `test`/`tests` folder counts only inside
+/// the file's project; a benchmark's statement in a `Test/` split is its problem.
+pub const EXTRACTOR_VERSION: i64 = 13;
 
 /// Values given on the command line that override what file names say, and the tracking.db
 /// whose submissions name the problems of the files they returned.
@@ -81,6 +85,9 @@ pub struct Overrides {
     pub problem_id: Option<String>,
     /// tracking.db to read problems from (never written); none or missing: not used.
     pub tracking_db: Option<PathBuf>,
+    /// The folders the run walked (`--all DIR`): a file in no Lean project or repository has
+    /// its project below the nearest of them ([`problem::layout::Layout::with_walked`]).
+    pub walked: Vec<PathBuf>,
 }
 
 /// What happened to one file. Counts are of **occurrences** (a fact in one file, see
@@ -435,7 +442,7 @@ fn prepare(
         }
     };
     let hash = content_hash(&bytes);
-    let naming = naming_of(path, overrides);
+    let naming = naming_of(Path::new(&key), overrides);
     let given = given_problem(overrides);
     // Unchanged means the same bytes known under the same slot, read by this extractor, with
     // nothing stronger than before naming its problem: a `--slot` or `--problem-id` that
@@ -674,14 +681,17 @@ impl<'a> Survey<'a> {
             .par_iter()
             .map(|path| {
                 let bytes = crate::lean::source::read_source_bytes(path).ok();
-                let naming = naming::from_path(path);
+                // Identity reads the canonical path, so that how the file was named on the
+                // command line (relative, through `..`) changes nothing.
+                let key = source_key(path);
+                let naming = naming::from_path(Path::new(&key));
                 let header_uuid = bytes.as_deref().and_then(|b| {
                     let start = String::from_utf8_lossy(&b[..b.len().min(SURVEY_HEADER_BYTES)]);
                     crate::lean::header::AristotleHeader::from_file_start(&start)?.uuid
                 });
                 SurveyedFile {
                     path,
-                    key: source_key(path),
+                    key,
                     hash: bytes.as_deref().map(content_hash),
                     imports: bytes
                         .as_deref()
@@ -752,8 +762,12 @@ fn identity_context(
         tracking,
         campaigns: problem::campaign::Campaigns::new(named.into_values(), fixed),
         layout: problem::layout::Layout::new(
-            survey.files.iter().map(|f| (f.path, f.imports.clone())),
-        ),
+            survey
+                .files
+                .iter()
+                .map(|f| (Path::new(&f.key), f.imports.clone())),
+        )
+        .with_walked(overrides.walked.iter().cloned()),
         ..problem::Context::default()
     };
     // The slots' names: of the files of this run and of those stored before.
@@ -768,6 +782,14 @@ fn identity_context(
         .chain(stored)
         .filter_map(|n| Some((n.slot?, n.problem_id?)));
     context.name_slots(slots);
+    // The submissions the outputs of this run and of those stored were returned for.
+    context.outputs = survey
+        .files
+        .iter()
+        .map(|f| f.key.as_str())
+        .chain(known.keys().map(String::as_str))
+        .filter_map(|key| naming::output_of(Path::new(key)))
+        .collect();
     // Definitions decide only for a file whose name names no problem (no campaign target, no
     // scheme id). When such a file is in a run of some files only, the stored files'
     // definitions come from the knowledge base, so that it gets the problem a run of all of
@@ -804,7 +826,7 @@ fn identity_context(
             .iter()
             .map(|f| {
                 (
-                    f.path,
+                    Path::new(&f.key),
                     &f.naming,
                     f.uuid.as_deref(),
                     f.definitions.as_slice(),
@@ -869,7 +891,7 @@ fn extract_source(
     let outline = &analysis.outline;
     let mut found = problem::identify(
         &problem::FileView {
-            path: &path,
+            path: Path::new(&key),
             text: &analysis.text,
             outline,
             naming: &naming,

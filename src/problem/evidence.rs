@@ -297,6 +297,10 @@ pub struct Context {
     pub slots: HashMap<i64, String>,
     /// The definitions of the files of known problems ([`Context::read_definitions`]).
     pub signatures: Signatures,
+    /// The submissions the run's outputs of Aristotle were returned for
+    /// ([`naming::output_of`]): an input named so is a file of the pipeline, wherever its
+    /// output is kept (beside it, or in a `results/` tree of its own).
+    pub outputs: std::collections::HashSet<String>,
 }
 
 impl Context {
@@ -950,9 +954,14 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
             None => Identity::none(Evidence::Library),
         };
     }
-    // A test checks something: no problem by name alone.
-    if layout::is_test(file.path) {
-        return Identity::none(Evidence::Test);
+    // A test checks something: no problem by name alone. A benchmark's split may be called
+    // `Test/` (miniF2F's `Valid/` and `Test/`): a file there stating the theorem it is named
+    // after is the benchmark's statement, as in its `Valid/` sibling.
+    if ctx.layout.is_test(file.path) {
+        return match benchmark_stem(file) {
+            Some(id) if !layout::is_named_test(file.path) => Identity::of(id, Evidence::FileName),
+            _ => Identity::none(Evidence::Test),
+        };
     }
     let named = file.naming.problem_id.clone();
     let is_target = named.as_deref().is_some_and(|n| ctx.campaigns.is_target(n));
@@ -1036,8 +1045,20 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
     // Aristotle returned, named by its directory): the problem it was submitted for, as weak
     // as evidence gets (`slot483_spoke_extraction.lean` is a step of a campaign its words
     // never name). A problem resting on it alone says so wherever its status is shown.
+    // Only a file of the submission pipeline (its path or its Aristotle header says so) is
+    // named by the users: elsewhere a name that fits no scheme is a file name
+    // (`book/Chapter3/Lemma2.lean`, `Levels/L05.lean`, a package's `Main.lean`), no problem.
+    let pipeline = file.naming.pipeline
+        || file.outline.header.is_some()
+        || file
+            .path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .is_some_and(|s| ctx.outputs.contains(&s.to_ascii_lowercase()));
     match named {
-        Some(id) if states || file.naming.problem_from_dir => Identity::of(id, Evidence::Topic),
+        Some(id) if pipeline && (states || file.naming.problem_from_dir) => {
+            Identity::of(id, Evidence::Topic)
+        }
         _ => Identity::default(),
     }
 }
