@@ -461,3 +461,84 @@ fn the_public_corpus_moved_keeps_identity() {
         ],
     );
 }
+
+/// tracking.db names a file's problem by the request uuid its header carries (in any letter
+/// case), else by the file it records (`output_file`, `filename`); its spelling of a scheme's
+/// id is read into the canonical one, so that the file joins the problem other files name
+/// (`ErdosProblems/850` and a theorem `erdos_850` are one problem), its spelling an alias.
+#[test]
+fn tracking_db_names_files_by_uuid_and_by_path_in_the_canonical_spelling() {
+    let scratch = tempfile::TempDir::new().unwrap();
+    let top = scratch.path().join("t");
+    fs::create_dir_all(top.join("pipeline/results")).unwrap();
+    fs::write(
+        top.join("pipeline/run_a.lean"),
+        "/-\nThis file was edited by Aristotle.\n\nLean version: leanprover/lean4:v4.24.0\n\
+         This project request had uuid: 11111111-2222-4333-8444-555555555555\n-/\n\n\
+         theorem some_claim (n : Nat) : n ≤ n + 1 := by omega\n",
+    )
+    .unwrap();
+    fs::write(
+        top.join("pipeline/other.lean"),
+        "theorem erdos_850 (n : Nat) : n ≤ n + 2 := by omega\n",
+    )
+    .unwrap();
+    fs::write(
+        top.join("pipeline/results/attempt_9.lean"),
+        "theorem a_step (n : Nat) : n ≤ n + 3 := by omega\n",
+    )
+    .unwrap();
+    let tracking = scratch.path().join("tracking.db");
+    let conn = Connection::open(&tracking).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE submissions (id INTEGER PRIMARY KEY, uuid TEXT UNIQUE, filename TEXT,
+             problem_id TEXT, status TEXT, output_file TEXT);
+         INSERT INTO submissions VALUES
+           (1, '11111111-2222-4333-8444-555555555555', 'a.lean', 'ErdosProblems/850', 'completed', NULL),
+           (2, 'ABCDEF00-2222-4333-8444-555555555555', 'attempt_9_input.lean', 'tuza_nu4',
+            'completed', 'results/attempt_9.lean');",
+    )
+    .unwrap();
+    drop(conn);
+    let db = scratch.path().join("knowledge.db");
+    extract(
+        &top,
+        &db,
+        &[
+            "--tracking",
+            tracking.to_str().unwrap(),
+            "--all",
+            "pipeline",
+        ],
+    );
+    expect_problems(
+        &stored(&db, &top),
+        &[
+            ("pipeline/run_a.lean", Some("erdos_850"), Some("tracking")),
+            ("pipeline/other.lean", Some("erdos_850"), Some("theorem")),
+            (
+                "pipeline/results/attempt_9.lean",
+                Some("tuza_nu4"),
+                Some("tracking"),
+            ),
+        ],
+        true,
+    );
+    let kb = Connection::open(&db).unwrap();
+    let problems: Vec<String> = kb
+        .prepare("SELECT id FROM problems ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(problems, ["erdos_850", "tuza_nu4"]);
+    let alias: String = kb
+        .query_row(
+            "SELECT problem_id FROM problem_aliases WHERE alias = 'ErdosProblems/850'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(alias, "erdos_850");
+}

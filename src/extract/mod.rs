@@ -722,6 +722,7 @@ fn identity_context(
 ) -> problem::Context {
     let mut tracking = HashMap::new();
     let mut fixed = Vec::new();
+    let mut tracked_files = Vec::new();
     if let Some(db) = overrides.tracking_db.as_deref().filter(|p| p.is_file()) {
         let t = crate::tracking::Tracking::open(db);
         for (uuid, problem) in t.submission_problems() {
@@ -729,6 +730,7 @@ fn identity_context(
             tracking.insert(uuid.to_ascii_lowercase(), problem);
         }
         fixed.extend(t.candidate_problems().into_iter().filter_map(|c| c.id));
+        tracked_files = t.submission_files();
     }
     // The users' name of each file, with its submission: of the files stored before and of
     // this run's.
@@ -781,6 +783,7 @@ fn identity_context(
         .map(|f| f.naming.clone())
         .chain(stored)
         .filter_map(|n| Some((n.slot?, n.problem_id?)));
+    context.track_files(tracked_files);
     context.name_slots(slots);
     // The submissions the outputs of this run and of those stored were returned for.
     context.outputs = survey

@@ -297,6 +297,10 @@ pub struct Context {
     pub slots: HashMap<i64, String>,
     /// The definitions of the files of known problems ([`Context::read_definitions`]).
     pub signatures: Signatures,
+    /// tracking.db's files: each submission's `output_file` (as written, `/`-separated) and
+    /// `filename` (the file submitted), with its problem; a name two submissions of different
+    /// problems give names none ([`Context::track_files`]).
+    pub tracked_files: HashMap<String, String>,
     /// The submissions the run's outputs of Aristotle were returned for
     /// ([`naming::output_of`]): an input named so is a file of the pipeline, wherever its
     /// output is kept (beside it, or in a `results/` tree of its own).
@@ -304,6 +308,48 @@ pub struct Context {
 }
 
 impl Context {
+    /// Reads tracking.db's files (`output_file`, `filename`) and their submissions' problems
+    /// ([`Context::tracked_file`]). A name given by submissions of different problems names
+    /// none.
+    pub fn track_files(&mut self, files: impl IntoIterator<Item = (String, String)>) {
+        let mut seen: HashMap<String, Option<String>> = HashMap::new();
+        for (name, problem) in files {
+            let name = name
+                .trim()
+                .replace('\\', "/")
+                .trim_start_matches("./")
+                .to_string();
+            if name.is_empty() || problem.trim().is_empty() {
+                continue;
+            }
+            let problem = problem.trim().to_string();
+            seen.entry(name)
+                .and_modify(|p| {
+                    if p.as_deref() != Some(problem.as_str()) {
+                        *p = None;
+                    }
+                })
+                .or_insert(Some(problem));
+        }
+        self.tracked_files = seen
+            .into_iter()
+            .filter_map(|(name, p)| Some((name, p?)))
+            .collect();
+    }
+
+    /// The problem tracking.db gives a file it names, for a file that carries no request
+    /// uuid: a submission whose `output_file` is the file's path (its last components: the
+    /// column is written relative to the pipeline's folder) or whose `filename` is its name.
+    pub fn tracked_file(&self, path: &Path) -> Option<&String> {
+        if self.tracked_files.is_empty() {
+            return None;
+        }
+        let parts: Vec<&str> = path.iter().filter_map(|p| p.to_str()).collect();
+        (1..=parts.len().min(8))
+            .rev()
+            .find_map(|n| self.tracked_files.get(&parts[parts.len() - n..].join("/")))
+    }
+
     /// Reads, from the users' naming of every file of the run (slot, problem name), the problem
     /// each slot is named after: the name that names a problem ([`Context::named_problem`])
     /// most of the slot's files give; a slot whose files give two such names equally often
@@ -474,8 +520,12 @@ fn decide_file(
         identity.aliases = aliases_of(identity.problem_id.as_deref(), [given]);
         return identity;
     }
-    if let Some(id) = file.uuid().and_then(|u| ctx.tracking.get(&u)) {
-        return Identity::of(id.clone(), Evidence::Tracking);
+    if let Some(id) = file
+        .uuid()
+        .and_then(|u| ctx.tracking.get(&u))
+        .or_else(|| ctx.tracked_file(file.path))
+    {
+        return by_tracking(id);
     }
     let words = own_words(file.outline, file.text);
     if collection {
@@ -509,6 +559,16 @@ fn decide_file(
         }
     }
     labelled
+}
+
+/// tracking.db's problem, in the canonical spelling when a scheme reads all of it (`Erdos
+/// 850`, `erdos850` → `erdos_850`, so that the files it names and those naming themselves
+/// `erdos_850` are one problem), tracking.db's own spelling an alias of it.
+fn by_tracking(id: &str) -> Identity {
+    let canonical = scheme::whole(id).unwrap_or_else(|| id.trim().to_string());
+    let mut identity = Identity::of(canonical, Evidence::Tracking);
+    identity.aliases = aliases_of(identity.problem_id.as_deref(), [id]);
+    identity
 }
 
 /// The problem the file's path or the users' naming labels it with.
