@@ -268,6 +268,9 @@ fn invented_layouts_are_named_by_their_schemes_and_nothing_else() {
             ("pkg/Pkg.lean", None, Some("library")),
             ("pkg/Pkg/Basic.lean", None, Some("library")),
             ("runs/2026-11-03/output.lean", None, None),
+            // A year's folder of an archive is no contest: an unknown contest is read from one
+            // name only, never assembled from folders.
+            ("archive/2025/P3.lean", None, None),
             ("book/Chapter3/Lemma2.lean", None, None),
             ("game/Levels/L05.lean", None, None),
             // A sketch and Aristotle's output of it: the users' naming, both.

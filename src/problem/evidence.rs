@@ -966,6 +966,12 @@ fn by_path(path: &Path) -> Option<Identity> {
         let Some(m) = scheme::find(&text, Mode::Name) else {
             continue;
         };
+        // A contest the table does not know is read from one name (`Bulgaria1998P2.lean`),
+        // never assembled from folders: `archive/2025/P3.lean` is a file of an archive's year,
+        // not problem 3 of a contest called archive. A known one may be (`IMO/2019/P1.lean`).
+        if m.scheme == "contest" && text[m.span.clone()].contains('/') {
+            continue;
+        }
         let evidence = if levels == 1 {
             Evidence::FileName
         } else {
@@ -1461,6 +1467,25 @@ mod tests {
         // Stronger evidence than a title (a theorem named after the problem) still decides.
         let members = [(Some("erdos_12"), Some(Theorem)), (None, Some(Title))];
         assert_eq!(of_copies(members).as_deref(), Some("erdos_12"));
+    }
+
+    #[test]
+    fn an_unknown_contest_is_never_assembled_from_folders() {
+        let id = |p: &str| by_path(Path::new(p)).and_then(|i| i.problem_id);
+        assert_eq!(id("w/archive/2025/P3.lean"), None);
+        assert_eq!(id("w/results/2026/p1.lean"), None);
+        assert_eq!(
+            id("w/Compfiles/Bulgaria1998P2.lean").as_deref(),
+            Some("bulgaria_1998_p2")
+        );
+        assert_eq!(
+            id("w/Problems/IMO/2019/P1.lean").as_deref(),
+            Some("imo_2019_p1")
+        );
+        assert_eq!(
+            id("w/putnam/1988/b1.lean").as_deref(),
+            Some("putnam_1988_b1")
+        );
     }
 
     #[test]
