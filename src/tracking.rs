@@ -157,6 +157,10 @@ impl Tracking {
         let _ = conn.busy_timeout(Duration::from_secs(2));
         match check_readable(&conn) {
             Ok(()) => t.conn = Some(conn),
+            Err(e) if is_locked(&e) => t.note(format!(
+                "tracking.db at {} is locked by another process ({e}); tracking cross-references skipped this time: run again when the pipeline has finished writing",
+                path.display()
+            )),
             Err(e) => t.note(format!(
                 "{} is not a readable SQLite database ({e}); tracking cross-references skipped",
                 path.display()
@@ -423,6 +427,32 @@ impl Tracking {
         .into_iter()
         .map(|(u, p)| (u.trim().to_string(), p.trim().to_string()))
         .collect()
+    }
+
+    /// The files each submission names (`output_file`, the result as the pipeline stored it,
+    /// and `filename`, the file submitted) with its problem: the evidence of the problem of a
+    /// file that carries no request uuid. Missing columns read as empty (with a note).
+    pub fn submission_files(&self) -> Vec<(String, String)> {
+        if !self.has("submissions", Some("problem_id")) {
+            return vec![];
+        }
+        let mut out = Vec::new();
+        for column in ["output_file", "filename"] {
+            if !self.has("submissions", Some(column)) {
+                continue;
+            }
+            let sql = format!(
+                "SELECT s.\"{column}\", s.problem_id FROM submissions s
+                 WHERE s.\"{column}\" IS NOT NULL AND trim(s.\"{column}\") != ''
+                   AND s.problem_id IS NOT NULL AND trim(s.problem_id) != ''"
+            );
+            out.extend(
+                self.rows(&sql, Vec::new(), |r| Some((text_at(r, 0)?, text_at(r, 1)?)))
+                    .into_iter()
+                    .flatten(),
+            );
+        }
+        out
     }
 
     /// Every candidate problem.
@@ -710,6 +740,16 @@ impl Tracking {
     }
 }
 
+/// Whether `e` says another connection holds a lock (busy or locked), not that the file is
+/// no database.
+fn is_locked(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 /// Whether `conn` reads as an SQLite database (its schema loads).
 fn check_readable(conn: &Connection) -> rusqlite::Result<()> {
     conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
@@ -793,6 +833,86 @@ mod tests {
         assert!(!t.is_available());
         assert!(t.proven_theorems().is_empty());
         assert!(t.notes()[0].contains("not found"), "{:?}", t.notes());
+    }
+
+    #[test]
+    fn a_locked_database_is_a_note_saying_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tracking.db");
+        let writer = Connection::open(&p).unwrap();
+        writer
+            .execute_batch(
+                "CREATE TABLE submissions (id INTEGER PRIMARY KEY, uuid TEXT, problem_id TEXT);
+                 BEGIN EXCLUSIVE; INSERT INTO submissions VALUES (1, 'u', 'p');",
+            )
+            .unwrap();
+        let t = Tracking::open(&p);
+        assert!(!t.is_available());
+        assert!(t.submission_problems().is_empty());
+        assert!(
+            t.notes()[0].contains("is locked by another process"),
+            "{:?}",
+            t.notes()
+        );
+        writer.execute_batch("COMMIT").unwrap();
+        let t = Tracking::open(&p);
+        assert_eq!(
+            t.submission_problems(),
+            [("u".to_string(), "p".to_string())]
+        );
+        // Opened read-only: it never takes the pipeline's write lock.
+        let conn = t.conn.as_ref().unwrap();
+        assert!(conn
+            .execute("INSERT INTO submissions VALUES (2, 'v', 'q')", [])
+            .is_err());
+    }
+
+    #[test]
+    fn submissions_name_their_files_and_problems_defensively() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tracking.db");
+        let c = Connection::open(&p).unwrap();
+        c.execute_batch(
+            "CREATE TABLE submissions (id INTEGER PRIMARY KEY, uuid TEXT UNIQUE, filename TEXT,
+                 problem_id TEXT, status TEXT, output_file TEXT);
+             INSERT INTO submissions VALUES
+               (1, ' AAAA-1 ', 'slot1_x.lean', ' erdos_1 ', 'completed', 'results/slot1_x_result.lean'),
+               (2, 'bbbb-2', '', 'erdos_2', 'draft', NULL),
+               (3, 'cccc-3', 'slot3.lean', '  ', 'running', 'results/slot3.lean');",
+        )
+        .unwrap();
+        drop(c);
+        let t = Tracking::open(&p);
+        // Ids and problems trimmed; a blank problem is none.
+        assert_eq!(
+            t.submission_problems(),
+            [
+                ("AAAA-1".to_string(), "erdos_1".to_string()),
+                ("bbbb-2".to_string(), "erdos_2".to_string())
+            ]
+        );
+        let mut files = t.submission_files();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                (
+                    "results/slot1_x_result.lean".to_string(),
+                    " erdos_1 ".to_string()
+                ),
+                ("slot1_x.lean".to_string(), " erdos_1 ".to_string()),
+            ]
+        );
+        // An older schema without the columns: empty, no error.
+        let old = dir.path().join("old.db");
+        let c = Connection::open(&old).unwrap();
+        c.execute_batch("CREATE TABLE submissions (id INTEGER PRIMARY KEY, uuid TEXT);")
+            .unwrap();
+        drop(c);
+        let t = Tracking::open(&old);
+        assert!(t.submission_files().is_empty());
+        assert!(t.submission_problems().is_empty());
+        assert!(t.in_flight_count().is_none());
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! with the problem and evidence stored for them.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -197,12 +198,11 @@ fn read_own(
     let Ok(source) = Source::from_bytes(file.path, bytes) else {
         return nothing;
     };
-    let path = source.path.clone();
     let analysis = shared.analysis(key, hash, source);
-    let naming = naming_of(file.path, overrides);
+    let naming = naming_of(Path::new(key), overrides);
     let found = problem::identify(
         &problem::FileView {
-            path: &path,
+            path: Path::new(key),
             text: &analysis.text,
             outline: &analysis.outline,
             naming: &naming,

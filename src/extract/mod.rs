@@ -74,7 +74,11 @@ const BATCH: usize = 256;
 /// 13: a file of topic words whose lemmas (name and statement) are those one known problem's
 /// files state is a step of it (`lemmas`), of several problems' equally a step of none; the
 /// lemmas' keys are stored with the defined names.
-pub const EXTRACTOR_VERSION: i64 = 13;
+/// 14: identity reads the canonical path; a name of no scheme is the users' naming only for a
+/// file of the submission pipeline (`naming::FileNaming::pipeline`, or an input whose output
+/// the run holds); a date folder names no problem; a `test`/`tests` folder counts only inside
+/// the file's project; a benchmark's statement in a `Test/` split is its problem.
+pub const EXTRACTOR_VERSION: i64 = 14;
 
 /// The first extractor whose stored definition names hold the keys of the file's lemmas.
 const LEMMA_KEYS_SINCE: i64 = 13;
@@ -87,6 +91,9 @@ pub struct Overrides {
     pub problem_id: Option<String>,
     /// tracking.db to read problems from (never written); none or missing: not used.
     pub tracking_db: Option<PathBuf>,
+    /// The folders the run walked (`--all DIR`): a file in no Lean project or repository has
+    /// its project below the nearest of them ([`problem::layout::Layout::with_walked`]).
+    pub walked: Vec<PathBuf>,
 }
 
 /// What happened to one file. Counts are of **occurrences** (a fact in one file, see
@@ -441,7 +448,7 @@ fn prepare(
         }
     };
     let hash = content_hash(&bytes);
-    let naming = naming_of(path, overrides);
+    let naming = naming_of(Path::new(&key), overrides);
     let given = given_problem(overrides);
     // Unchanged means the same bytes known under the same slot, read by this extractor, with
     // nothing stronger than before naming its problem: a `--slot` or `--problem-id` that
@@ -680,14 +687,17 @@ impl<'a> Survey<'a> {
             .par_iter()
             .map(|path| {
                 let bytes = crate::lean::source::read_source_bytes(path).ok();
-                let naming = naming::from_path(path);
+                // Identity reads the canonical path, so that how the file was named on the
+                // command line (relative, through `..`) changes nothing.
+                let key = source_key(path);
+                let naming = naming::from_path(Path::new(&key));
                 let header_uuid = bytes.as_deref().and_then(|b| {
                     let start = String::from_utf8_lossy(&b[..b.len().min(SURVEY_HEADER_BYTES)]);
                     crate::lean::header::AristotleHeader::from_file_start(&start)?.uuid
                 });
                 SurveyedFile {
                     path,
-                    key: source_key(path),
+                    key,
                     hash: bytes.as_deref().map(content_hash),
                     imports: bytes
                         .as_deref()
@@ -715,6 +725,7 @@ fn identity_context(
 ) -> problem::Context {
     let mut tracking = HashMap::new();
     let mut fixed = Vec::new();
+    let mut tracked_files = Vec::new();
     if let Some(db) = overrides.tracking_db.as_deref().filter(|p| p.is_file()) {
         let t = crate::tracking::Tracking::open(db);
         for (uuid, problem) in t.submission_problems() {
@@ -722,6 +733,7 @@ fn identity_context(
             tracking.insert(uuid.to_ascii_lowercase(), problem);
         }
         fixed.extend(t.candidate_problems().into_iter().filter_map(|c| c.id));
+        tracked_files = t.submission_files();
     }
     // The users' name of each file, with its submission: of the files stored before and of
     // this run's.
@@ -755,8 +767,12 @@ fn identity_context(
         tracking,
         campaigns: problem::campaign::Campaigns::new(named.into_values(), fixed),
         layout: problem::layout::Layout::new(
-            survey.files.iter().map(|f| (f.path, f.imports.clone())),
-        ),
+            survey
+                .files
+                .iter()
+                .map(|f| (Path::new(&f.key), f.imports.clone())),
+        )
+        .with_walked(overrides.walked.iter().cloned()),
         ..problem::Context::default()
     };
     // The slots' names: of the files of this run and of those stored before.
@@ -770,7 +786,16 @@ fn identity_context(
         .map(|f| f.naming.clone())
         .chain(stored)
         .filter_map(|n| Some((n.slot?, n.problem_id?)));
+    context.track_files(tracked_files);
     context.name_slots(slots);
+    // The submissions the outputs of this run and of those stored were returned for.
+    context.outputs = survey
+        .files
+        .iter()
+        .map(|f| f.key.as_str())
+        .chain(known.keys().map(String::as_str))
+        .filter_map(|key| naming::output_of(Path::new(key)))
+        .collect();
     // Definitions decide only for a file whose name names no problem (no campaign target, no
     // scheme id). When such a file is in a run of some files only, the stored files'
     // definitions come from the knowledge base, so that it gets the problem a run of all of
@@ -808,7 +833,7 @@ fn identity_context(
             .iter()
             .map(|f| {
                 (
-                    f.path,
+                    Path::new(&f.key),
                     &f.naming,
                     f.uuid.as_deref(),
                     f.definitions.as_slice(),
@@ -882,7 +907,7 @@ fn extract_source(
     let outline = &analysis.outline;
     let mut found = problem::identify(
         &problem::FileView {
-            path: &path,
+            path: Path::new(&key),
             text: &analysis.text,
             outline,
             naming: &naming,

@@ -312,9 +312,59 @@ pub struct Context {
     /// The lemmas the files of known problems state ([`super::lemmas`]), read with their
     /// definitions.
     pub lemmas: Signatures,
+    /// tracking.db's files: each submission's `output_file` (as written, `/`-separated) and
+    /// `filename` (the file submitted), with its problem; a name two submissions of different
+    /// problems give names none ([`Context::track_files`]).
+    pub tracked_files: HashMap<String, String>,
+    /// The submissions the run's outputs of Aristotle were returned for
+    /// ([`naming::output_of`]): an input named so is a file of the pipeline, wherever its
+    /// output is kept (beside it, or in a `results/` tree of its own).
+    pub outputs: std::collections::HashSet<String>,
 }
 
 impl Context {
+    /// Reads tracking.db's files (`output_file`, `filename`) and their submissions' problems
+    /// ([`Context::tracked_file`]). A name given by submissions of different problems names
+    /// none.
+    pub fn track_files(&mut self, files: impl IntoIterator<Item = (String, String)>) {
+        let mut seen: HashMap<String, Option<String>> = HashMap::new();
+        for (name, problem) in files {
+            let name = name
+                .trim()
+                .replace('\\', "/")
+                .trim_start_matches("./")
+                .to_string();
+            if name.is_empty() || problem.trim().is_empty() {
+                continue;
+            }
+            let problem = problem.trim().to_string();
+            seen.entry(name)
+                .and_modify(|p| {
+                    if p.as_deref() != Some(problem.as_str()) {
+                        *p = None;
+                    }
+                })
+                .or_insert(Some(problem));
+        }
+        self.tracked_files = seen
+            .into_iter()
+            .filter_map(|(name, p)| Some((name, p?)))
+            .collect();
+    }
+
+    /// The problem tracking.db gives a file it names, for a file that carries no request
+    /// uuid: a submission whose `output_file` is the file's path (its last components: the
+    /// column is written relative to the pipeline's folder) or whose `filename` is its name.
+    pub fn tracked_file(&self, path: &Path) -> Option<&String> {
+        if self.tracked_files.is_empty() {
+            return None;
+        }
+        let parts: Vec<&str> = path.iter().filter_map(|p| p.to_str()).collect();
+        (1..=parts.len().min(8))
+            .rev()
+            .find_map(|n| self.tracked_files.get(&parts[parts.len() - n..].join("/")))
+    }
+
     /// Reads, from the users' naming of every file of the run (slot, problem name), the problem
     /// each slot is named after: the name that names a problem ([`Context::named_problem`])
     /// most of the slot's files give; a slot whose files give two such names equally often
@@ -494,8 +544,12 @@ fn decide_file(
         identity.aliases = aliases_of(identity.problem_id.as_deref(), [given]);
         return identity;
     }
-    if let Some(id) = file.uuid().and_then(|u| ctx.tracking.get(&u)) {
-        return Identity::of(id.clone(), Evidence::Tracking);
+    if let Some(id) = file
+        .uuid()
+        .and_then(|u| ctx.tracking.get(&u))
+        .or_else(|| ctx.tracked_file(file.path))
+    {
+        return by_tracking(id);
     }
     let words = own_words(file.outline, file.text);
     if collection {
@@ -529,6 +583,16 @@ fn decide_file(
         }
     }
     labelled
+}
+
+/// tracking.db's problem, in the canonical spelling when a scheme reads all of it (`Erdos
+/// 850`, `erdos850` → `erdos_850`, so that the files it names and those naming themselves
+/// `erdos_850` are one problem), tracking.db's own spelling an alias of it.
+fn by_tracking(id: &str) -> Identity {
+    let canonical = scheme::whole(id).unwrap_or_else(|| id.trim().to_string());
+    let mut identity = Identity::of(canonical, Evidence::Tracking);
+    identity.aliases = aliases_of(identity.problem_id.as_deref(), [id]);
+    identity
 }
 
 /// The problem the file's path or the users' naming labels it with.
@@ -926,6 +990,12 @@ fn by_path(path: &Path) -> Option<Identity> {
         let Some(m) = scheme::find(&text, Mode::Name) else {
             continue;
         };
+        // A contest the table does not know is read from one name (`Bulgaria1998P2.lean`),
+        // never assembled from folders: `archive/2025/P3.lean` is a file of an archive's year,
+        // not problem 3 of a contest called archive. A known one may be (`IMO/2019/P1.lean`).
+        if m.scheme == "contest" && text[m.span.clone()].contains('/') {
+            continue;
+        }
         let evidence = if levels == 1 {
             Evidence::FileName
         } else {
@@ -974,9 +1044,14 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
             None => Identity::none(Evidence::Library),
         };
     }
-    // A test checks something: no problem by name alone.
-    if layout::is_test(file.path) {
-        return Identity::none(Evidence::Test);
+    // A test checks something: no problem by name alone. A benchmark's split may be called
+    // `Test/` (miniF2F's `Valid/` and `Test/`): a file there stating the theorem it is named
+    // after is the benchmark's statement, as in its `Valid/` sibling.
+    if ctx.layout.is_test(file.path) {
+        return match benchmark_stem(file) {
+            Some(id) if !layout::is_named_test(file.path) => Identity::of(id, Evidence::FileName),
+            _ => Identity::none(Evidence::Test),
+        };
     }
     let named = file.naming.problem_id.clone();
     let is_target = named.as_deref().is_some_and(|n| ctx.campaigns.is_target(n));
@@ -1080,8 +1155,20 @@ fn by_sketch(file: &FileView<'_>, ctx: &Context, words: &str) -> Identity {
     // Aristotle returned, named by its directory): the problem it was submitted for, as weak
     // as evidence gets (`slot483_spoke_extraction.lean` is a step of a campaign its words
     // never name). A problem resting on it alone says so wherever its status is shown.
+    // Only a file of the submission pipeline (its path or its Aristotle header says so) is
+    // named by the users: elsewhere a name that fits no scheme is a file name
+    // (`book/Chapter3/Lemma2.lean`, `Levels/L05.lean`, a package's `Main.lean`), no problem.
+    let pipeline = file.naming.pipeline
+        || file.outline.header.is_some()
+        || file
+            .path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .is_some_and(|s| ctx.outputs.contains(&s.to_ascii_lowercase()));
     match named {
-        Some(id) if states || file.naming.problem_from_dir => Identity::of(id, Evidence::Topic),
+        Some(id) if pipeline && (states || file.naming.problem_from_dir) => {
+            Identity::of(id, Evidence::Topic)
+        }
         _ => Identity::default(),
     }
 }
@@ -1461,6 +1548,25 @@ mod tests {
         // Stronger evidence than a title (a theorem named after the problem) still decides.
         let members = [(Some("erdos_12"), Some(Theorem)), (None, Some(Title))];
         assert_eq!(of_copies(members).as_deref(), Some("erdos_12"));
+    }
+
+    #[test]
+    fn an_unknown_contest_is_never_assembled_from_folders() {
+        let id = |p: &str| by_path(Path::new(p)).and_then(|i| i.problem_id);
+        assert_eq!(id("w/archive/2025/P3.lean"), None);
+        assert_eq!(id("w/results/2026/p1.lean"), None);
+        assert_eq!(
+            id("w/Compfiles/Bulgaria1998P2.lean").as_deref(),
+            Some("bulgaria_1998_p2")
+        );
+        assert_eq!(
+            id("w/Problems/IMO/2019/P1.lean").as_deref(),
+            Some("imo_2019_p1")
+        );
+        assert_eq!(
+            id("w/putnam/1988/b1.lean").as_deref(),
+            Some("putnam_1988_b1")
+        );
     }
 
     #[test]

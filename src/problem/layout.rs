@@ -6,8 +6,11 @@
 //! path ending `A/B/C.lean`), when it lies below a directory `D` that has a root module
 //! `D.lean` beside it (Lean's package layout: `LeanAPAP.lean` and `LeanAPAP/`), when it is
 //! such a root module itself, or when it is Lake's build file (`lakefile.lean`). A file is a
-//! test when a directory above it is called `test` or `tests`, or its name starts with
-//! `test_`.
+//! test when a directory above it inside its project is called `test` or `tests`, or its name
+//! starts with `test_`. Its project is below the nearest folder that holds a Lean project or a
+//! repository (`lakefile.lean`, `lakefile.toml`, `lean-toolchain`, `.git`), else below the
+//! folder the run walked (`mf extract --all DIR`): the folders above it are where someone put
+//! the project (`~/tests/run1/…`), and say nothing about what its files are.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -24,7 +27,14 @@ pub struct Layout {
     package_dirs: HashSet<PathBuf>,
     /// Root modules (`D.lean` beside a directory `D`).
     roots: HashSet<PathBuf>,
+    /// Folders above the files that hold a Lean project or a repository ([`PROJECT_MARKERS`]).
+    projects: HashSet<PathBuf>,
+    /// The folders the run walked (`--all DIR`), canonical.
+    walked: Vec<PathBuf>,
 }
+
+/// What a folder holding a Lean project or a repository has in it.
+const PROJECT_MARKERS: &[&str] = &["lakefile.lean", "lakefile.toml", "lean-toolchain", ".git"];
 
 impl Layout {
     /// Reads the structure of `files`, each with the modules it imports.
@@ -32,10 +42,18 @@ impl Layout {
         let mut imported = HashSet::new();
         let mut checked: HashMap<PathBuf, bool> = HashMap::new();
         let mut roots = HashSet::new();
+        let mut marked: HashMap<PathBuf, bool> = HashMap::new();
         for (path, imports) in files {
             imported.extend(imports);
             if path.with_extension("").is_dir() {
                 roots.insert(path.to_path_buf());
+            }
+            for dir in path.ancestors().skip(1) {
+                if dir.as_os_str().is_empty() || marked.contains_key(dir) {
+                    break;
+                }
+                let project = PROJECT_MARKERS.iter().any(|m| dir.join(m).exists());
+                marked.insert(dir.to_path_buf(), project);
             }
             for dir in path.ancestors().skip(1).take(LEVELS) {
                 if checked.contains_key(dir) {
@@ -56,7 +74,42 @@ impl Layout {
                 .filter_map(|(d, root)| root.then_some(d))
                 .collect(),
             roots,
+            projects: marked
+                .into_iter()
+                .filter_map(|(d, project)| project.then_some(d))
+                .collect(),
+            walked: Vec::new(),
         }
+    }
+
+    /// The same, knowing the folders the run walked (`--all DIR`): a file outside any Lean
+    /// project or repository has its project below the nearest of them.
+    pub fn with_walked(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Layout {
+        self.walked = dirs
+            .into_iter()
+            .map(|d| std::fs::canonicalize(&d).unwrap_or(d))
+            .collect();
+        self
+    }
+
+    /// The folder `path`'s project is below: the nearest holding a Lean project or a
+    /// repository, else the nearest folder the run walked; `None` when neither is above it.
+    fn project_of<'a>(&'a self, path: &'a Path) -> Option<&'a Path> {
+        path.ancestors()
+            .skip(1)
+            .find(|d| self.projects.contains(*d))
+            .or_else(|| {
+                self.walked
+                    .iter()
+                    .filter(|w| path.starts_with(w) && path != w.as_path())
+                    .max_by_key(|w| w.components().count())
+                    .map(PathBuf::as_path)
+            })
+    }
+
+    /// Whether `path` is a test ([`is_test_below`]), below its project's folder.
+    pub fn is_test(&self, path: &Path) -> bool {
+        is_test_below(path, self.project_of(path))
     }
 
     /// Whether `path` is a module of a package: imported by another file of the run, below a
@@ -80,17 +133,31 @@ impl Layout {
 
 /// Whether `path` is a test: below a `test`/`tests` directory, or named `test_…`.
 pub fn is_test(path: &Path) -> bool {
-    let in_tests = path.ancestors().skip(1).take(LEVELS).any(|d| {
-        d.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.eq_ignore_ascii_case("test") || n.eq_ignore_ascii_case("tests"))
-    });
-    let stem = path
-        .file_stem()
+    is_test_below(path, None)
+}
+
+/// Whether `path` is a test: below a `test`/`tests` directory that is itself below `project`
+/// (any, without one), or named `test_…`.
+pub fn is_test_below(path: &Path, project: Option<&Path>) -> bool {
+    let inside = |d: &Path| project.is_none_or(|p| d != p && d.starts_with(p));
+    let in_tests = path
+        .ancestors()
+        .skip(1)
+        .take(LEVELS)
+        .take_while(|d| inside(d))
+        .any(|d| {
+            d.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.eq_ignore_ascii_case("test") || n.eq_ignore_ascii_case("tests"))
+        });
+    in_tests || is_named_test(path)
+}
+
+/// Whether `path` is named as a test: `test_…`.
+pub fn is_named_test(path: &Path) -> bool {
+    path.file_stem()
         .and_then(|s| s.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    in_tests || stem.starts_with("test_")
+        .is_some_and(|s| s.to_ascii_lowercase().starts_with("test_"))
 }
 
 /// The module names `path` can be imported by: `C`, `B.C`, `A.B.C`, … for `…/A/B/C.lean`.
@@ -198,6 +265,32 @@ mod tests {
             "fixtures/results/slot614_erdos_850_result.lean"
         )));
         assert!(!is_test(Path::new("submissions/contest_entry.lean")));
+    }
+
+    #[test]
+    fn a_test_folder_counts_only_inside_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("tests");
+        // A repository put in a folder called `tests`: its files are no tests, its own
+        // `tests/` folder holds tests.
+        std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+        std::fs::create_dir_all(root.join("repo/tests")).unwrap();
+        std::fs::create_dir_all(root.join("loose/tests")).unwrap();
+        let file = root.join("repo/Sketch.lean");
+        let test = root.join("repo/tests/Check.lean");
+        let loose = root.join("loose/Sketch.lean");
+        let loose_test = root.join("loose/tests/Check.lean");
+        let files = [&file, &test, &loose, &loose_test];
+        let layout = Layout::new(files.iter().map(|f| (f.as_path(), vec![])));
+        assert!(!layout.is_test(&file));
+        assert!(layout.is_test(&test));
+        // Outside any project, every folder counts, unless the run walked a folder: then the
+        // folders above it (and its own name) say nothing.
+        assert!(layout.is_test(&loose));
+        let layout =
+            Layout::new(files.iter().map(|f| (f.as_path(), vec![]))).with_walked([root.clone()]);
+        assert!(!layout.is_test(&loose));
+        assert!(layout.is_test(&loose_test));
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub struct FileNaming {
     pub problem_from_dir: bool,
     /// The file is part of a project Aristotle returned unpacked (`…_aristotle/`).
     pub in_project: bool,
+    /// The path carries a mark of the submission pipeline ([`is_pipeline_path`]): only then
+    /// is a name that fits no scheme the users' naming of a submission rather than a file name.
+    pub pipeline: bool,
 }
 
 /// Words that decorate a name without naming the problem.
@@ -47,6 +50,24 @@ pub fn submission_of(path: &Path) -> Option<(std::path::PathBuf, i64, String)> {
         stem.truncate(cut);
     }
     Some((path.parent()?.to_path_buf(), slot, stem))
+}
+
+/// The name of the submission an output of Aristotle was returned for, read from the output's
+/// own name: `homfly_v2_RESULT.lean` → `homfly_v2`, `slot7_x_aristotle.lean` → `slot7_x`
+/// (lowercase, its trailing decorations cut); `None` for a name without one (an input, or no
+/// file of the pipeline).
+pub fn output_of(path: &Path) -> Option<String> {
+    let mut stem = path.file_stem()?.to_str()?.to_ascii_lowercase();
+    let mut cut_any = false;
+    while let Some(cut) = DECORATIONS.iter().find_map(|d| {
+        stem.strip_suffix(d)
+            .and_then(|head| head.strip_suffix(['_', '-']))
+            .map(str::len)
+    }) {
+        stem.truncate(cut);
+        cut_any = true;
+    }
+    (cut_any && !stem.is_empty()).then_some(stem)
 }
 
 /// File names that say nothing: the name is in a directory above.
@@ -77,7 +98,15 @@ pub fn from_path(path: &Path) -> FileNaming {
         .filter_map(|a| a.file_name().and_then(|n| n.to_str()))
         .collect();
     let uuid = ancestors.iter().find_map(|dir| leading_uuid(dir));
-    let directory = || ancestors.iter().copied().find(|dir| is_meaningful_dir(dir));
+    // A date folder (`runs/2026-11-03/output.lean`) is a run's, and the folders above it are
+    // the runs': no name of the submission is above it.
+    let directory = || {
+        ancestors
+            .iter()
+            .copied()
+            .take_while(|dir| !is_date(&dir.to_ascii_lowercase()))
+            .find(|dir| is_meaningful_dir(dir))
+    };
     // A file of a project Aristotle returned unpacked (`…_aristotle/RequestProject/X.lean`)
     // is named by the directory the project was unpacked into, like its `Main.lean`: a module
     // name (`Definitions`, `PowerfulConsecutive`) is no problem. Its own name counts only
@@ -103,13 +132,55 @@ pub fn from_path(path: &Path) -> FileNaming {
             let (slot, problem) = slot_and_problem(stem);
             (slot, problem, false)
         };
+    let pipeline = slot.is_some() || in_project || is_pipeline_path(stem, &ancestors);
     FileNaming {
         slot,
         problem_id,
         uuid,
         problem_from_dir,
         in_project,
+        pipeline,
     }
+}
+
+/// Words of a folder's name that mark the submission pipeline: what Aristotle's outputs are
+/// kept in (`codex_results/`, `…_extracted/`, `output/`), and the pipeline's `submissions/`
+/// folder (where tracking.db's contract keeps `submissions/tracking.db`).
+const PIPELINE_FOLDER_WORDS: &[&str] = &[
+    "result",
+    "results",
+    "output",
+    "outputs",
+    "extracted",
+    "submission",
+    "submissions",
+];
+
+/// Whether a file named `stem` below `ancestors` (nearest first) is a file of the submission
+/// pipeline by its path: its name is decorated as an output ([`DECORATIONS`]: `…_result`,
+/// `…_aristotle`), a folder above is named by a request uuid (or its first group) or a slot,
+/// or a folder's name is, in the pipeline's own snake case, one of
+/// [`PIPELINE_FOLDER_WORDS`] or starts or ends with one (`submissions/`, `codex_results/`,
+/// `results_v07/`, `e672_chabauty_extracted/`). A folder a person named (`My Results (copy)`,
+/// `aristotle-math-problems`) is no mark: it is where files were put. Anything else
+/// (`Mathlib/Algebra/Group/Basic.lean`, `book/Chapter3/Lemma2.lean`, `pkg/Main.lean`) is a
+/// file of a Lean project, whose name is only a file name.
+fn is_pipeline_path(stem: &str, ancestors: &[&str]) -> bool {
+    let decorated = stem
+        .split(['_', '-', ' ', '.'])
+        .any(|w| DECORATIONS.contains(&w.to_ascii_lowercase().as_str()));
+    decorated
+        || ancestors.iter().any(|dir| {
+            let lower = dir.to_ascii_lowercase();
+            let parts: Vec<&str> = lower.split('_').collect();
+            let ends = [parts.first(), parts.last()];
+            ends.iter()
+                .flatten()
+                .any(|w| PIPELINE_FOLDER_WORDS.contains(w))
+                || parts.iter().any(|w| slot_number(w).is_some())
+                || leading_uuid(dir).is_some()
+                || is_hex_fragment(&lower)
+        })
 }
 
 fn slot_and_problem(name: &str) -> (Option<i64>, Option<String>) {
@@ -200,6 +271,19 @@ fn is_meaningful_dir(dir: &str) -> bool {
     lower
         .split(['_', '-'])
         .any(|w| !w.is_empty() && !DECORATIONS.contains(&w))
+}
+
+/// `2026-11-03`, `2026_11_03`, `20261103`, `2026-11`: a date (of a run) names no problem.
+fn is_date(name: &str) -> bool {
+    let groups: Vec<&str> = name.split(['-', '_', '.']).collect();
+    let digits = |g: &str, n: usize| g.len() == n && g.chars().all(|c| c.is_ascii_digit());
+    let year = |g: &str| digits(g, 4) && (g.starts_with("19") || g.starts_with("20"));
+    match groups.as_slice() {
+        [one] => digits(one, 8) && year(&one[..4]),
+        [y, m] => year(y) && digits(m, 2),
+        [y, m, d, ..] => year(y) && digits(m, 2) && digits(d, 2),
+        _ => false,
+    }
 }
 
 /// The uuid a directory name starts with: `38da55e5-43c9-4ddf-9536-cf52dc64c09d_aristotle`.
@@ -295,6 +379,57 @@ mod tests {
     }
 
     #[test]
+    fn pipeline_files_are_marked_by_their_path() {
+        let marked = |p: &str| from_path(Path::new(p)).pipeline;
+        for path in [
+            "x/slot614_erdos_850_result.lean",
+            "x/homfly_v2_RESULT.lean",
+            "x/sketch_aristotle.lean",
+            "repo/submissions/algo_apsp_v3.lean",
+            "repo/codex_results/v3/agoh_giuga.lean",
+            "repo/results_v07/1d350235/output.lean",
+            "r/e672_chabauty_extracted/e32a4620-7495-4654-b680-0996c098bc9a_aristotle/RequestProject/Main.lean",
+            "r/slot69_80891b4c/output.lean",
+        ] {
+            assert!(marked(path), "{path}");
+        }
+        for path in [
+            "Mathlib/Algebra/Group/Basic.lean",
+            "book/Chapter3/Lemma2.lean",
+            "pkg/Main.lean",
+            "My Results (copy)/docs/Skeleton.lean",
+            "aristotle-math-problems/archive/KnotDatabase12.lean",
+        ] {
+            assert!(!marked(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_date_folder_names_no_problem() {
+        assert!(is_date("2026-11-03") && is_date("20261103") && is_date("2026_11_03_run2"));
+        assert!(!is_date("nu4_final") && !is_date("2026") && !is_date("e1003_subspace"));
+        assert_eq!(naming("runs/2026-11-03/output.lean"), (None, None));
+        assert_eq!(
+            naming("runs/2026-11-03/slot12_erdos_5/output.lean"),
+            (Some(12), Some("erdos_5".into()))
+        );
+    }
+
+    #[test]
+    fn an_output_names_its_submission() {
+        assert_eq!(
+            output_of(Path::new("r/homfly_v2_RESULT.lean")).as_deref(),
+            Some("homfly_v2")
+        );
+        assert_eq!(
+            output_of(Path::new("slot7_x_aristotle_result.lean")).as_deref(),
+            Some("slot7_x")
+        );
+        assert_eq!(output_of(Path::new("homfly_v2.lean")), None);
+        assert_eq!(output_of(Path::new("result.lean")), None);
+    }
+
+    #[test]
     fn versions_are_not_problems() {
         assert_eq!(
             naming("slot159_v2_M_weight_le_card.lean"),
@@ -321,6 +456,7 @@ mod tests {
                 uuid: Some("e32a4620-7495-4654-b680-0996c098bc9a".into()),
                 problem_from_dir: true,
                 in_project: true,
+                pipeline: true,
             }
         );
         assert_eq!(

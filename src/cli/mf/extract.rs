@@ -125,6 +125,7 @@ pub fn run(args: ExtractArgs) -> Result<ExitCode> {
         slot: args.slot,
         problem_id: args.problem_id.clone(),
         tracking_db: Some(resolve_tracking_db(args.tracking.as_deref()).path),
+        walked: args.all.clone(),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
