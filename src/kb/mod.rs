@@ -76,7 +76,9 @@ pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
 pub use report::{Report, ReportOptions};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
-pub use status::{standing, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN, SKETCH_MAIN, SKETCH_ONLY};
+pub use status::{
+    problem_standing, standing, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN, SKETCH_MAIN, SKETCH_ONLY,
+};
 pub use write::{content_hash, FactCounts, FileItem, FileOutcome, FileStatus, KnownSource};
 
 use error::AtPath;
