@@ -1289,8 +1289,11 @@ impl Kb {
             .collect();
         let mut out = Vec::with_capacity(problems.len());
         for (p, (key, _)) in problems.iter().zip(&keys) {
-            let (facts_total, failed_total, false_total) =
-                totals.get(key).copied().unwrap_or_default();
+            let (facts, failed, falses) = totals.get(key).copied().unwrap_or_default();
+            let (facts, facts_total) = self.context_list(key, FACTS, facts, per_section)?;
+            let (failed_approaches, failed_total) =
+                self.context_list(key, FAILED, failed, per_section)?;
+            let (false_lemmas, false_total) = self.context_list(key, FALSE, falses, per_section)?;
             out.push(ProblemSection {
                 id: p.id.clone(),
                 statement: statements.remove(&p.id).flatten(),
@@ -1300,28 +1303,40 @@ impl Kb {
                     .get(p.id.as_str())
                     .map(|v| v.iter().map(|a| (*a).clone()).collect())
                     .unwrap_or_default(),
-                facts: if facts_total > 0 {
-                    self.context_items(key, FACTS, per_section)?
-                } else {
-                    Vec::new()
-                },
+                facts,
                 facts_total,
-                failed_approaches: if failed_total > 0 {
-                    self.context_items(key, FAILED, per_section)?
-                } else {
-                    Vec::new()
-                },
+                failed_approaches,
                 failed_total,
-                false_lemmas: if false_total > 0 {
-                    self.context_items(key, FALSE, per_section)?
-                } else {
-                    Vec::new()
-                },
+                false_lemmas,
                 false_total,
                 similar: similar.remove(key).unwrap_or_default(),
             });
         }
         Ok(out)
+    }
+
+    /// The first `shown` entries `mk context` lists for the problem (`filter`: facts, failed
+    /// approaches or false lemmas) and how many it lists in all, near-copies dropped as it
+    /// drops them, so that "N more: `mk context ID -n TOTAL`" is what that command prints.
+    /// `stored` is how many such findings the problem has: none, no query; when `mk context`
+    /// lists fewer than `shown`, that is all of them; else it counts them whole.
+    fn context_list(
+        &self,
+        key: &str,
+        filter: &str,
+        stored: i64,
+        shown: usize,
+    ) -> Result<(Vec<ContextItem>, i64)> {
+        if stored <= 0 {
+            return Ok((Vec::new(), 0));
+        }
+        let items = self.context_items(key, filter, shown)?;
+        let total = if items.len() < shown || stored as usize <= shown {
+            items.len()
+        } else {
+            self.context_items(key, filter, stored as usize)?.len()
+        };
+        Ok((items, total as i64))
     }
 
     /// `mk recommend DOMAIN`'s evidence for every domain of the shown problems (every domain

@@ -473,21 +473,25 @@ impl Page<'_> {
             self.w(&links.join(", "));
             let more = a.problems.len() - links.len();
             match &a.query {
-                Some(sql) if more > 0 => {
+                // The query decided the list: it lists every such problem of the knowledge base.
+                Some(sql) => {
+                    if more > 0 {
+                        let _ = write!(self.out, "; {more} more (the table's rows)");
+                    }
                     let _ = write!(
                         self.out,
-                        "; {more} more (the table's rows; every one in the knowledge base: <code class=\"cmd\">{}</code>)",
+                        ". Listed by <code class=\"cmd\">{}</code>",
                         esc(&format!("mk query {}", shell_quoted(sql)))
                     );
                 }
-                _ if more > 0 => {
+                None if more > 0 => {
                     let rest: Vec<String> = a.problems[links.len()..]
                         .iter()
                         .map(|id| self.problem_link(id))
                         .collect();
                     let _ = write!(self.out, ", {}", rest.join(", "));
                 }
-                _ => {}
+                None => {}
             }
             self.w("</li>");
         }
