@@ -397,7 +397,7 @@ fn attention_queries() -> [(&'static str, &'static str, String); 3] {
     [
         (
             "unchecked_proof",
-            "a complete proof of its statement that no checker compiled: `mf verify` on the proof's file (named in its section) makes it proven, or shows what is wrong",
+            "a complete proof of its statement that no checker compiled: mf verify on the proof's file (named in its section) makes it proven, or shows what is wrong",
             "SELECT p.id, p.proof_source FROM problems p WHERE p.status = 'partial' AND p.confidence = 'medium'".to_string(),
         ),
         (
@@ -1235,41 +1235,8 @@ impl Kb {
             .map(|p| (problem_key(&p.id), p.domain.clone()))
             .collect();
         let mut similar = self.similar_problems_of(&keys, per_section)?;
-        // Totals of each list, by problem key, for "N more": of the findings `mk context`
-        // lists from (the problem's own, and those occurring in its files).
-        let occurring = if self.has_facts() {
-            format!(
-                " UNION SELECT {}, fs.finding_id FROM sources s
-                 JOIN finding_sources fs ON fs.source_id = s.id WHERE s.problem_id IS NOT NULL",
-                problem_key_sql("s.problem_id")
-            )
-        } else {
-            String::new()
-        };
-        let totals: HashMap<String, (i64, i64, i64)> = self
-            .rows(
-                &format!(
-                    "WITH of_problem(problem_key, finding) AS (
-                       SELECT {pk}, id FROM findings WHERE problem_id IS NOT NULL{occurring})
-                     SELECT problem_key, sum({FACTS}), sum({FAILED}), sum({FALSE})
-                     FROM of_problem CROSS JOIN findings ON findings.id = of_problem.finding
-                     GROUP BY 1",
-                    pk = problem_key_sql("problem_id")
-                ),
-                [],
-                |r| {
-                    (
-                        text_at(r, 0).unwrap_or_default(),
-                        (
-                            int_at(r, 1).unwrap_or(0),
-                            int_at(r, 2).unwrap_or(0),
-                            int_at(r, 3).unwrap_or(0),
-                        ),
-                    )
-                },
-            )?
-            .into_iter()
-            .collect();
+        // How many entries each list of `mk context` has, by problem key, for "N more".
+        let totals = self.context_counts()?;
         // The file (and theorem) that states each problem's statement, as `mk find` shows it.
         let sources: HashMap<String, (String, Option<String>)> = self
             .rows(
@@ -1289,11 +1256,12 @@ impl Kb {
             .collect();
         let mut out = Vec::with_capacity(problems.len());
         for (p, (key, _)) in problems.iter().zip(&keys) {
-            let (facts, failed, falses) = totals.get(key).copied().unwrap_or_default();
-            let (facts, facts_total) = self.context_list(key, FACTS, facts, per_section)?;
+            let total = |list: u8| totals.get(&(key.clone(), list)).copied().unwrap_or(0);
+            let (facts, facts_total) = self.context_list(key, FACTS, total(0), per_section)?;
             let (failed_approaches, failed_total) =
-                self.context_list(key, FAILED, failed, per_section)?;
-            let (false_lemmas, false_total) = self.context_list(key, FALSE, falses, per_section)?;
+                self.context_list(key, FAILED, total(1), per_section)?;
+            let (false_lemmas, false_total) =
+                self.context_list(key, FALSE, total(2), per_section)?;
             out.push(ProblemSection {
                 id: p.id.clone(),
                 statement: statements.remove(&p.id).flatten(),
@@ -1316,27 +1284,19 @@ impl Kb {
     }
 
     /// The first `shown` entries `mk context` lists for the problem (`filter`: facts, failed
-    /// approaches or false lemmas) and how many it lists in all, near-copies dropped as it
-    /// drops them, so that "N more: `mk context ID -n TOTAL`" is what that command prints.
-    /// `stored` is how many such findings the problem has: none, no query; when `mk context`
-    /// lists fewer than `shown`, that is all of them; else it counts them whole.
+    /// approaches or false lemmas), and `total`, how many it lists in all
+    /// ([`Kb::context_counts`]): none, no query.
     fn context_list(
         &self,
         key: &str,
         filter: &str,
-        stored: i64,
+        total: usize,
         shown: usize,
     ) -> Result<(Vec<ContextItem>, i64)> {
-        if stored <= 0 {
+        if total == 0 {
             return Ok((Vec::new(), 0));
         }
-        let items = self.context_items(key, filter, shown)?;
-        let total = if items.len() < shown || stored as usize <= shown {
-            items.len()
-        } else {
-            self.context_items(key, filter, stored as usize)?.len()
-        };
-        Ok((items, total as i64))
+        Ok((self.context_items(key, filter, shown)?, total as i64))
     }
 
     /// `mk recommend DOMAIN`'s evidence for every domain of the shown problems (every domain

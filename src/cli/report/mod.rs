@@ -771,7 +771,7 @@ impl Page<'_> {
     fn section(&mut self, s: &ProblemSection, p: &ProblemRow) {
         let _ = write!(
             self.out,
-            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">{} · <span class=\"standing\">{}</span>",
+            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">{} · {}",
             anchor(&s.id),
             esc(&s.id),
             esc(p.domain.as_deref().unwrap_or("unknown")),
