@@ -1032,7 +1032,16 @@ fn files_about_no_problem_are_shown_apart_and_counted_once() {
         .iter()
         .find(|r| attr(r, "data-reason").as_deref() == Some("library"))
         .unwrap();
-    assert!(library.contains("Toolkit/Basic.lean") && library.contains("Toolkit.lean"));
+    // Counted, not listed: the row gives the query that lists them, and that query does.
+    assert!(!library.contains("Toolkit"), "{library}");
+    let sql = cmd_sql(library);
+    let listed: Vec<String> = query_rows(&s, &sql)
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed.len() as f64, cell(library, "files"));
+    assert!(listed.iter().any(|p| p.ends_with("Toolkit/Basic.lean")));
+    assert!(listed.iter().any(|p| p.ends_with("/Toolkit.lean")));
     // No such file is a problem, nor listed among any problem's attempts or sections.
     let problem_ids: Vec<String> = rows(&html, "problems-table")
         .iter()
@@ -1463,7 +1472,9 @@ fn a_problem_named_by_its_sketch_only_says_so() {
             .unwrap_or_else(|| panic!("no row {reason}"))
     };
     assert!(text(row("topic")).contains("named by its sketch only"));
-    assert!(row("topic").contains("slot303_helper_idea.lean"));
+    // Counted, not listed.
+    assert_eq!(cell(row("topic"), "files"), 1.0);
+    assert!(!row("topic").contains("slot303_helper_idea.lean"));
     let unknown = row("sketch_only_v2");
     assert!(
         text(unknown).contains("stored reason sketch_only_v2"),
@@ -1484,4 +1495,201 @@ fn a_problem_named_by_its_sketch_only_says_so() {
         .as_str()
         .unwrap()
         .ends_with("slot307_edge_step.lean"));
+}
+
+/// The problem layer's fixtures together: the report's problems, a library package, two
+/// problems stating the same statement (and one stating another), problems named by their
+/// sketch only.
+fn setup_layer() -> Setup {
+    let dir = TempDir::new().unwrap();
+    let db = dir.path().join("knowledge.db");
+    extract(
+        &db,
+        &[
+            "report",
+            "report_identity",
+            "identity/same_statement",
+            "identity/sketch_only",
+        ],
+    );
+    let tracking = dir.path().join("no-tracking.db");
+    Setup { dir, db, tracking }
+}
+
+#[test]
+fn each_problem_says_what_mk_find_and_mk_context_say() {
+    let s = setup_layer();
+    let html = s.page(&[]);
+    let ids: Vec<String> = rows(&html, "problems-table")
+        .iter()
+        .map(|r| pid(r))
+        .collect();
+    assert!(ids.len() >= 8, "{ids:?}");
+    let (mut linked, mut sketch_only) = (0, 0);
+    for id in &ids {
+        let sec = section(&html, &anchor_of(id)[2..]);
+        // Its status in `mk find`'s words: the line after "Status: ".
+        let out = mk(s.dir.path())
+            .args(s.args(&["find", id]))
+            .output()
+            .unwrap();
+        let find = String::from_utf8_lossy(&out.stdout);
+        let want = find
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Status: "))
+            .unwrap_or_else(|| panic!("no status line for {id}: {find}"));
+        let meta = text(until(after(sec, "<p class=\"meta\">"), "</p>"));
+        let got = until(after(&meta, " · "), " (literature: as ");
+        let got = until(got, " · ");
+        assert_eq!(got, want, "{id}");
+        // Same statement, as `mk find --json` links them.
+        let fj = s.json(&["find", id]);
+        let want: Vec<String> = fj["same_statement"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| x["id"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let got: Vec<String> = sec
+            .split("data-same=\"")
+            .skip(1)
+            .map(|x| unescape(until(x, "\"")))
+            .collect();
+        assert_eq!(got, want, "{id}");
+        linked += usize::from(!got.is_empty());
+        // Named by its sketch only: marked where `mk find --json` says so.
+        let weak = fj["problem"]["named_by_sketch_only"]
+            .as_bool()
+            .unwrap_or(false);
+        assert_eq!(sec.contains("data-weak=\"topic\""), weak, "{id}");
+        sketch_only += usize::from(weak);
+        // Aliases: as many as are stored.
+        let stored = query_count(
+            &s,
+            &format!(
+                "SELECT count(*) AS n FROM problem_aliases WHERE problem_id = '{}'",
+                id.replace('\'', "''")
+            ),
+        );
+        let shown = sec
+            .find(" data-aliases=\"")
+            .map_or(0, |_| attr(sec, "data-aliases").unwrap().parse().unwrap());
+        assert_eq!(shown, stored, "{id}");
+        // Each list's total is what `mk context` lists in all (near-copies dropped).
+        let ctx = s.json(&["context", id, "-n", "100000"]);
+        for (title, key) in [
+            ("Facts", "facts"),
+            ("Failed approaches", "failed_approaches"),
+            ("False lemmas", "false_lemmas"),
+        ] {
+            let head = format!("<h4>{title} <small>(");
+            let listed = ctx[key].as_array().unwrap();
+            match sec.find(&head) {
+                Some(i) => {
+                    let t = &sec[i + head.len()..];
+                    let total: usize = until(until(t, ","), ")").parse().unwrap();
+                    assert_eq!(total, listed.len(), "{id} {title}");
+                }
+                // No list: nothing to list, or only the statement's own proof, which the
+                // section's proof line names.
+                None => assert!(
+                    listed.is_empty() || (listed.len() == 1 && sec.contains("our status rests on")),
+                    "{id} {title}: {} listed by mk context, none on the page",
+                    listed.len()
+                ),
+            }
+        }
+    }
+    assert!(linked >= 2, "no same-statement link on the page");
+    assert!(sketch_only >= 1, "no problem named by its sketch only");
+}
+
+/// `report::anchor`, as the page writes it.
+fn anchor_of(id: &str) -> String {
+    math_forge::cli::report::anchor(id)
+}
+
+#[test]
+fn the_top_of_the_page_explains_sums_up_and_lists_what_needs_attention() {
+    let s = setup_layer();
+    let html = s.page(&[]);
+    // The words, before the sections.
+    let top = until(&html, "<nav");
+    for word in [
+        "proven",
+        "partial",
+        "open",
+        "own words",
+        "topic",
+        "named by its sketch only",
+        "Same statement as",
+    ] {
+        assert!(top.contains(word), "the legend does not say {word:?}");
+    }
+    // The problems table is there, whole, in a closed details element (no script needed to
+    // open it): the top paints without laying it out.
+    let list = after(&html, "<details id=\"problems-list\"");
+    assert!(
+        list.starts_with('>'),
+        "the problems table is open: {}",
+        &list[..40]
+    );
+    assert!(until(list, "</details>").contains("id=\"problems-table\""));
+    // Needs attention: each reason's problems are those its query lists, in the table's order,
+    // and `--json` counts them.
+    let order: Vec<String> = rows(&html, "problems-table")
+        .iter()
+        .map(|r| pid(r))
+        .collect();
+    let out = s.dir.path().join("j.html");
+    let summary = s.json(&["report", "-o", out.to_str().unwrap()]);
+    let attention = until(after(&html, "<section id=\"attention\">"), "</section>");
+    let items: Vec<&str> = attention.split("<li data-reason=\"").skip(1).collect();
+    assert!(
+        !items.is_empty(),
+        "nothing needs attention in the fixtures? {attention}"
+    );
+    for item in items {
+        let reason = until(item, "\"");
+        let li = until(item, "</li>");
+        let n: usize = attr(li, "data-v").unwrap().parse().unwrap();
+        assert_eq!(
+            summary["attention"][reason].as_u64(),
+            Some(n as u64),
+            "{reason}"
+        );
+        let listed: Vec<String> = li
+            .split("<a href=\"#")
+            .skip(1)
+            .map(|a| unescape(until(after(a, ">"), "<")))
+            .collect();
+        assert_eq!(listed.len(), n, "{reason}: the fixtures' lists are short");
+        let mut sorted = listed.clone();
+        sorted.sort_by_key(|id| order.iter().position(|o| o == id));
+        assert_eq!(listed, sorted, "{reason}: not in the table's order");
+        if li.contains("<code class=\"cmd\">") {
+            let sql = cmd_sql(li);
+            let mut want: Vec<String> = query_rows(&s, &sql)
+                .iter()
+                .map(|r| r["id"].as_str().unwrap().to_string())
+                .collect();
+            want.dedup();
+            let mut got = listed.clone();
+            got.sort();
+            want.sort();
+            want.dedup();
+            assert_eq!(got, want, "{reason}");
+        }
+    }
+}
+
+/// The SQL of the first `mk query "SQL"` command shown in `html`.
+fn cmd_sql(html: &str) -> String {
+    let cmd = unescape(until(after(html, "<code class=\"cmd\">"), "</code>"));
+    cmd.strip_prefix("mk query \"")
+        .and_then(|c| c.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("not a mk query command: {cmd}"))
+        .to_string()
 }

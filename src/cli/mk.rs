@@ -979,6 +979,8 @@ fn report(
             "dating": report.dating,
             // Files about no problem are no one problem's: counted for the whole campaign only.
             "no_problem_files": report.problem.is_none().then(|| report.no_problem_files()),
+            // Problems needing attention, by reason (the page's list at its top).
+            "attention": report.attention.iter().map(|a| (a.reason, a.problems.len())).collect::<std::collections::BTreeMap<_, _>>(),
         });
         json(out, &summary)?;
     } else {
@@ -1007,6 +1009,14 @@ fn report(
                 )
             },
         )?;
+        if !report.attention.is_empty() {
+            let parts: Vec<String> = report
+                .attention
+                .iter()
+                .map(|a| format!("{} {}", a.problems.len(), a.reason.replace('_', " ")))
+                .collect();
+            writeln!(out, "needs attention: {}", parts.join(", "))?;
+        }
         writeln!(out, "open it in a browser: file://{}", shown.display())?;
     }
     Ok(())

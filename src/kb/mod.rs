@@ -78,7 +78,9 @@ pub use report::{Report, ReportOptions};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
 pub use spool::{spool_events, spool_path, spool_rejected, Rejected, MAX_SPOOL_BYTES};
-pub use status::{standing, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN, SKETCH_MAIN, SKETCH_ONLY};
+pub use status::{
+    problem_standing, standing, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN, SKETCH_MAIN, SKETCH_ONLY,
+};
 pub use write::{content_hash, FactCounts, FileItem, FileOutcome, FileStatus, KnownSource};
 
 use error::AtPath;

@@ -281,6 +281,17 @@ impl Kb {
     /// apart: each keeps its files, attempts and status, and a tracking.db id is never renamed;
     /// this is the link between them. Empty before schema 11's fingerprints exist.
     pub fn same_statement(&self, id: &str) -> Result<Vec<SameStatement>> {
+        Ok(self
+            .same_statements(Some(id))?
+            .into_iter()
+            .map(|(_, same)| same)
+            .collect())
+    }
+
+    /// [`Kb::same_statement`] of problem `id`, or of every problem (`None`): pairs of a problem
+    /// and another whose main statement has the same fingerprint, by problem and then by the
+    /// other's id. One query for both, so `mk find` and `mk report` link the same problems.
+    pub fn same_statements(&self, id: Option<&str>) -> Result<Vec<(String, SameStatement)>> {
         let has_fingerprints: bool = self
             .conn
             .query_row(
@@ -302,17 +313,22 @@ impl Kb {
                 JOIN problem_statements ps ON ps.source_id = s.id AND ps.problem_id = p.id
                      AND ps.theorem_name = p.statement_theorem AND ps.variant = 0
                 WHERE ps.fingerprint IS NOT NULL)
-             SELECT DISTINCT o.id, o.status, o.statement_source, o.statement_theorem
+             SELECT DISTINCT m.id, o.id, o.status, o.statement_source, o.statement_theorem
              FROM main m JOIN main o ON o.fingerprint = m.fingerprint AND o.id <> m.id
-             WHERE m.id = ?1
-             ORDER BY o.id",
+             WHERE ?1 IS NULL OR m.id = ?1
+             ORDER BY m.id, o.id",
             params![id],
-            |r| SameStatement {
-                id: text_at(r, 0).unwrap_or_default(),
-                status: text_at(r, 1),
-                statement_source: text_at(r, 2).unwrap_or_default(),
-                statement_theorem: text_at(r, 3).unwrap_or_default(),
-                evidence: "same statement",
+            |r| {
+                (
+                    text_at(r, 0).unwrap_or_default(),
+                    SameStatement {
+                        id: text_at(r, 1).unwrap_or_default(),
+                        status: text_at(r, 2),
+                        statement_source: text_at(r, 3).unwrap_or_default(),
+                        statement_theorem: text_at(r, 4).unwrap_or_default(),
+                        evidence: "same statement",
+                    },
+                )
             },
         )
     }

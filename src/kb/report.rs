@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use super::context::{ContextItem, SimilarProblem, FACTS, FAILED, FALSE};
 use super::error::{AtPath, KbError, Result};
-use super::queries::{Count, Stats};
+use super::queries::{Count, SameStatement, Stats};
 use super::sql::{int_at, problem_key, problem_key_sql, text_at};
 use super::Kb;
 use crate::problem::Evidence;
@@ -367,6 +367,53 @@ pub struct ProblemRow {
     pub parse_failures: i64,
     /// Nothing but its files' sketch names names it ([`super::status::sketch_only_evidence`]).
     pub named_by_sketch_only: bool,
+    /// How it stands, in `mk find`'s words ([`super::status::problem_standing`]).
+    pub standing: String,
+    /// Other names it is known by (`problem_aliases`), by name.
+    pub aliases: Vec<String>,
+    /// Other problems stating the same statement (`mk find`'s "Same statement as",
+    /// [`Kb::same_statements`]): linked, never merged.
+    pub same_statement: Vec<SameStatement>,
+}
+
+/// Problems that need someone's attention, for one reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Attention {
+    /// `unchecked_proof`, `proven_elsewhere`, `sketch_only_status` or `syntax_errors`.
+    pub reason: &'static str,
+    /// What it means and what would settle it, in words.
+    pub what: &'static str,
+    /// The problems shown that need it, in the problems table's order.
+    pub problems: Vec<String>,
+    /// The query that decided it (`mk query` lists every such problem of the knowledge base),
+    /// where the stored columns decide it.
+    pub query: Option<String>,
+}
+
+/// The reasons a problem needs attention that its stored columns decide: each reason, its
+/// words, and the query listing the ids of its problems (which is the rule: the page's
+/// command and the list are one).
+fn attention_queries() -> [(&'static str, &'static str, String); 3] {
+    [
+        (
+            "unchecked_proof",
+            "a complete proof of its statement that no checker compiled: mf verify on the proof's file (named in its section) makes it proven, or shows what is wrong",
+            "SELECT p.id, p.proof_source FROM problems p WHERE p.status = 'partial' AND p.confidence = 'medium'".to_string(),
+        ),
+        (
+            "sketch_only_status",
+            "its status is a sketch name's, not a problem's: no file's own words say which problem its proofs are of",
+            format!(
+                "SELECT p.id, p.status FROM problems p WHERE p.status IN ('proven', 'partial') AND {}",
+                super::status::SKETCH_ONLY_SQL.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+        ),
+        (
+            "syntax_errors",
+            "some of its files do not parse: what they prove counts for nothing until they do",
+            "SELECT p.id, s.path FROM problems p JOIN sources s ON s.problem_id = p.id WHERE coalesce(p.status, 'open') <> 'proven' AND s.parse_error_count > 0".to_string(),
+        ),
+    ]
 }
 
 /// Files by one kind of evidence of their problem.
@@ -401,12 +448,7 @@ pub struct NoProblemReason {
     pub facts: i64,
     /// Of those files, those with a syntax error.
     pub parse_failures: i64,
-    /// Some of the files (at most [`NO_PROBLEM_EXAMPLES`]), by path.
-    pub examples: Vec<String>,
 }
-
-/// Files listed per no-problem reason at most.
-pub const NO_PROBLEM_EXAMPLES: usize = 12;
 
 /// The family of a stored evidence name ([`Evidence::family`]: `own words` for `attribute`,
 /// `theorem`, `comment`, `campaign`; `scheme` for `file_name`, `folder`; `naming` for the
@@ -512,6 +554,8 @@ pub struct Report {
     pub problems: Vec<ProblemRow>,
     /// Files about no problem, by reason (the whole knowledge base; none for `--problem`).
     pub no_problem: Vec<NoProblemReason>,
+    /// Shown problems needing attention, by reason ([`Attention`]).
+    pub attention: Vec<Attention>,
     pub sections: Vec<ProblemSection>,
     pub techniques: Vec<TechniqueRate>,
     pub failures: Vec<FailedApproach>,
@@ -762,6 +806,25 @@ impl Kb {
         )? {
             variants.entry(problem).or_default().push(theorem);
         }
+        let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
+        if self.has_table("problem_aliases")? {
+            for (problem, alias) in self.rows(
+                "SELECT problem_id, alias FROM problem_aliases ORDER BY problem_id, alias",
+                [],
+                |r| {
+                    (
+                        text_at(r, 0).unwrap_or_default(),
+                        text_at(r, 1).unwrap_or_default(),
+                    )
+                },
+            )? {
+                aliases.entry(problem).or_default().push(alias);
+            }
+        }
+        let mut same: HashMap<String, Vec<SameStatement>> = HashMap::new();
+        for (problem, other) in self.same_statements(None)? {
+            same.entry(problem).or_default().push(other);
+        }
         let mut latest: HashMap<String, String> = HashMap::new();
         let mut bump = |id: &str, at: &str| {
             let e = latest.entry(id.to_string()).or_default();
@@ -840,7 +903,16 @@ impl Kb {
             } = identity.remove(&id).unwrap_or_default();
             let named_by_sketch_only =
                 super::status::sketch_only_evidence(evidence.iter().map(|e| e.evidence.as_str()));
+            let standing = super::status::problem_standing(
+                literature_status.as_deref(),
+                status.as_deref(),
+                confidence.as_deref(),
+                named_by_sketch_only,
+            );
             problems.push(ProblemRow {
+                standing,
+                aliases: aliases.remove(&id).unwrap_or_default(),
+                same_statement: same.remove(&id).unwrap_or_default(),
                 id,
                 name,
                 domain,
@@ -880,6 +952,7 @@ impl Kb {
             )
         }));
 
+        let attention = self.attention(&problems)?;
         let no_problem = if problem.is_none() {
             self.no_problem_reasons()?
         } else {
@@ -912,11 +985,56 @@ impl Kb {
             sessions,
             problems,
             no_problem,
+            attention,
             sections,
             techniques,
             failures,
             unknown_approach_failures,
         })
+    }
+
+    /// The shown problems needing attention, by reason ([`attention_queries`], then a
+    /// statement proven under another id), each in the problems' order; reasons no shown
+    /// problem has are left out.
+    fn attention(&self, problems: &[ProblemRow]) -> Result<Vec<Attention>> {
+        let mut out = Vec::new();
+        for (reason, what, query) in attention_queries() {
+            let ids: std::collections::HashSet<String> = self
+                .rows(&query, [], |r| text_at(r, 0).unwrap_or_default())?
+                .into_iter()
+                .collect();
+            out.push(Attention {
+                reason,
+                what,
+                problems: problems
+                    .iter()
+                    .filter(|p| ids.contains(&p.id))
+                    .map(|p| p.id.clone())
+                    .collect(),
+                query: Some(query),
+            });
+        }
+        // Same statement: the link `mk find` shows, to a problem whose status is proven.
+        out.insert(
+            1,
+            Attention {
+                reason: "proven_elsewhere",
+                what: "its statement is proven under another id (same statement): that proof may settle it",
+                problems: problems
+                    .iter()
+                    .filter(|p| {
+                        p.status.as_deref() != Some("proven")
+                            && p.same_statement
+                                .iter()
+                                .any(|o| o.status.as_deref() == Some("proven"))
+                    })
+                    .map(|p| p.id.clone())
+                    .collect(),
+                query: None,
+            },
+        );
+        out.retain(|a| !a.problems.is_empty());
+        Ok(out)
     }
 
     /// Each problem's files: how many, how many by each evidence of their problem (strongest
@@ -957,42 +1075,21 @@ impl Kb {
     }
 
     /// Files about no problem, by the reason stored (`none` where nothing named one), most
-    /// files first, with the facts they state and some of their paths.
+    /// files first, with the facts they state: counted, not listed (`mk query` lists them).
     fn no_problem_reasons(&self) -> Result<Vec<NoProblemReason>> {
-        let rows = self.rows(
-            "SELECT coalesce(s.problem_evidence, 'none'), s.path, s.parse_error_count > 0,
-                    (SELECT count(DISTINCT fs.finding_id) FROM finding_sources fs
-                     WHERE fs.source_id = s.id)
-             FROM sources s WHERE s.problem_id IS NULL ORDER BY 1, s.path",
+        let mut out = self.rows(
+            "SELECT coalesce(s.problem_evidence, 'none'), count(*), sum(s.parse_error_count > 0),
+                    sum((SELECT count(DISTINCT fs.finding_id) FROM finding_sources fs
+                         WHERE fs.source_id = s.id))
+             FROM sources s WHERE s.problem_id IS NULL GROUP BY 1",
             [],
-            |r| {
-                (
-                    text_at(r, 0).unwrap_or_default(),
-                    text_at(r, 1).unwrap_or_default(),
-                    int_at(r, 2).unwrap_or(0) != 0,
-                    int_at(r, 3).unwrap_or(0),
-                )
+            |r| NoProblemReason {
+                reason: text_at(r, 0).unwrap_or_default(),
+                files: int_at(r, 1).unwrap_or(0),
+                parse_failures: int_at(r, 2).unwrap_or(0),
+                facts: int_at(r, 3).unwrap_or(0),
             },
         )?;
-        let mut out: Vec<NoProblemReason> = Vec::new();
-        for (reason, path, broken, facts) in rows {
-            if out.last().is_none_or(|l| l.reason != reason) {
-                out.push(NoProblemReason {
-                    reason,
-                    files: 0,
-                    facts: 0,
-                    parse_failures: 0,
-                    examples: Vec::new(),
-                });
-            }
-            let last = out.last_mut().expect("pushed above");
-            last.files += 1;
-            last.facts += facts;
-            last.parse_failures += i64::from(broken);
-            if last.examples.len() < NO_PROBLEM_EXAMPLES {
-                last.examples.push(path);
-            }
-        }
         out.sort_by(|a, b| b.files.cmp(&a.files).then_with(|| a.reason.cmp(&b.reason)));
         Ok(out)
     }
@@ -1138,41 +1235,8 @@ impl Kb {
             .map(|p| (problem_key(&p.id), p.domain.clone()))
             .collect();
         let mut similar = self.similar_problems_of(&keys, per_section)?;
-        // Totals of each list, by problem key, for "N more": of the findings `mk context`
-        // lists from (the problem's own, and those occurring in its files).
-        let occurring = if self.has_facts() {
-            format!(
-                " UNION SELECT {}, fs.finding_id FROM sources s
-                 JOIN finding_sources fs ON fs.source_id = s.id WHERE s.problem_id IS NOT NULL",
-                problem_key_sql("s.problem_id")
-            )
-        } else {
-            String::new()
-        };
-        let totals: HashMap<String, (i64, i64, i64)> = self
-            .rows(
-                &format!(
-                    "WITH of_problem(problem_key, finding) AS (
-                       SELECT {pk}, id FROM findings WHERE problem_id IS NOT NULL{occurring})
-                     SELECT problem_key, sum({FACTS}), sum({FAILED}), sum({FALSE})
-                     FROM of_problem CROSS JOIN findings ON findings.id = of_problem.finding
-                     GROUP BY 1",
-                    pk = problem_key_sql("problem_id")
-                ),
-                [],
-                |r| {
-                    (
-                        text_at(r, 0).unwrap_or_default(),
-                        (
-                            int_at(r, 1).unwrap_or(0),
-                            int_at(r, 2).unwrap_or(0),
-                            int_at(r, 3).unwrap_or(0),
-                        ),
-                    )
-                },
-            )?
-            .into_iter()
-            .collect();
+        // How many entries each list of `mk context` has, by problem key, for "N more".
+        let totals = self.context_counts()?;
         // The file (and theorem) that states each problem's statement, as `mk find` shows it.
         let sources: HashMap<String, (String, Option<String>)> = self
             .rows(
@@ -1192,8 +1256,12 @@ impl Kb {
             .collect();
         let mut out = Vec::with_capacity(problems.len());
         for (p, (key, _)) in problems.iter().zip(&keys) {
-            let (facts_total, failed_total, false_total) =
-                totals.get(key).copied().unwrap_or_default();
+            let total = |list: u8| totals.get(&(key.clone(), list)).copied().unwrap_or(0);
+            let (facts, facts_total) = self.context_list(key, FACTS, total(0), per_section)?;
+            let (failed_approaches, failed_total) =
+                self.context_list(key, FAILED, total(1), per_section)?;
+            let (false_lemmas, false_total) =
+                self.context_list(key, FALSE, total(2), per_section)?;
             out.push(ProblemSection {
                 id: p.id.clone(),
                 statement: statements.remove(&p.id).flatten(),
@@ -1203,28 +1271,32 @@ impl Kb {
                     .get(p.id.as_str())
                     .map(|v| v.iter().map(|a| (*a).clone()).collect())
                     .unwrap_or_default(),
-                facts: if facts_total > 0 {
-                    self.context_items(key, FACTS, per_section)?
-                } else {
-                    Vec::new()
-                },
+                facts,
                 facts_total,
-                failed_approaches: if failed_total > 0 {
-                    self.context_items(key, FAILED, per_section)?
-                } else {
-                    Vec::new()
-                },
+                failed_approaches,
                 failed_total,
-                false_lemmas: if false_total > 0 {
-                    self.context_items(key, FALSE, per_section)?
-                } else {
-                    Vec::new()
-                },
+                false_lemmas,
                 false_total,
                 similar: similar.remove(key).unwrap_or_default(),
             });
         }
         Ok(out)
+    }
+
+    /// The first `shown` entries `mk context` lists for the problem (`filter`: facts, failed
+    /// approaches or false lemmas), and `total`, how many it lists in all
+    /// ([`Kb::context_counts`]): none, no query.
+    fn context_list(
+        &self,
+        key: &str,
+        filter: &str,
+        total: usize,
+        shown: usize,
+    ) -> Result<(Vec<ContextItem>, i64)> {
+        if total == 0 {
+            return Ok((Vec::new(), 0));
+        }
+        Ok((self.context_items(key, filter, shown)?, total as i64))
     }
 
     /// `mk recommend DOMAIN`'s evidence for every domain of the shown problems (every domain

@@ -838,16 +838,28 @@ impl Problem {
     /// [`standing`] of the problem's main statement; of a problem named by its sketch only,
     /// said so: what its files prove is no status of mathematics their own words state.
     pub fn standing(&self) -> String {
-        let standing = standing(
+        problem_standing(
             self.literature_status.as_deref(),
             self.status.as_deref(),
             self.confidence.as_deref(),
-        );
-        if self.named_by_sketch_only {
-            format!("{standing} ({SKETCH_ONLY})")
-        } else {
-            standing
-        }
+            self.named_by_sketch_only,
+        )
+    }
+}
+
+/// [`standing`] of a problem's main statement, said to be a label's when the problem is named
+/// by its sketch only: what `mk find` prints as its status and `mk report` shows.
+pub fn problem_standing(
+    literature: Option<&str>,
+    ours: Option<&str>,
+    confidence: Option<&str>,
+    named_by_sketch_only: bool,
+) -> String {
+    let standing = standing(literature, ours, confidence);
+    if named_by_sketch_only {
+        format!("{standing} ({SKETCH_ONLY})")
+    } else {
+        standing
     }
 }
 

@@ -24,6 +24,10 @@ const ITEM_CHARS: usize = 80;
 const FACTS_SHOWN: usize = 2;
 /// Similar problems shown per section (`mk context ID` lists more).
 const SIMILAR_SHOWN: usize = 1;
+/// Problems linked per reason in "Needs attention" before the rest's closed list.
+const ATTENTION_SHOWN: usize = 12;
+/// Aliases named per section (the `mk query` shown lists them all).
+const ALIASES_SHOWN: usize = 4;
 /// Techniques per domain in the chart (the table lists them all).
 const CHART_TECHNIQUES: usize = 12;
 
@@ -77,7 +81,9 @@ pub fn render(report: &Report, generated: &str) -> String {
     page.header(generated);
     page.out.push_str("<main>");
     page.overview();
+    page.attention();
     page.problems_table();
+    page.activity();
     page.no_problem();
     page.techniques();
     page.failures();
@@ -167,8 +173,9 @@ impl Page<'_> {
             }
             self.w("</ul>");
         }
+        self.w(LEGEND);
         self.w(
-            "<nav aria-label=\"Sections\"><a href=\"#overview\">Overview</a><a href=\"#problems\">Problems</a>",
+            "<nav aria-label=\"Sections\"><a href=\"#overview\">Summary</a><a href=\"#attention\">Needs attention</a><a href=\"#problems\">Problems</a><a href=\"#activity\">Activity</a>",
         );
         if r.problem.is_none() {
             self.w("<a href=\"#no-problem\">Files without a problem</a>");
@@ -184,7 +191,7 @@ impl Page<'_> {
         let attempts: i64 =
             r.weeks.iter().map(|w| w.counts.total()).sum::<i64>() + r.attempts_before_weeks;
         let facts = r.facts.last().map_or(r.facts_before, |f| f.total);
-        self.w("<section id=\"overview\"><h2>Overview</h2><dl class=\"cards\">");
+        self.w("<section id=\"overview\"><h2>Summary</h2><dl class=\"cards\">");
         for (label, value, id) in [
             ("problems", r.problems.len() as i64, "n-problems"),
             ("attempt files", attempts, "n-attempts"),
@@ -240,7 +247,14 @@ impl Page<'_> {
             "status-literature",
             "What the literature says of the problem, as a catalogue states it (an attribute such as @[category research open], or a catalogue's file); unknown where no file says. Kept apart from our status.",
         );
-        self.w("</div>");
+        self.w("</div></section>");
+    }
+
+    /// Attempts over time, facts over time and the sessions the hooks journaled.
+    fn activity(&mut self) {
+        let r = self.r;
+        let facts = r.facts.last().map_or(r.facts_before, |f| f.total);
+        self.w("<section id=\"activity\"><h2>Activity</h2>");
 
         // Attempts per week.
         let id = self.next_chart();
@@ -431,6 +445,59 @@ impl Page<'_> {
         }
     }
 
+    /// The problems needing attention, by reason: the first [`ATTENTION_SHOWN`] of each as
+    /// links to their sections, then how many more and the query that lists them all.
+    fn attention(&mut self) {
+        let r = self.r;
+        self.w("<section id=\"attention\"><h2>Needs attention</h2>");
+        if r.attention.is_empty() {
+            self.w("<p class=\"note\">No problem needs attention: no unchecked complete proof, no statement proven under another id, no status resting on a sketch name, no file with syntax errors.</p></section>");
+            return;
+        }
+        self.w("<ul class=\"attention\">");
+        for a in &r.attention {
+            let _ = write!(
+                self.out,
+                "<li data-reason=\"{}\"><b data-v=\"{}\">{}</b>: {}. ",
+                a.reason,
+                a.problems.len(),
+                count(a.problems.len(), "problem"),
+                esc(a.what)
+            );
+            let links: Vec<String> = a
+                .problems
+                .iter()
+                .take(ATTENTION_SHOWN)
+                .map(|id| self.problem_link(id))
+                .collect();
+            self.w(&links.join(", "));
+            let more = a.problems.len() - links.len();
+            match &a.query {
+                // The query decided the list: it lists every such problem of the knowledge base.
+                Some(sql) => {
+                    if more > 0 {
+                        let _ = write!(self.out, "; {more} more (the table's rows)");
+                    }
+                    let _ = write!(
+                        self.out,
+                        ". Listed by <code class=\"cmd\">{}</code>",
+                        esc(&format!("mk query {}", shell_quoted(sql)))
+                    );
+                }
+                None if more > 0 => {
+                    let rest: Vec<String> = a.problems[links.len()..]
+                        .iter()
+                        .map(|id| self.problem_link(id))
+                        .collect();
+                    let _ = write!(self.out, ", {}", rest.join(", "));
+                }
+                None => {}
+            }
+            self.w("</li>");
+        }
+        self.w("</ul></section>");
+    }
+
     fn problems_table(&mut self) {
         let r = self.r;
         let _ = write!(
@@ -461,6 +528,13 @@ impl Page<'_> {
         let mut strongest: Vec<&str> = r.problems.iter().map(strongest_family).collect();
         strongest.sort_unstable();
         strongest.dedup();
+        // Closed: a table of a thousand rows is laid out whole, and would hold the page's first
+        // paint back by a third of a second; opened, it is all there (without a script too).
+        let _ = write!(
+            self.out,
+            "<details id=\"problems-list\"><summary>The table of all {}: status, attempts, why their files are about them, best result</summary>",
+            count(r.problems.len(), "problem")
+        );
         self.w("<div class=\"filters\" data-for=\"problems-table\" hidden><label>Filter <input type=\"search\" placeholder=\"id, approach, file…\"></label>");
         self.w("<label>Status <select data-col=\"3\"><option value=\"\">any</option>");
         for s in statuses {
@@ -477,11 +551,11 @@ impl Page<'_> {
             let _ = write!(self.out, "<option>{}</option>", esc(f));
         }
         self.w("</select></label><output></output></div>");
-        self.w("<div class=\"scroll\"><table class=\"data sortable\" id=\"problems-table\"><thead><tr><th>problem</th><th>domain</th><th>literature</th><th>our status</th><th data-type=\"num\">proven</th><th data-type=\"num\">partial</th><th data-type=\"num\">budget reached</th><th data-type=\"num\">failed</th><th data-type=\"num\">attempts</th><th>why: files by evidence</th><th>last activity</th><th>best result</th></tr></thead><tbody>");
+        self.w("<div class=\"scroll\"><table class=\"data sortable\" id=\"problems-table\"><caption>Problems, latest activity first</caption><thead><tr><th>problem</th><th>domain</th><th>literature</th><th>our status</th><th data-type=\"num\">proven</th><th data-type=\"num\">partial</th><th data-type=\"num\">budget reached</th><th data-type=\"num\">failed</th><th data-type=\"num\">attempts</th><th>why: files by evidence</th><th>last activity</th><th>best result</th></tr></thead><tbody>");
         for p in &r.problems {
             self.problem_row(p);
         }
-        self.w("</tbody></table></div></section>");
+        self.w("</tbody></table></div></details></section>");
     }
 
     fn problem_row(&mut self, p: &ProblemRow) {
@@ -497,6 +571,13 @@ impl Page<'_> {
         );
         if sketch_only(p) {
             row.push_str(" <small class=\"weak\">sketch name only</small>");
+        }
+        for o in &p.same_statement {
+            let _ = write!(
+                row,
+                " <small>same statement as {}</small>",
+                self.problem_link(&o.id)
+            );
         }
         // The variants' names are in the problem's section; the table says how many.
         if !p.variants.is_empty() {
@@ -690,20 +771,17 @@ impl Page<'_> {
     fn section(&mut self, s: &ProblemSection, p: &ProblemRow) {
         let _ = write!(
             self.out,
-            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">{} · our status {}",
+            "<section class=\"problem\" id=\"{}\"><h3>{}</h3><p class=\"meta\">{} · {}",
             anchor(&s.id),
             esc(&s.id),
             esc(p.domain.as_deref().unwrap_or("unknown")),
-            status_badge(p),
+            // `mk find`'s words: the literature's status apart from ours, with its confidence.
+            esc(&p.standing),
         );
-        // Unknown in the literature: the table's dash says it; the section says nothing.
-        if let Some(lit) = &p.literature_status {
-            let _ = write!(self.out, " · literature {}", esc(lit));
-        }
         if let (Some(_), Some(src)) = (&p.literature_status, &p.literature_source) {
             let _ = write!(
                 self.out,
-                " (as <code>{}</code> states)",
+                " (literature: as <code>{}</code> states)",
                 esc(self.display_path(src))
             );
         }
@@ -717,6 +795,44 @@ impl Page<'_> {
             let _ = write!(self.out, " · variants {}", esc(&p.variants.join(", ")));
         }
         self.w("</p>");
+        // Its links to the same mathematics under other ids, as `mk find` shows them.
+        for o in &p.same_statement {
+            let _ = write!(
+                self.out,
+                "<p class=\"same\" data-same=\"{}\">Same statement as: {} ({}) — <code>{}</code>, theorem <code>{}</code></p>",
+                esc(&o.id),
+                self.problem_link(&o.id),
+                esc(o.status.as_deref().unwrap_or("open")),
+                esc(self.display_path(&o.statement_source)),
+                esc(&o.statement_theorem)
+            );
+        }
+        if !p.aliases.is_empty() {
+            let shown = &p.aliases[..p.aliases.len().min(ALIASES_SHOWN)];
+            let _ = write!(
+                self.out,
+                "<p class=\"aliases\" data-aliases=\"{}\">Also named: {}",
+                p.aliases.len(),
+                shown
+                    .iter()
+                    .map(|a| format!("<code>{}</code>", esc(a)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            if p.aliases.len() > shown.len() {
+                let sql = format!(
+                    "SELECT alias FROM problem_aliases WHERE problem_id = '{}'",
+                    p.id.replace('\'', "''")
+                );
+                let _ = write!(
+                    self.out,
+                    "; {} more: <code>{}</code>",
+                    p.aliases.len() - shown.len(),
+                    esc(&format!("mk query {}", shell_quoted(&sql)))
+                );
+            }
+            self.w("</p>");
+        }
         // The proof our status rests on; said with the statement when it is the same file.
         let proof_in_statement_file = s.statement.is_some()
             && p.proof_source.is_some()
@@ -942,7 +1058,7 @@ impl Page<'_> {
             self.w("<p class=\"note\">Every file is about a problem.</p></section>");
             return;
         }
-        self.w("<div class=\"scroll\"><table class=\"data\" id=\"no-problem-table\"><thead><tr><th>reason</th><th>what it means</th><th>files</th><th>fact occurrences</th><th>with syntax errors</th><th>files (first ones; the command lists all)</th></tr></thead><tbody>");
+        self.w("<div class=\"scroll\"><table class=\"data\" id=\"no-problem-table\"><thead><tr><th>reason</th><th>what it means</th><th>files</th><th>fact occurrences</th><th>with syntax errors</th><th>the command that lists them</th></tr></thead><tbody>");
         for n in &r.no_problem {
             let words = match no_problem_words(&n.reason) {
                 Some(w) => esc(w),
@@ -953,7 +1069,7 @@ impl Page<'_> {
             };
             let _ = write!(
                 self.out,
-                "<tr data-reason=\"{}\"><td>{}</td><td>{words}</td><td class=\"n\" data-k=\"files\">{}</td><td class=\"n\" data-k=\"facts\">{}</td><td class=\"n\" data-k=\"parse_failures\">{}</td><td><details><summary>{}</summary><ul class=\"files\">",
+                "<tr data-reason=\"{}\"><td>{}</td><td>{words}</td><td class=\"n\" data-k=\"files\">{}</td><td class=\"n\" data-k=\"facts\">{}</td><td class=\"n\" data-k=\"parse_failures\">{}</td><td>",
                 esc(&n.reason),
                 if n.reason == "step" {
                     "<b>campaign step</b>".to_string()
@@ -963,26 +1079,15 @@ impl Page<'_> {
                 n.files,
                 n.facts,
                 n.parse_failures,
-                if n.files as usize > n.examples.len() {
-                    format!("first {} of {}", n.examples.len(), n.files)
-                } else {
-                    count(n.files as usize, "file")
-                }
             );
-            for f in &n.examples {
-                let _ = write!(
-                    self.out,
-                    "<li><code>{}</code></li>",
-                    esc(self.display_path(f))
-                );
-            }
+            // Counted, not listed: a library package alone is hundreds of modules.
             let sql = format!(
                 "SELECT path FROM sources WHERE problem_id IS NULL AND coalesce(problem_evidence, 'none') = '{}'",
                 n.reason.replace('\'', "''")
             );
             let _ = write!(
                 self.out,
-                "</ul><code class=\"cmd\">{}</code></details></td></tr>",
+                "<code class=\"cmd\">{}</code></td></tr>",
                 esc(&format!("mk query {}", shell_quoted(&sql)))
             );
         }
@@ -1412,6 +1517,19 @@ fn num(v: f64) -> String {
     }
 }
 
+/// How to read the page: the status and evidence words, said once at its top.
+const LEGEND: &str = "<div class=\"legend\"><h2 class=\"legend-h\">How to read this page</h2><dl>\
+<dt>Problem</dt><dd>the mathematics a file states, whatever the file is called; its files are the sketches sent and the results Aristotle returned (<i>attempts</i>).</dd>\
+<dt>Our status</dt><dd><span class=\"badge s-proven\">proven</span> a complete, unconditional proof of the problem's own statement that a checker compiled (confidence <i>verified</i> or <i>high</i>); \
+<span class=\"badge s-partial\">partial</span> something short of that: a case, a lemma, a proof with holes, or a complete proof nobody checked (confidence <i>medium</i>: <code>mk find</code> says <i>complete, unchecked</i>); \
+<span class=\"badge s-open\">open</span> nothing proven; <span class=\"badge s-false\">false</span> disproved as stated. \
+Only files that parse whole count: what a file with syntax errors proves counts for nothing. The <i>literature</i>'s status (open, solved), as a catalogue states it, is kept apart.</dd>\
+<dt>Attempt</dt><dd>an Aristotle request, counted once by its best returned file: <i>proven</i>, <i>partial</i> (holes left), <i>budget reached</i> (stopped early), <i>failed</i>.</dd>\
+<dt>Why (evidence)</dt><dd>what says a file is about its problem, strongest first: <i>tracking</i> (tracking.db's submission); <i>own words</i> (a catalogue attribute, a theorem named after it, its leading comment); <i>scheme</i> (a known file or folder naming scheme); <i>catalogue</i>; <i>naming</i> (the users' sketch, slot or campaign-folder names); <i>definitions</i> (it defines what the problem's files define); <i>copy</i> (a copy of such a file); <i>topic</i> (words of a sketch name only, the last resort). \
+A problem whose files rest on topic words only is <i>named by its sketch only</i>: its status is a label's, not a stated problem's. \
+<i>Same statement as</i>: another id whose main statement is the same (the same fingerprint): linked, never merged.</dd>\
+</dl></div>";
+
 const STYLE: &str = r#"
 :root{color-scheme:light dark;--bg:#fff;--fg:#1c1d1f;--muted:#5b5f66;--line:#d5d8dc;--card:#f4f5f7;--link:#0a58a8;
 --proven:#0072b2;--on-proven:#fff;--partial:#56b4e9;--budget:#e69f00;--failed:#d55e00;--open:#8a8f98;--inflight:#f0e442;--false:#cc79a7;--lit:#7a7f87}
@@ -1457,6 +1575,10 @@ pre.statement{white-space:pre-wrap;background:var(--card);padding:8px;border-rad
 ul.items,ul.similar{margin:4px 0;padding-left:20px}ul.items li{margin:3px 0}.why{color:var(--muted)}p.evidence{margin:4px 0}.weak{font-style:italic;color:var(--muted)}code.cmd{display:block;margin-top:4px;word-break:break-all}
 figure.timeline{margin:4px 0}
 details summary{cursor:pointer;color:var(--muted);font-size:13px}
+#problems-list>summary{font-size:15px;color:var(--link);padding:4px 0}
+.legend{font-size:14px;margin:8px 0;padding:4px 12px;background:var(--card);border-radius:8px}.legend-h{font-size:15px;margin:.4em 0;border:0}
+.legend dl{margin:0}.legend dt{font-weight:600;margin-top:4px}.legend dd{margin:0 0 0 1em}
+ul.attention{padding-left:20px}ul.attention li{margin:6px 0}ul.attention details{display:inline}p.standing,p.same,p.aliases{margin:4px 0}
 :target{scroll-margin-top:48px}
 "#;
 
