@@ -988,3 +988,57 @@ fn mk_init_in_the_home_folder_warns_it_makes_home_a_project() {
     );
     assert!(project.join(".math-forge/knowledge.db").is_file());
 }
+
+/// `mk context -n N` lists N entries whenever the problem has N that are no near-copies of
+/// each other, however many near-copies come first in its order (it used to read 4×N rows
+/// and stop there).
+#[test]
+fn context_fills_its_limit_past_a_run_of_near_copies() {
+    use math_forge::kb::SourceRecord;
+    use math_forge::kb::{content_hash, Confidence, FileItem, FindingType, Kb, NewFinding};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("knowledge.db");
+    let mut kb = Kb::open(&db).unwrap();
+    // Written first, so listed last among equals: two distinct lemmas, then 20 whose titles
+    // differ only in digits (near-copies of each other).
+    let titles: Vec<String> = ["alpha", "beta"]
+        .iter()
+        .map(|s| format!("lemma_{s}"))
+        .chain((0..20).map(|i| format!("copy_{i}")))
+        .collect();
+    let items = titles.iter().enumerate().map(|(i, name)| FileItem {
+        source: SourceRecord {
+            path: format!("/r/slot{i}_demo_result.lean"),
+            content_hash: content_hash(name.as_bytes()),
+            problem_id: Some("demo_problem".into()),
+            ..Default::default()
+        },
+        findings: vec![NewFinding {
+            finding_type: FindingType::Theorem,
+            title: format!("{name} (theorem)"),
+            description: "a proven lemma".into(),
+            problem_id: Some("demo_problem".into()),
+            theorem_name: None,
+            theorem_statement: Some(format!("{name} : 1 ≤ 2")),
+            confidence: Confidence::Verified,
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    kb.write_batch(items).unwrap();
+    drop(kb);
+    let db = db.to_str().unwrap();
+    let r = mk_json(
+        dir.path(),
+        &["context", "demo_problem", "--db", db, "-n", "3"],
+    );
+    let titles: Vec<&str> = r["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles.len(), 3, "{r}");
+    assert!(titles.contains(&"lemma_alpha (theorem)"), "{r}");
+    assert!(titles.contains(&"lemma_beta (theorem)"), "{r}");
+}

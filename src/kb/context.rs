@@ -399,20 +399,30 @@ impl Kb {
         } else {
             "0"
         };
+        // The order is the list's own (importance, then use, then the newest), so a window of
+        // it holds the first entries of the whole list.
         let sql = format!(
-            "SELECT {cols}, {used} FROM {of_problem}
+            "SELECT {cols}, {used} AS used FROM {of_problem}
              WHERE {filter}
-             ORDER BY {importance}, f.created_at DESC, f.id DESC
+             ORDER BY {importance}, used DESC, f.created_at DESC, f.id DESC
              LIMIT ?2",
             cols = Finding::columns("f."),
             of_problem = self.problem_findings_from("f"),
             importance = importance_sql("f."),
         );
         let n = Finding::columns("").split(',').count();
-        // Read a few times more than shown so that dropping near-copies still fills the list.
-        let mut rows = self.rows(&sql, params![key, (limit * 4) as i64], |r| {
-            (Finding::from_row(r, 0), int_at(r, n).unwrap_or(0))
-        })?;
+        // Read a few times more than shown so that dropping near-copies still fills the list,
+        // and more again while near-copies leave it short of `limit` and there is more to read.
+        let mut window = limit.saturating_mul(4).max(1);
+        let mut rows = loop {
+            let rows = self.rows(&sql, params![key, window as i64], |r| {
+                (Finding::from_row(r, 0), int_at(r, n).unwrap_or(0))
+            })?;
+            if rows.len() < window || admitted(&rows) >= limit {
+                break rows;
+            }
+            window = window.saturating_mul(4);
+        };
         // Importance first (the order above), then usefulness within a level.
         rows.sort_by_key(|(f, used)| (importance(f), -used));
         let mut seen = NearCopies::default();
@@ -447,6 +457,14 @@ impl Kb {
         }
         Ok(out)
     }
+}
+
+/// How many of `rows` (in the list's order) a list admits: those no near-copy of one before.
+fn admitted(rows: &[(Finding, i64)]) -> usize {
+    let mut seen = NearCopies::default();
+    rows.iter()
+        .filter(|(f, _)| seen.admit(&f.title, f.theorem_name.as_deref()))
+        .count()
 }
 
 /// How important a finding is before an attempt, most first: what someone recorded as a
