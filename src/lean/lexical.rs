@@ -8,6 +8,55 @@ pub fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'\'' | b'!' | b'?') || b >= 0x80
 }
 
+/// The byte offsets at which a line of `text` starts outside comments, strings and character
+/// literals ([`non_code_at`]), the text's start first: where a column-0 command may begin.
+pub fn code_line_starts(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < bytes.len() {
+        if line_start {
+            out.push(i);
+        }
+        match non_code_at(text, i) {
+            // A comment or string ends on its own line or a later one, never at a line start.
+            Some(len) => {
+                line_start = false;
+                i += len.max(1);
+            }
+            None if bytes[i] == b'\n' => {
+                line_start = true;
+                i += 1;
+            }
+            // Nothing before the next byte that may start a comment, string or character
+            // literal, or end the line, can change what is read: skipped in one step.
+            None => {
+                line_start = false;
+                i += 1;
+                i += bytes[i..]
+                    .iter()
+                    .position(|&c| MAY_MATTER[c as usize])
+                    .unwrap_or(bytes.len() - i);
+            }
+        }
+    }
+    out
+}
+
+/// The bytes at which [`non_code_at`] may find a comment, string or character literal (`-`,
+/// `/`, `"`, `r`, `'`), and the line end, after which a line starts.
+const MAY_MATTER: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let bytes = b"-/\"r'\n";
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// The length of the comment (`--`, nested `/- -/`), string (`"…"` with escapes, raw
 /// `r#"…"#`) or character literal that starts at byte `i` of `text`, if one does. An
 /// unterminated one runs to the end of the text, as it does for Lean.

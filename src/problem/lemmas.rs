@@ -39,25 +39,11 @@ pub fn is_key(name: &str) -> bool {
 pub fn stated_keys(bytes: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SCAN_BYTES)]);
     let mut out = Vec::new();
-    let mut i = 0;
-    let mut line_start = true;
-    while i < text.len() {
-        if line_start {
-            if let Some((name, after)) = claim_at(&text[i..]) {
-                if let Some(statement) = statement_from(&text, i + after) {
-                    let hash = blake3::hash(statement.as_bytes()).to_hex();
-                    out.push(format!("{MARK}{name}:{}", &hash[..HASH_HEX]));
-                }
-            }
-        }
-        match lexical::non_code_at(&text, i) {
-            Some(len) => {
-                line_start = false;
-                i += len.max(1);
-            }
-            None => {
-                line_start = text.as_bytes()[i] == b'\n';
-                i += 1;
+    for i in lexical::code_line_starts(&text) {
+        if let Some((name, after)) = claim_at(&text[i..]) {
+            if let Some(statement) = statement_from(&text, i + after) {
+                let hash = blake3::hash(statement.as_bytes()).to_hex();
+                out.push(format!("{MARK}{name}:{}", &hash[..HASH_HEX]));
             }
         }
     }

@@ -165,52 +165,12 @@ fn counts(name: &str) -> bool {
 /// [`SCAN_BYTES`] only.
 pub fn defined_names(bytes: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SCAN_BYTES)]);
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut line_start = true;
-    while i < text.len() {
-        if line_start {
-            if let Some(name) = definition_at(&text[i..]) {
-                out.push(name.to_string());
-            }
-        }
-        match lexical::non_code_at(&text, i) {
-            // A comment or string ends on its own line or a later one, never at a line start.
-            Some(len) => {
-                line_start = false;
-                i += len.max(1);
-            }
-            None if text.as_bytes()[i] == b'\n' => {
-                line_start = true;
-                i += 1;
-            }
-            // Nothing before the next byte that may start a comment, string or character
-            // literal, or end the line, can change what is read: skipped in one step.
-            None => {
-                line_start = false;
-                i += 1;
-                i += text.as_bytes()[i..]
-                    .iter()
-                    .position(|&c| MAY_MATTER[c as usize])
-                    .unwrap_or(text.len() - i);
-            }
-        }
-    }
-    out
+    lexical::code_line_starts(&text)
+        .into_iter()
+        .filter_map(|i| definition_at(&text[i..]))
+        .map(str::to_string)
+        .collect()
 }
-
-/// The bytes at which [`lexical::non_code_at`] may find a comment, string or character
-/// literal (`-`, `/`, `"`, `r`, `'`), and the line end, after which a definition may start.
-const MAY_MATTER: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut k = 0;
-    let bytes = b"-/\"r'\n";
-    while k < bytes.len() {
-        t[bytes[k] as usize] = true;
-        k += 1;
-    }
-    t
-};
 
 /// The name a definition starting at the beginning of `line` defines.
 fn definition_at(line: &str) -> Option<&str> {
