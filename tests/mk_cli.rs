@@ -764,35 +764,21 @@ fn help_without_a_database() {
 /// within its default limit, however many extracted theorems the problem has.
 #[test]
 fn context_shows_recorded_constraints_and_facts_first() {
-    use math_forge::kb::SourceRecord;
-    use math_forge::kb::{content_hash, Confidence, FileItem, FindingType, Kb, NewFinding};
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("knowledge.db");
-    let mut kb = Kb::open(&db).unwrap();
     // Names differ in letters: titles that differ only in digits are near-copies, shown once.
-    let items = (0..12u8)
+    let lemmas: Vec<(String, Option<String>, String)> = (0..12u8)
         .map(|i| (i, char::from(b'a' + i)))
-        .map(|(i, c)| FileItem {
-            source: SourceRecord {
-                path: format!("/r/slot{i}_demo_result.lean"),
-                content_hash: content_hash(format!("{i}").as_bytes()),
-                problem_id: Some("demo_problem".into()),
-                ..Default::default()
-            },
-            findings: vec![NewFinding {
-                finding_type: FindingType::Theorem,
-                title: format!("lemma_{c} (theorem)"),
-                description: "a proven lemma".into(),
-                problem_id: Some("demo_problem".into()),
-                theorem_name: Some(format!("lemma_{c}")),
-                theorem_statement: Some(format!("lemma_{c} : {i} ≤ {i} + 1")),
-                confidence: Confidence::Verified,
-                ..Default::default()
-            }],
-            ..Default::default()
-        });
-    kb.write_batch(items).unwrap();
-    drop(kb);
+        .map(|(i, c)| {
+            let name = format!("lemma_{c}");
+            (
+                name.clone(),
+                Some(name),
+                format!("lemma_{c} : {i} ≤ {i} + 1"),
+            )
+        })
+        .collect();
+    write_demo_theorems(&db, &lemmas);
     let db = db.to_str().unwrap();
     for (kind, text) in [
         ("constraint", "n must be odd"),
@@ -994,39 +980,17 @@ fn mk_init_in_the_home_folder_warns_it_makes_home_a_project() {
 /// and stop there).
 #[test]
 fn context_fills_its_limit_past_a_run_of_near_copies() {
-    use math_forge::kb::SourceRecord;
-    use math_forge::kb::{content_hash, Confidence, FileItem, FindingType, Kb, NewFinding};
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("knowledge.db");
-    let mut kb = Kb::open(&db).unwrap();
     // Written first, so listed last among equals: two distinct lemmas, then 20 whose titles
     // differ only in digits (near-copies of each other).
-    let titles: Vec<String> = ["alpha", "beta"]
+    let lemmas: Vec<(String, Option<String>, String)> = ["alpha", "beta"]
         .iter()
         .map(|s| format!("lemma_{s}"))
         .chain((0..20).map(|i| format!("copy_{i}")))
+        .map(|name| (name.clone(), None, format!("{name} : 1 ≤ 2")))
         .collect();
-    let items = titles.iter().enumerate().map(|(i, name)| FileItem {
-        source: SourceRecord {
-            path: format!("/r/slot{i}_demo_result.lean"),
-            content_hash: content_hash(name.as_bytes()),
-            problem_id: Some("demo_problem".into()),
-            ..Default::default()
-        },
-        findings: vec![NewFinding {
-            finding_type: FindingType::Theorem,
-            title: format!("{name} (theorem)"),
-            description: "a proven lemma".into(),
-            problem_id: Some("demo_problem".into()),
-            theorem_name: None,
-            theorem_statement: Some(format!("{name} : 1 ≤ 2")),
-            confidence: Confidence::Verified,
-            ..Default::default()
-        }],
-        ..Default::default()
-    });
-    kb.write_batch(items).unwrap();
-    drop(kb);
+    write_demo_theorems(&db, &lemmas);
     let db = db.to_str().unwrap();
     let r = mk_json(
         dir.path(),
@@ -1041,4 +1005,35 @@ fn context_fills_its_limit_past_a_run_of_near_copies() {
     assert_eq!(titles.len(), 3, "{r}");
     assert!(titles.contains(&"lemma_alpha (theorem)"), "{r}");
     assert!(titles.contains(&"lemma_beta (theorem)"), "{r}");
+}
+
+/// Writes into `db` one result file of problem `demo_problem` per (title stem, theorem name,
+/// statement), each with one verified theorem titled `STEM (theorem)`, in this order.
+fn write_demo_theorems(db: &std::path::Path, lemmas: &[(String, Option<String>, String)]) {
+    use math_forge::kb::SourceRecord;
+    use math_forge::kb::{content_hash, Confidence, FileItem, FindingType, Kb, NewFinding};
+    let mut kb = Kb::open(db).unwrap();
+    let items = lemmas
+        .iter()
+        .enumerate()
+        .map(|(i, (stem, name, statement))| FileItem {
+            source: SourceRecord {
+                path: format!("/r/slot{i}_demo_result.lean"),
+                content_hash: content_hash(statement.as_bytes()),
+                problem_id: Some("demo_problem".into()),
+                ..Default::default()
+            },
+            findings: vec![NewFinding {
+                finding_type: FindingType::Theorem,
+                title: format!("{stem} (theorem)"),
+                description: "a proven lemma".into(),
+                problem_id: Some("demo_problem".into()),
+                theorem_name: name.clone(),
+                theorem_statement: Some(statement.clone()),
+                confidence: Confidence::Verified,
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+    kb.write_batch(items).unwrap();
 }
