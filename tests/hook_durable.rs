@@ -131,6 +131,16 @@ impl Session {
     }
 }
 
+/// A connection to `db` holding a write transaction (and one written row) until dropped, so
+/// that every other writer waits past its busy timeout.
+fn hold_write_lock(db: &Path) -> rusqlite::Connection {
+    let holder = rusqlite::Connection::open(db).unwrap();
+    holder
+        .execute_batch("BEGIN IMMEDIATE; INSERT INTO domains (id, name) VALUES ('held', 'held');")
+        .unwrap();
+    holder
+}
+
 fn kb(dir: &Path) {
     drop(math_forge::kb::Kb::open(&dir.join("knowledge.db")).unwrap());
 }
@@ -170,10 +180,7 @@ fn a_locked_knowledge_base_spools_the_entry_and_the_next_hook_adds_it() {
     let s = Session::new(tmp.path(), "P.lean", TWO);
     kb(tmp.path());
     s.start();
-    let holder = rusqlite::Connection::open(&s.db).unwrap();
-    holder
-        .execute_batch("BEGIN IMMEDIATE; INSERT INTO domains (id, name) VALUES ('held', 'held');")
-        .unwrap();
+    let holder = hold_write_lock(&s.db);
     assert_decisions(&s, "locked");
     assert!(
         s.journal().is_empty(),
@@ -514,10 +521,7 @@ fn lean_errors_while_the_knowledge_base_is_locked_are_marked_later() {
     let s = Session::new(tmp.path(), "Proofs/P.lean", P_START);
     kb(tmp.path());
     s.start();
-    let holder = rusqlite::Connection::open(&s.db).unwrap();
-    holder
-        .execute_batch("BEGIN IMMEDIATE; INSERT INTO domains (id, name) VALUES ('held', 'held');")
-        .unwrap();
+    let holder = hold_write_lock(&s.db);
     let (_, err) = s.edit("by\n  sorry\n\ntheorem u", "by\n  norm_num\n\ntheorem u");
     assert!(err.contains("knowledge.db.spool"), "{err}");
     let (out, err) = s.hook(
