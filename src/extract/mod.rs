@@ -854,8 +854,11 @@ fn identity_context(
 /// ([`problem::signature::defined_names`]) and the keys of the lemmas it states
 /// ([`problem::lemmas::stated_keys`]), stored together as `sources.definitions`.
 fn identity_names(bytes: &[u8]) -> Vec<String> {
-    let mut names = problem::signature::defined_names(bytes);
-    names.extend(problem::lemmas::stated_keys(bytes));
+    // One text and one scan of its line starts for both.
+    let text = problem::signature::scan_text(bytes);
+    let starts = crate::lean::lexical::code_line_starts(&text);
+    let mut names = problem::signature::definitions_at(&text, &starts);
+    names.extend(problem::lemmas::keys_at(&text, &starts));
     names
 }
 

@@ -19,9 +19,6 @@ use crate::lean::lexical;
 /// What marks a lemma's key among a file's definition names: no Lean identifier starts so.
 pub const MARK: char = '⊢';
 
-/// Bytes of a file read for its lemmas, at most (as for its definitions).
-const SCAN_BYTES: usize = 512 * 1024;
-
 /// Bytes of one statement read, at most: a longer one is no key (it is not compared).
 const STATEMENT_BYTES: usize = 4096;
 
@@ -35,13 +32,19 @@ pub fn is_key(name: &str) -> bool {
 
 /// The keys of the lemmas and theorems a Lean file states at column 0: [`MARK`], the name as
 /// written, `:` and a hash of the statement without whitespace or comments (`⊢bridge_contains_
-/// shared:3f…`); the first [`SCAN_BYTES`] only.
+/// shared:3f…`); what [`super::signature::scan_text`] reads only.
 pub fn stated_keys(bytes: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SCAN_BYTES)]);
+    let text = super::signature::scan_text(bytes);
+    keys_at(&text, &lexical::code_line_starts(&text))
+}
+
+/// [`stated_keys`] of `text`, whose lines outside comments and strings start at `starts`
+/// ([`lexical::code_line_starts`]).
+pub fn keys_at(text: &str, starts: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
-    for i in lexical::code_line_starts(&text) {
+    for &i in starts {
         if let Some((name, after)) = claim_at(&text[i..]) {
-            if let Some(statement) = statement_from(&text, i + after) {
+            if let Some(statement) = statement_from(text, i + after) {
                 let hash = blake3::hash(statement.as_bytes()).to_hex();
                 out.push(format!("{MARK}{name}:{}", &hash[..HASH_HEX]));
             }

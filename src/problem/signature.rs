@@ -164,10 +164,21 @@ fn counts(name: &str) -> bool {
 /// comments, strings and character literals ([`lexical::non_code_at`]); the first
 /// [`SCAN_BYTES`] only.
 pub fn defined_names(bytes: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SCAN_BYTES)]);
-    lexical::code_line_starts(&text)
-        .into_iter()
-        .filter_map(|i| definition_at(&text[i..]))
+    let text = scan_text(bytes);
+    definitions_at(&text, &lexical::code_line_starts(&text))
+}
+
+/// What the identity passes read of a file: its first [`SCAN_BYTES`], as text.
+pub fn scan_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(SCAN_BYTES)])
+}
+
+/// [`defined_names`] of `text`, whose lines outside comments and strings start at `starts`
+/// ([`lexical::code_line_starts`]).
+pub fn definitions_at(text: &str, starts: &[usize]) -> Vec<String> {
+    starts
+        .iter()
+        .filter_map(|&i| definition_at(&text[i..]))
         .map(str::to_string)
         .collect()
 }
