@@ -483,3 +483,48 @@ fn a_rejected_attempt_is_recorded_as_failed_and_the_next_briefing_says_so() {
     );
     assert!(section.len() < 600, "{section}");
 }
+
+/// `mf verify`'s verdict on a knowledge base another process holds locked is not lost: it is
+/// kept in the spool beside it, and the next open that can write records it.
+#[test]
+fn a_verdict_on_a_locked_knowledge_base_is_recorded_at_the_next_open() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let db = dir.join("knowledge.db");
+    drop(math_forge::kb::Kb::open(&db).unwrap());
+    std::fs::write(
+        dir.join("P.lean"),
+        "theorem t : 1 + 1 = 2 := by\n  norm_num\n",
+    )
+    .unwrap();
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let lake = bin.join("lake");
+    std::fs::write(&lake, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&lake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let holder = rusqlite::Connection::open(&db).unwrap();
+    holder
+        .execute_batch("BEGIN IMMEDIATE; INSERT INTO domains (id, name) VALUES ('held', 'held');")
+        .unwrap();
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_mf"));
+    cmd.args(["verify", "P.lean"]).current_dir(dir);
+    common::isolate(&mut cmd, dir);
+    cmd.env("MATH_FORGE_DB", &db)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()));
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("knowledge.db.spool"),
+        "{}{err}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    holder.execute_batch("ROLLBACK").unwrap();
+    drop(holder);
+    let verdicts = || rows(&db, "SELECT verdict FROM verifications");
+    assert!(verdicts().is_empty());
+    let mut kb = math_forge::kb::Kb::open_existing(&db).unwrap();
+    kb.replay_spool().unwrap();
+    drop(kb);
+    assert_eq!(verdicts(), [[Some("pass".to_string())]]);
+}

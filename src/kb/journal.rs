@@ -237,16 +237,7 @@ impl Kb {
     pub fn record_verification(&mut self, path: &str, hash: &str, verdict: &str) -> Result<()> {
         let db = self.path.clone();
         let conn = &mut self.conn;
-        retry_busy(|| {
-            conn.execute(
-                "INSERT INTO verifications (path, content_hash, verdict) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(path, content_hash) DO UPDATE SET verdict = excluded.verdict,
-                    verified_at = datetime('now')",
-                params![path, hash, verdict],
-            )
-            .at(&db)
-            .map(|_| ())
-        })
+        retry_busy(|| record_verification_in(conn, path, hash, verdict, None).at(&db))
     }
 
     /// Whether `mf verify` passed for exactly this content of `path`.
@@ -577,6 +568,26 @@ fn update_capture(tx: &rusqlite::Connection, id: i64, f: &NewFinding) -> rusqlit
 }
 
 /// Marks the proof events of `declaration` in `path` at `hash` as rejected by Lean.
+/// Records a verdict of `mf verify` given at `at` (SQLite's `datetime`; now when `None`). A
+/// verdict of the same content given later is kept: a spooled one replayed after it is older.
+pub(super) fn record_verification_in(
+    conn: &rusqlite::Connection,
+    path: &str,
+    hash: &str,
+    verdict: &str,
+    at: Option<&str>,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO verifications (path, content_hash, verdict, verified_at)
+         VALUES (?1, ?2, ?3, coalesce(?4, datetime('now')))
+         ON CONFLICT(path, content_hash) DO UPDATE SET verdict = excluded.verdict,
+            verified_at = excluded.verified_at
+         WHERE excluded.verified_at >= verifications.verified_at",
+        params![path, hash, verdict, at],
+    )
+    .map(|_| ())
+}
+
 pub(super) fn mark_rejected_in(
     tx: &rusqlite::Transaction,
     path: &str,

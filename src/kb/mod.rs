@@ -77,7 +77,10 @@ pub use record::{FailureInput, InsightInput, Recorded, StrategyInput};
 pub use report::{Report, ReportOptions};
 pub use schema::SCHEMA_VERSION;
 pub use search::{MatchKind, SearchHit, SearchOptions};
-pub use spool::{spool_events, spool_path, spool_rejected, Rejected, MAX_SPOOL_BYTES};
+pub use spool::{
+    spool_events, spool_path, spool_rejected, spool_verdict, Rejected, Verdict as SpooledVerdict,
+    MAX_SPOOL_BYTES,
+};
 pub use status::{
     problem_standing, standing, BOUNDED_CHECK, BOUNDED_CHECK_OF_OPEN, SKETCH_MAIN, SKETCH_ONLY,
 };

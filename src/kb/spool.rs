@@ -2,8 +2,9 @@
 //! busy beyond the hook's wait, read-only or unreadable are kept in a file beside it
 //! (`knowledge.db.spool`) and added at the next open that can write ([`Kb::replay_spool`]).
 //!
-//! The spool is append-only JSON lines, one entry per line (the events of one edit, or Lean's
-//! rejection of journaled attempts that `mf hook lean-output` could not mark), written under an
+//! The spool is append-only JSON lines, one entry per line (the events of one edit, Lean's
+//! rejection of journaled attempts that `mf hook lean-output` could not mark, or a verdict of
+//! `mf verify` it could not record), written under an
 //! exclusive `flock` and synced, and bounded ([`MAX_SPOOL_BYTES`]). A replay takes the same
 //! lock, adds every entry's events and marks in order in one transaction, and empties the file (truncated,
 //! never removed: a writer waiting for the lock holds the same inode). It is idempotent: each
@@ -45,6 +46,16 @@ struct Entry {
     unix: i64,
     events: Vec<Event>,
     rejected: Vec<Rejected>,
+    verdicts: Vec<Verdict>,
+}
+
+/// `mf verify`'s verdict (`pass`, `fail`, `not-compiled`) on `file` at `content_hash`:
+/// [`Kb::record_verification`] to be done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub file: String,
+    pub content_hash: String,
+    pub verdict: String,
 }
 
 /// Lean rejected the attempt at `declaration` in `file` at `content_hash`: [`Kb::mark_rejected`]
@@ -81,6 +92,23 @@ pub fn spool_rejected(db: &Path, rejected: &[Rejected]) -> std::result::Result<P
     append(
         db,
         Entry {
+            rejected: rejected.to_vec(),
+            ..Entry::default()
+        },
+    )
+}
+
+/// Appends `mf verify`'s verdict, and the attempts its errors reject, to the spool of `db`, to
+/// be recorded at the next open that can write (a later verdict on the same content wins).
+pub fn spool_verdict(
+    db: &Path,
+    verdict: Verdict,
+    rejected: &[Rejected],
+) -> std::result::Result<PathBuf, String> {
+    append(
+        db,
+        Entry {
+            verdicts: vec![verdict],
             rejected: rejected.to_vec(),
             ..Entry::default()
         },
@@ -186,6 +214,16 @@ impl Kb {
                     super::journal::insert_event(&tx, e, Some(&at)).at(&db)?;
                     added += 1;
                 }
+                for v in &entry.verdicts {
+                    super::journal::record_verification_in(
+                        &tx,
+                        &v.file,
+                        &v.content_hash,
+                        &v.verdict,
+                        Some(&at),
+                    )
+                    .at(&db)?;
+                }
                 // Marking again what is marked changes nothing: idempotent as it is.
                 for r in &entry.rejected {
                     super::journal::mark_rejected_in(
@@ -239,6 +277,39 @@ mod tests {
             std::fs::metadata(&spool).unwrap().len(),
             MAX_SPOOL_BYTES - 10
         );
+    }
+
+    /// A verdict `mf verify` could not record is recorded at the next replay; one given
+    /// earlier than the verdict already recorded on the same content does not replace it.
+    #[test]
+    fn a_spooled_verdict_is_recorded_unless_a_later_one_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("knowledge.db");
+        let mut kb = Kb::open(&db).unwrap();
+        let verdict = |file: &str, verdict: &str| Verdict {
+            file: file.into(),
+            content_hash: "h".into(),
+            verdict: verdict.into(),
+        };
+        spool_verdict(&db, verdict("/p/a.lean", "pass"), &[]).unwrap();
+        assert!(!kb.verified("/p/a.lean", "h").unwrap());
+        kb.replay_spool().unwrap();
+        assert!(kb.verified("/p/a.lean", "h").unwrap());
+        // An old entry (1970) says otherwise: the later verdict stays.
+        kb.record_verification("/p/b.lean", "h", "pass").unwrap();
+        let old = Entry {
+            unix: 1,
+            verdicts: vec![verdict("/p/b.lean", "not-compiled")],
+            ..Entry::default()
+        };
+        std::fs::write(
+            spool_path(&db),
+            format!("{}\n", serde_json::to_string(&old).unwrap()),
+        )
+        .unwrap();
+        kb.replay_spool().unwrap();
+        assert!(kb.verified("/p/b.lean", "h").unwrap());
+        assert_eq!(std::fs::metadata(spool_path(&db)).unwrap().len(), 0);
     }
 
     /// A line cut short (a crash while it was written) is skipped; the entries before it are

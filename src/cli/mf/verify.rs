@@ -130,7 +130,32 @@ fn remember_verdict(path: &str, hash: &str, text: &str, report: &Report) {
         kb.record_verification(path, hash, verdict)?;
         kb.mark_rejected(path, hash, &rejected)
     }) {
-        eprintln!("mf verify: verdict not kept in knowledge.db: {e}");
+        // Busy, read-only or unreadable: kept beside it, recorded at its next open that can
+        // write (the verdict decides whether a captured proof counts as verified).
+        let spooled = crate::kb::spool_verdict(
+            &db,
+            crate::kb::SpooledVerdict {
+                file: path.to_string(),
+                content_hash: hash.to_string(),
+                verdict: verdict.to_string(),
+            },
+            &rejected
+                .iter()
+                .map(|(declaration, headline)| crate::kb::Rejected {
+                    file: path.to_string(),
+                    content_hash: hash.to_string(),
+                    declaration: declaration.clone(),
+                    headline: headline.clone(),
+                })
+                .collect::<Vec<_>>(),
+        );
+        match spooled {
+            Ok(spool) => eprintln!(
+                "mf verify: {e}; the verdict is kept in {} and added to knowledge.db at its next open",
+                spool.display()
+            ),
+            Err(why) => eprintln!("mf verify: verdict not kept in knowledge.db: {e}; {why}"),
+        }
     }
 }
 
