@@ -396,15 +396,13 @@ fn lean_errors_in_bash_output_mark_the_journaled_attempt_rejected() {
 
     // `lake env lean` exits 1 on an error: PostToolUseFailure, the output in `error`. Line 6
     // is in t (journaled at this content); line 9 in u, which has no attempt: unmarked.
-    let (out, err) = s.hook(
-        "lean-output",
-        bash(
-            &s,
-            "PostToolUseFailure",
-            "lake env lean Proofs/P.lean",
-            &lean_output("lake-env-lean.txt"),
-        ),
+    let failure = bash(
+        &s,
+        "PostToolUseFailure",
+        "lake env lean Proofs/P.lean",
+        &lean_output("lake-env-lean.txt"),
     );
+    let (out, err) = s.hook("lean-output", failure.clone());
     assert_eq!(rejected(&s), ["t hole_closed: unsolved goals"], "{err}");
     let said = context(&out);
     assert!(
@@ -413,15 +411,7 @@ fn lean_errors_in_bash_output_mark_the_journaled_attempt_rejected() {
         "{out}"
     );
     // The same output again marks nothing new, and says nothing.
-    let (out, _) = s.hook(
-        "lean-output",
-        bash(
-            &s,
-            "PostToolUseFailure",
-            "lake env lean Proofs/P.lean",
-            &lean_output("lake-env-lean.txt"),
-        ),
-    );
+    let (out, _) = s.hook("lean-output", failure);
     assert_eq!(out.trim(), "");
 
     // The next attempt, on u, is another content: `lake build`'s errors (severity first,

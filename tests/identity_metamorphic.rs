@@ -74,20 +74,8 @@ fn extract(cwd: &Path, db: &Path, args: &[&str]) {
 /// Stored path → (problem, evidence), the path made relative to `top`.
 fn stored(db: &Path, top: &Path) -> Found {
     let top = fs::canonicalize(top).unwrap();
-    let conn = Connection::open(db).unwrap();
-    let mut stmt = conn
-        .prepare("SELECT path, problem_id, problem_evidence FROM sources")
-        .unwrap();
-    let rows = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, Option<String>>(2)?,
-            ))
-        })
-        .unwrap();
-    rows.map(Result::unwrap)
+    common::layout::sources(&Connection::open(db).unwrap())
+        .into_iter()
         .map(|(p, id, ev)| {
             let rel = Path::new(&p).strip_prefix(&top).unwrap_or(Path::new(&p));
             (rel.display().to_string(), (id, ev))

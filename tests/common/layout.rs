@@ -11,6 +11,17 @@ use serde_json::Value;
 
 use super::{fixture, mk, mk_json};
 
+/// Every stored file of the knowledge base on `conn`: (path, problem id, evidence).
+pub fn sources(conn: &Connection) -> Vec<(String, Option<String>, Option<String>)> {
+    let mut stmt = conn
+        .prepare("SELECT path, problem_id, problem_evidence FROM sources")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
 /// Copies of `fixtures/identity/<name>` below `work/` in a temporary directory (the fixtures'
 /// own path holds a `fixtures` folder, which says nothing here), and a knowledge.db beside.
 pub struct Layout {
@@ -96,20 +107,8 @@ impl Layout {
     /// path below `work/` → (problem id, evidence).
     pub fn problems(&self) -> BTreeMap<String, (Option<String>, Option<String>)> {
         let root = fs::canonicalize(self.root()).unwrap();
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT path, problem_id, problem_evidence FROM sources")
-            .unwrap();
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                ))
-            })
-            .unwrap();
-        rows.map(Result::unwrap)
+        sources(&self.conn())
+            .into_iter()
             .map(|(p, id, ev)| {
                 let rel = Path::new(&p)
                     .strip_prefix(&root)
